@@ -1,0 +1,86 @@
+# gt: see README and INSTALL.
+# Every lib/*.c goes into lib/libgt.a, every cmd/gt-*.c becomes a command,
+# every tests/unit/*.c a TAP test program; `make check` runs them all under prove.
+
+PREFIX   ?= /usr/local
+CC       ?= cc
+OPT      ?= -O2 -march=native
+CFLAGS   ?= $(OPT) -g
+WFLAGS    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter
+CPPFLAGS += -Ilib -I/usr/include/openblas -I/usr/include/x86_64-linux-gnu/openblas-pthread
+LDLIBS   += -lopenblas -ljansson -lcurl -lcrypto -lz -lm -lpthread
+ifeq ($(SANITIZE),1)
+CFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+LDFLAGS  += -fsanitize=address,undefined
+OBJDIR    = build/san
+else
+OBJDIR    = build/opt
+endif
+
+LIB_SRC  := $(wildcard lib/*.c)
+LIB_OBJ  := $(LIB_SRC:lib/%.c=$(OBJDIR)/lib/%.o)
+CMD_SRC  := $(wildcard cmd/gt-*.c)
+CMDS     := $(CMD_SRC:cmd/%.c=bin/%)
+TEST_SRC := $(wildcard tests/unit/*.c)
+TESTS    := $(TEST_SRC:tests/unit/%.c=$(OBJDIR)/tests/%)
+BENCH_SRC:= $(wildcard bench/*.c)
+BENCHES  := $(BENCH_SRC:bench/%.c=$(OBJDIR)/bench/%)
+LIBGT     = $(OBJDIR)/libgt.a
+MAN1     := $(wildcard man/man1/*.1)
+MAN5     := $(wildcard man/man5/*.5)
+MAN7     := $(wildcard man/man7/*.7)
+
+ifeq ($(SANITIZE),1)
+BINDIR    = build/san/bin
+else
+BINDIR    = bin
+endif
+CMDS     := $(CMD_SRC:cmd/%.c=$(BINDIR)/%)
+
+.PHONY: all check bench install clean lint
+all: $(CMDS) $(TESTS) $(BENCHES)
+
+$(OBJDIR)/lib/%.o: lib/%.c $(wildcard lib/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(LIBGT): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BINDIR)/%: cmd/%.c $(LIBGT)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
+
+$(OBJDIR)/tests/%: tests/unit/%.c tests/unit/tap.h $(LIBGT)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests/unit $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
+
+$(OBJDIR)/bench/%: bench/%.c $(LIBGT)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
+
+# Unit tests are C programs printing TAP; command tests are tests/cmd/*.t shell
+# scripts printing TAP. prove runs both and ends with one "Result:" line.
+check: all
+	GT_BIN=$(CURDIR)/$(BINDIR) GT_TESTBIN=$(CURDIR)/$(OBJDIR)/tests GT_SRC=$(CURDIR) \
+	  prove -j2 --timer -e '' $(TESTS) $(sort $(wildcard tests/cmd/*.t))
+
+bench: all
+	GT_BIN=$(CURDIR)/$(BINDIR) GT_SRC=$(CURDIR) sh bench/run $(OBJDIR)/bench
+
+lint:
+	mandoc -Tlint -Wwarning $(MAN1) $(MAN5) $(MAN7)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7 \
+	  $(DESTDIR)$(PREFIX)/share/gt
+	install -m 755 $(CMDS) $(DESTDIR)$(PREFIX)/bin
+	$(if $(MAN1),install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1)
+	$(if $(MAN5),install -m 644 $(MAN5) $(DESTDIR)$(PREFIX)/share/man/man5)
+	$(if $(MAN7),install -m 644 $(MAN7) $(DESTDIR)$(PREFIX)/share/man/man7)
+	cp -R share/gt/. $(DESTDIR)$(PREFIX)/share/gt/
+
+clean:
+	rm -rf build bin
