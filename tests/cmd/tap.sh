@@ -1,0 +1,25 @@
+# tap.sh: TAP helpers for the command tests (tests/cmd/*.t), sourced as
+#   . "${GT_SRC:-.}/tests/cmd/tap.sh"
+# Commands are found in $GT_BIN (set by make check), fixtures under $GT_SRC.
+# Each test gets a fresh $T directory that is removed at exit.
+: "${GT_SRC:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${GT_BIN:=$GT_SRC/bin}"
+PATH=$GT_BIN:$PATH
+export GT_SRC GT_BIN PATH
+T=$(mktemp -d "${TMPDIR:-/tmp}/gt-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+_n=0 _fail=0
+ok() {   # ok COND-EXIT-STATUS "name"
+	_n=$((_n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $_n - $2"; else echo "not ok $_n - $2"; _fail=$((_fail + 1)); fi
+}
+check() { # check "name" cmd args...   (passes when cmd exits 0)
+	_name=$1; shift
+	if "$@"; then ok 0 "$_name"; else ok 1 "$_name"; fi
+}
+is() {   # is GOT WANT "name"
+	if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got '$1', want '$2'"; fi
+}
+diag() { echo "# $*"; }
+skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+done_testing() { echo "1..$_n"; [ "$_fail" -eq 0 ]; }
