@@ -77,6 +77,8 @@ typedef struct gt_board {
 	int nempty;                   /* empty points, listed in empty[0..nempty) */
 	int16_t empty[GT_MAX_PTS];    /* the empty points, in no particular order */
 	int16_t empty_at[GT_MAX_PTS]; /* index of an empty point in empty[] */
+	uint64_t seen[64];            /* 4096-bit filter of history hashes: a clear
+	                                 bit proves a position is new */
 	/* history: the setup position, then every move and the hash after it */
 	uint8_t setup[GT_MAX_PTS];
 	int setup_to_move;
