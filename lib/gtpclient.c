@@ -279,7 +279,7 @@ int gt_gtpc_close(gt_gtpc *c)
 	}
 	shutdown(c->fd, SHUT_RDWR);
 	close(c->fd);
-	if (!reap(c, 2.0)) {
+	if (!reap(c, c->broken ? 0.2 : 2.0)) {
 		kill(c->pid, SIGKILL);
 		waitpid(c->pid, &c->status, 0);
 		c->pid = 0;

@@ -22,8 +22,8 @@ typedef struct gt_gtpc gt_gtpc;
  * An engine that cannot start shows as an error on the first command. */
 int gt_gtpc_open(gt_gtpc **out, const char *command, gt_error *err);
 
-/* gt_gtpc_close: send "quit", give the engine up to 2 s to exit, then kill
- * it (SIGKILL) and reap it. Returns the engine's wait status (as
+/* gt_gtpc_close: send "quit", give the engine up to 2 s to exit (0.2 s
+ * after a failed command), then kill it (SIGKILL) and reap it. Returns the engine's wait status (as
  * waitpid), or -1. NULL is a no-op. */
 int gt_gtpc_close(gt_gtpc *c);
 
