@@ -10,6 +10,7 @@
 #include "gt.h"
 
 #define MAXARGS 16
+#define MAXEXTRA 32
 
 struct gt_gtp {
 	gt_board b;
@@ -27,6 +28,13 @@ struct gt_gtp {
 	int has_left[3];
 	double time_left[3];
 	int stones_left[3];
+	/* extra commands */
+	int nextra;
+	struct {
+		char *name;
+		gt_gtp_command_fn fn;
+		void *user;
+	} extra[MAXEXTRA];
 	/* the response being built */
 	char *res;
 	size_t len, cap;
@@ -86,6 +94,8 @@ void gt_gtp_free(gt_gtp *g)
 {
 	if (!g)
 		return;
+	for (int i = 0; i < g->nextra; i++)
+		free(g->extra[i].name);
 	free(g->name);
 	free(g->version);
 	free(g->res);
@@ -104,6 +114,11 @@ void gt_gtp_seed(gt_gtp *g, uint64_t seed)
 }
 
 const gt_board *gt_gtp_board(const gt_gtp *g)
+{
+	return &g->b;
+}
+
+gt_board *gt_gtp_board_mut(gt_gtp *g)
 {
 	return &g->b;
 }
@@ -313,14 +328,12 @@ static int c_undo(gt_gtp *g, int argc, char **argv, int *quit)
 	return 0;
 }
 
-static int c_showboard(gt_gtp *g, int argc, char **argv, int *quit)
+/* Append text without its empty lines (one would end the response) and
+ * without a final newline. */
+static void put_lines(gt_gtp *g, const char *text)
 {
-	char buf[8192];
-	gt_board_print(&g->b, buf, sizeof buf);
-	/* one line per diagram line, no empty line (it would end the response) */
-	puts_(g, "\n");
 	size_t start = g->len;
-	for (const char *p = buf; *p; ) {
+	for (const char *p = text; *p; ) {
 		const char *e = strchr(p, '\n');
 		size_t k = e ? (size_t)(e - p) : strlen(p);
 		if (k > 0) {
@@ -330,7 +343,15 @@ static int c_showboard(gt_gtp *g, int argc, char **argv, int *quit)
 		p += k + (e != NULL);
 	}
 	if (g->len > start)
-		g->res[--g->len] = 0; /* no trailing newline */
+		g->res[--g->len] = 0;
+}
+
+static int c_showboard(gt_gtp *g, int argc, char **argv, int *quit)
+{
+	char buf[8192];
+	gt_board_print(&g->b, buf, sizeof buf);
+	puts_(g, "\n");
+	put_lines(g, buf);
 	return 0;
 }
 
@@ -419,22 +440,68 @@ static int find(const char *name)
 	return -1;
 }
 
+static int find_extra(const gt_gtp *g, const char *name)
+{
+	for (int i = 0; i < g->nextra; i++)
+		if (strcmp(g->extra[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int gt_gtp_register(gt_gtp *g, const char *name, gt_gtp_command_fn fn, void *user)
+{
+	if (!name || !*name || !fn || strpbrk(name, " \t\r\n#") ||
+	    strspn(name, "0123456789") == strlen(name))
+		return GT_EINVAL;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p < 32 || *p == 127)
+			return GT_EINVAL;
+	int i = find_extra(g, name);
+	if (i < 0) {
+		if (g->nextra == MAXEXTRA)
+			return GT_EINVAL;
+		i = g->nextra++;
+		g->extra[i].name = gt_xstrdup(name);
+	}
+	g->extra[i].fn = fn;
+	g->extra[i].user = user;
+	return 0;
+}
+
 static int c_known_command(gt_gtp *g, int argc, char **argv, int *quit)
 {
 	if (argc != 1)
 		return fail(g, "syntax error");
-	puts_(g, find(argv[0]) >= 0 ? "true" : "false");
+	puts_(g, find(argv[0]) >= 0 || find_extra(g, argv[0]) >= 0 ? "true" : "false");
 	return 0;
 }
 
 static int c_list_commands(gt_gtp *g, int argc, char **argv, int *quit)
 {
+	int first = 1;
 	for (int i = 0; i < NCOMMANDS; i++) {
+		puts_(g, first ? "" : "\n");
 		puts_(g, commands[i].name);
-		if (i < NCOMMANDS - 1)
-			puts_(g, "\n");
+		first = 0;
+	}
+	for (int i = 0; i < g->nextra; i++) {
+		if (find(g->extra[i].name) >= 0)
+			continue; /* replaces a built-in: listed once */
+		puts_(g, "\n");
+		puts_(g, g->extra[i].name);
 	}
 	return 0;
+}
+
+static int run_extra(gt_gtp *g, int i, int argc, char **argv)
+{
+	char *out = gt_xmalloc(65536);
+	out[0] = 0;
+	int rc = g->extra[i].fn(g->extra[i].user, g, argc, argv, out, 65536) == 0 ? 0 : -1;
+	out[65535] = 0;
+	put_lines(g, out);
+	free(out);
+	return rc;
 }
 
 const char *gt_gtp_exec(gt_gtp *g, const char *line, int *quit)
@@ -469,11 +536,13 @@ const char *gt_gtp_exec(gt_gtp *g, const char *line, int *quit)
 	if (a >= argc) {
 		rc = fail(g, "syntax error");
 	} else {
-		int c = find(argv[a]);
-		if (c < 0)
+		int c = find(argv[a]), x = find_extra(g, argv[a]);
+		if (c < 0 && x < 0)
 			rc = fail(g, "unknown command");
 		else if (argc == MAXARGS + 3)
 			rc = fail(g, "syntax error");
+		else if (x >= 0)
+			rc = run_extra(g, x, argc - a - 1, argv + a + 1);
 		else
 			rc = commands[c].fn(g, argc - a - 1, argv + a + 1, &q);
 	}

@@ -49,6 +49,23 @@ void gt_gtp_free(gt_gtp *g);
 /* gt_gtp_set_genmove: use fn (with user) for genmove; fn NULL restores
  * the random default. */
 void gt_gtp_set_genmove(gt_gtp *g, gt_gtp_genmove_fn fn, void *user);
+/* gt_gtp_command_fn: an extra command. argv[0..argc-1] are its arguments
+ * (borrowed). Write the result (success) or the error message (failure) to
+ * out, size bytes, NUL-terminated; return 0 for success, -1 for failure.
+ * Empty lines in out are dropped (one would end the response early). */
+typedef int (*gt_gtp_command_fn)(void *user, gt_gtp *g, int argc, char **argv,
+                                 char *out, size_t size);
+
+/* gt_gtp_register: add command name (copied; up to 32 extra commands) or
+ * replace a built-in one of that name; it then shows in list_commands and
+ * known_command. Returns 0, or GT_EINVAL for a bad name (empty, with
+ * white space or '#', all digits) or a full table. */
+int gt_gtp_register(gt_gtp *g, const char *name, gt_gtp_command_fn fn, void *user);
+
+/* gt_gtp_board_mut: the engine's board for an extra command that changes it
+ * (e.g. handicap stones), borrowed. */
+gt_board *gt_gtp_board_mut(gt_gtp *g);
+
 /* gt_gtp_seed: seed the random default genmove (xorshift64*). */
 void gt_gtp_seed(gt_gtp *g, uint64_t seed);
 

@@ -41,6 +41,43 @@ static int failing_genmove(void *user, const gt_board *b, int color, double budg
 	return GT_EIO;
 }
 
+static int x_echo(void *user, gt_gtp *g, int argc, char **argv, char *out, size_t size)
+{
+	size_t k = 0;
+	if (argc == 0) {
+		snprintf(out, size, "need arguments");
+		return -1;
+	}
+	out[0] = 0;
+	for (int i = 0; i < argc && k < size; i++)
+		k += snprintf(out + k, size - k, "%s%s", i ? " " : "", argv[i]);
+	return 0;
+}
+
+static int x_lines(void *user, gt_gtp *g, int argc, char **argv, char *out, size_t size)
+{
+	snprintf(out, size, "a\n\nb\n");
+	return 0;
+}
+
+static int x_name(void *user, gt_gtp *g, int argc, char **argv, char *out, size_t size)
+{
+	snprintf(out, size, "%s", (const char *)user);
+	return 0;
+}
+
+/* places a black setup stone (a handicap-like extension using board_mut) */
+static int x_stone(void *user, gt_gtp *g, int argc, char **argv, char *out, size_t size)
+{
+	gt_board *b = gt_gtp_board_mut(g);
+	int pt = argc == 1 ? gt_vertex_parse(b->n, argv[0]) : GT_EFORMAT;
+	if (pt < 0 || gt_board_setup(b, GT_BLACK, pt) != 0) {
+		snprintf(out, size, "syntax error");
+		return -1;
+	}
+	return 0;
+}
+
 int main(void)
 {
 	const gt_rules *chinese = gt_rules_find("chinese");
@@ -157,7 +194,7 @@ int main(void)
 	say(g, "boardsize 9", "= \n\n", "back to 9x9");
 	{
 		const char *r = gt_gtp_exec(g, "genmove b", NULL);
-		ok(r && r[0] == '=' && r[1] == ' ', "random genmove succeeds: %s", r ? r : "(null)");
+		ok(r && r[0] == '=' && r[1] == ' ', "random genmove succeeds");
 		char v[16] = "";
 		sscanf(r + 2, "%15s", v);
 		int pt = gt_vertex_parse(9, v);
@@ -217,6 +254,31 @@ int main(void)
 	is_str(gt_gtp_board(g)->rules->name, "tromp-taylor", "rules set");
 	say(g, "gt-rules go-moku", "? unknown rules\n\n", "unknown rules");
 
+	/* extra commands */
+	is_int(gt_gtp_register(g, "gt-echo", x_echo, NULL), 0, "register gt-echo");
+	is_int(gt_gtp_register(g, "gt-lines", x_lines, NULL), 0, "register gt-lines");
+	is_int(gt_gtp_register(g, "gt-stone", x_stone, NULL), 0, "register gt-stone");
+	is_int(gt_gtp_register(g, "12", x_echo, NULL), GT_EINVAL, "a number is no command name");
+	is_int(gt_gtp_register(g, "a b", x_echo, NULL), GT_EINVAL, "nor a name with a space");
+	is_int(gt_gtp_register(g, "", x_echo, NULL), GT_EINVAL, "nor an empty name");
+	say(g, "known_command gt-echo", "= true\n\n", "extra command known");
+	say(g, "3 gt-echo x  y", "=3 x y\n\n", "extra command runs with its arguments");
+	say(g, "gt-echo", "? need arguments\n\n", "extra command failure");
+	say(g, "gt-lines", "= a\nb\n\n", "empty lines of an extra command dropped");
+	say(g, "clear_board", "= \n\n", "clear");
+	say(g, "gt-stone D4", "= \n\n", "extra command changes the board");
+	is_int(gt_gtp_board(g)->color[gt_vertex_parse(9, "D4")], GT_BLACK, "D4 is black");
+	say(g, "play w D4", "? illegal move\n\n", "and play sees it");
+	is_int(gt_gtp_register(g, "name", x_name, "other"), 0, "replace the built-in name");
+	say(g, "name", "= other\n\n", "replaced name");
+	{
+		const char *r = gt_gtp_exec(g, "list_commands", NULL);
+		ok(r && strstr(r, "\ngt-rules\ngt-echo\ngt-lines\ngt-stone\n\n") != NULL,
+		   "list_commands lists extras after the built-ins");
+		const char *p = r ? strstr(r, "name") : NULL;
+		ok(p && !strstr(p + 1, "\nname\n"), "a replaced built-in is listed once");
+	}
+
 	/* quit */
 	say(g, "quit", "= \n\n", "quit");
 	gt_gtp_exec(g, "11 quit", &quit);
@@ -253,7 +315,7 @@ int main(void)
 		ok(errors == 0 && gt_gtp_board(g)->passes == 2, "random self-play ends by two passes after %d moves", moves);
 		is_int(gt_board_check(gt_gtp_board(g), why), 0, "board consistent %s", why);
 		const char *r = gt_gtp_exec(g, "final_score", NULL);
-		ok(r[0] == '=' && (r[2] == 'B' || r[2] == 'W' || r[2] == '0'), "final score %.12s", r);
+		ok(r[0] == '=' && (r[2] == 'B' || r[2] == 'W' || r[2] == '0'), "final score %.*s", (int)strcspn(r, "\n"), r);
 		gt_gtp_free(g);
 	}
 	return done_testing();
