@@ -299,6 +299,10 @@ static int c_genmove(gt_gtp *g, int argc, char **argv, int *quit)
 	char v[8];
 	if (argc != 1 || (color = gt_color_parse(argv[0])) < 0)
 		return fail(g, "syntax error");
+	if (gt_board_over(&g->b)) {
+		puts_(g, "pass"); /* the game is over: nothing to search, nothing played */
+		return 0;
+	}
 	double budget = gt_gtp_budget(g, color);
 	if (g->genmove)
 		rc = g->genmove(g->user, &g->b, color, budget, &move);

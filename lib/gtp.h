@@ -15,7 +15,8 @@
  * ruleset of lib/board, clearing the board). Error texts are the spec's:
  * "unknown command", "syntax error", "illegal move", "unacceptable size",
  * "cannot undo". After two consecutive passes lib/board ends the game, so
- * further moves are answered "illegal move" (no cleanup phase).
+ * further moves are answered "illegal move" and genmove answers "pass"
+ * without asking the callback (no cleanup phase).
  */
 #ifndef GT_GTP_H
 #define GT_GTP_H

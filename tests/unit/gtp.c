@@ -216,6 +216,17 @@ int main(void)
 	say(g, "genmove w", "= resign\n\n", "resign");
 	is_int(gt_gtp_board(g)->nmoves, 2, "resign is not played");
 	say(g, "genmove", "? syntax error\n\n", "genmove without colour");
+	say(g, "play w pass", "= \n\n", "white passes after black's pass: game over");
+	say(g, "play b C3", "? illegal move\n\n", "no move after two passes");
+	cb.calls = 0;
+	say(g, "genmove b", "= pass\n\n", "genmove after the game ended: pass");
+	is_int(cb.calls, 0, "without asking the callback");
+	say(g, "undo", "= \n\n", "undo the last pass");
+	cb.move = 30; /* D6 */
+	say(g, "genmove w", "= D6\n\n", "the game goes on after undo");
+	say(g, "undo", "= \n\n", "undo D6");
+	say(g, "undo", "= \n\n", "undo black's pass");
+	is_int(gt_gtp_board(g)->nmoves, 1, "one move (E5) left");
 	say(g, "genmove z", "? syntax error\n\n", "genmove bad colour");
 	gt_gtp_set_genmove(g, failing_genmove, NULL);
 	say(g, "genmove b", "? genmove failed: input/output error\n\n", "failing callback");
