@@ -86,6 +86,12 @@ static void tables_init(void)
 
 /* ---- init, copy, setup ---- */
 
+static void seen_add(gt_board *b, uint64_t h)
+{
+	b->seen[(h >> 6) & 63] |= 1ULL << (h & 63);
+}
+
+
 int gt_board_init(gt_board *b, int n, const gt_rules *rules, double komi)
 {
 	if (n < 2 || n > GT_MAX_N)
@@ -111,6 +117,7 @@ int gt_board_init(gt_board *b, int n, const gt_rules *rules, double komi)
 	}
 	b->setup_to_move = GT_BLACK;
 	b->hist_hash[0] = 0;
+	seen_add(b, 0);
 	b->hist_to_move[0] = GT_BLACK;
 	return 0;
 }
@@ -290,6 +297,8 @@ int gt_board_setup(gt_board *b, int color, int pt)
 	}
 	memcpy(b->setup, b->color, sizeof b->setup);
 	b->hist_hash[0] = b->hash;
+	memset(b->seen, 0, sizeof b->seen);
+	seen_add(b, b->hash);
 	return 0;
 }
 
@@ -369,6 +378,8 @@ static void from_setup(const gt_board *b, gt_board *r)
 			place(r, b->setup[p], p, NULL);
 	memcpy(r->setup, b->setup, sizeof r->setup);
 	r->hist_hash[0] = r->hash;
+	memset(r->seen, 0, sizeof r->seen);
+	seen_add(r, r->hash);
 	gt_board_set_to_move(r, b->setup_to_move);
 }
 
@@ -386,6 +397,8 @@ static void replay_to(const gt_board *b, int k, gt_board *r)
 static int repeats(const gt_board *b, int c, int p, uint64_t h)
 {
 	int ko = b->rules->ko, next = GT_OTHER(c);
+	if (!(b->seen[(h >> 6) & 63] >> (h & 63) & 1))
+		return 0;
 	for (int k = b->nmoves; k >= 0; k--) {
 		if (b->hist_hash[k] != h)
 			continue;
@@ -429,8 +442,11 @@ int gt_board_legal(const gt_board *b, int color, int pt)
 int gt_board_play(gt_board *b, int color, int pt)
 {
 	int r = gt_board_legal(b, color, pt);
-	if (r)
-		return r;
+	return r ? r : gt_board_play_legal(b, color, pt);
+}
+
+int gt_board_play_legal(gt_board *b, int color, int pt)
+{
 	if (b->nmoves >= GT_MAX_HIST)
 		return GT_ETOOLONG;
 	b->ko = -1;
@@ -448,6 +464,7 @@ int gt_board_play(gt_board *b, int color, int pt)
 	b->to_move = GT_OTHER(color);
 	b->hist_hash[b->nmoves] = b->hash;
 	b->hist_to_move[b->nmoves] = b->to_move;
+	seen_add(b, b->hash);
 	return 0;
 }
 

@@ -77,6 +77,8 @@ typedef struct gt_board {
 	int nempty;                   /* empty points, listed in empty[0..nempty) */
 	int16_t empty[GT_MAX_PTS];    /* the empty points, in no particular order */
 	int16_t empty_at[GT_MAX_PTS]; /* index of an empty point in empty[] */
+	uint64_t seen[64];            /* 4096-bit filter of history hashes: a clear
+	                                 bit proves a position is new */
 	/* history: the setup position, then every move and the hash after it */
 	uint8_t setup[GT_MAX_PTS];
 	int setup_to_move;
@@ -112,6 +114,11 @@ int gt_board_legal(const gt_board *b, int color, int pt);
  * unchanged and the reason of gt_board_legal (or GT_ETOOLONG when the
  * history is full) returned. */
 int gt_board_play(gt_board *b, int color, int pt);
+
+/* gt_board_play_legal: play a move that gt_board_legal has just accepted
+ * for this colour on this very board (skips the second check; search and
+ * playouts use it). Returns 0 or GT_ETOOLONG. */
+int gt_board_play_legal(gt_board *b, int color, int pt);
 
 /* gt_board_undo: take back the last move by replaying the game from the
  * setup (O(moves)); returns GT_EINVAL when there is nothing to undo. */
