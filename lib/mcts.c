@@ -398,7 +398,8 @@ static int descend(gt_mcts *m, gt_board *b, int32_t *leaf)
 		}
 		int i = select_edge(m, cur);
 		edge *e = &m->edges[nd->edge + i];
-		int err = gt_board_play(b, b->to_move, e->move);
+		/* the edges were the legal moves of this very position */
+		int err = gt_board_play_legal(b, b->to_move, e->move);
 		if (err)
 			return err;
 		if (e->child < 0) {

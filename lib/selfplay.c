@@ -46,7 +46,7 @@ int gt_selfplay_check(const gt_selfplay_params *p, gt_error *e)
 		why = "no rules";
 	else if (!isfinite(p->komi) || fabs(p->komi) > 1000)
 		why = "komi out of range";
-	else if (gt_selfplay_max_moves(p) > GT_MAX_HIST)
+	else if (gt_selfplay_max_moves(p) > GT_MAX_HIST - 2)
 		why = "move cap above the board's history";
 	else if (p->visits < 1 || p->cheap_visits < 1)
 		why = "visits must be at least 1";
@@ -212,10 +212,29 @@ static int game_move(const gt_selfplay_params *p, game *g)
 	int err = gt_mcts_advance(g->m, mv);
 	if (err)
 		return err;
-	if (gt_board_over(gt_mcts_root(g->m)))
-		return 1;
-	game_begin_search(p, g);
-	return 0;
+	const gt_board *nb = gt_mcts_root(g->m);
+	if (!gt_board_over(nb)) {
+		game_begin_search(p, g);
+		return 0;
+	}
+	/* Ended by the move cap: the players pass (without a search, visits 0)
+	 * so that the record ends by two passes and its area score can be
+	 * checked. The passes are not played on the capped board; they change
+	 * nothing on it. */
+	for (int k = nb->passes, c = nb->to_move; k < 2; k++, c = GT_OTHER(c)) {
+		if (g->nmoves == g->cap) {
+			g->cap *= 2;
+			g->moves = gt_xrealloc(g->moves, g->cap * sizeof *g->moves);
+			g->pos = gt_xrealloc(g->pos, g->cap * sizeof *g->pos);
+		}
+		ps = &g->pos[g->nmoves];
+		memset(ps, 0, sizeof *ps);
+		ps->move_number = g->nmoves;
+		ps->to_move = c;
+		ps->weight = 1;
+		g->moves[g->nmoves++] = (int16_t)GT_PASS(nb->n);
+	}
+	return 1;
 }
 
 /* ---- the run ---- */

@@ -13,7 +13,11 @@
  *     side as in KataGo's Search::interpolateEarly); T = 0 plays the most
  *     visited move;
  *   - the tree below the played move is kept for the next search.
- * A game ends after two passes or max_moves moves and is scored by area.
+ * A game ends after two passes and is scored by area. A game still going
+ * after max_moves moves is ended by passes: the players pass without a
+ * search (positions with visits 0, no policy), so every record ends by two
+ * passes and gt-validate can check its area score; such a game has at most
+ * max_moves + 2 moves.
  *
  * Games are numbered 0, 1, ...; game i draws all its randomness from stream
  * i of the seed (gt_rng_seed_stream), and each search's course depends only
@@ -34,7 +38,7 @@ typedef struct gt_selfplay_params {
 	int board_size;          /* 9 */
 	const gt_rules *rules;   /* chinese */
 	double komi;             /* 7 */
-	int max_moves;           /* move cap; 0 means 2 * n * n */
+	int max_moves;           /* move cap (then two passes); 0 means 2 * n * n */
 	int visits;              /* full search, 200 */
 	int cheap_visits;        /* cheap search, 50 */
 	double full_prob;        /* probability of a full search, 0.25 */
