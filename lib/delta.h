@@ -159,4 +159,19 @@ int gt_delta_read_header(const uint8_t *buf, size_t len, gt_delta_hdr *h,
 int gt_delta_unpack(const uint8_t *buf, size_t len, gt_delta_hdr *h, float *out,
 		size_t cap, gt_error *e);
 
+/* gt_delta_save: pack h and delta as gt_delta_pack does and write the
+ * result to path atomically (a temporary file in the same directory,
+ * fsync, rename, fsync of the directory). Returns 0, an error of
+ * gt_delta_pack, or GT_EIO (errno kept; the temporary file is removed). */
+int gt_delta_save(const char *path, const gt_delta_hdr *h, const float *delta,
+		gt_delta_ef *ef, gt_error *e);
+
+/* gt_delta_load: read and check the delta file at path: its header first,
+ * whose claimed size must equal the file's size (so nothing is allocated
+ * for a header that lies), then the whole file as gt_delta_unpack does.
+ * On success h is filled and *delta is a new array of h->nparams floats
+ * the caller frees. Returns 0, GT_EIO, or an error of gt_delta_unpack;
+ * *delta is NULL on error. */
+int gt_delta_load(const char *path, gt_delta_hdr *h, float **delta, gt_error *e);
+
 #endif

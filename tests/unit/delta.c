@@ -4,6 +4,7 @@
 #include "tap.h"
 
 #include <stdint.h>
+#include <unistd.h>
 
 static uint64_t rng_s = 0x9e3779b97f4a7c15ull;
 
@@ -391,6 +392,57 @@ static void test_corrupt(void)
 	is_int(gt_delta_decode(GT_DELTA_INT8, p, 4, 1, got, &e), GT_EFORMAT, "wrong payload length refused");
 }
 
+static void test_files(void)
+{
+	enum { N = 700 };
+	static float x[N], want[N];
+	static uint8_t tmp[4 * N];
+	char dir[] = "/tmp/gt-delta-XXXXXX", path[64];
+	gt_delta_hdr h, r;
+	gt_error e;
+	float *got = NULL;
+	FILE *f;
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	snprintf(path, sizeof path, "%s/u.delta", dir);
+	fill(x, N);
+	mkhdr(&h, GT_DELTA_INT4, GT_DELTA_CRC32, N);
+	gt_delta_encode(GT_DELTA_INT4, x, N, tmp, sizeof tmp, want);
+	is_int(gt_delta_save(path, &h, x, NULL, &e), 0, "save a delta file");
+	is_int(gt_delta_load(path, &r, &got, &e), 0, "load it");
+	ok(got && memcmp(got, want, sizeof want) == 0 && r.seq == 9 && r.codec == GT_DELTA_INT4,
+		"loaded values and header are the saved ones");
+	free(got);
+	/* a header claiming 2^31 values on a small file: refused, nothing allocated */
+	static uint8_t buf[168 + 4 * N + 32];
+	size_t len;
+	mkhdr(&h, GT_DELTA_FP32, GT_DELTA_SHA256, N);
+	gt_delta_pack(&h, x, NULL, buf, sizeof buf, &len, NULL);
+	buf[88] = 0;
+	buf[89] = 0;
+	buf[91] = 0x80; /* nparams 2^31 */
+	buf[96] = 0;
+	buf[97] = 0;
+	buf[100] = 2;   /* payload 2^33 */
+	f = fopen(path, "wb");
+	fwrite(buf, 1, len, f);
+	fclose(f);
+	got = (float *)1;
+	is_int(gt_delta_load(path, &r, &got, &e), GT_EFORMAT, "file whose header claims 2^31 values refused");
+	ok(got == NULL && strstr(e.text, "header says") != NULL, "... from its size: %s", e.text);
+	f = fopen(path, "wb");
+	fwrite(buf, 1, 100, f);
+	fclose(f);
+	is_int(gt_delta_load(path, &r, &got, &e), GT_EFORMAT, "100-byte file refused");
+	unlink(path);
+	is_int(gt_delta_load(path, &r, &got, &e), GT_EIO, "missing file: GT_EIO");
+	snprintf(path, sizeof path, "%s/none/u.delta", dir);
+	is_int(gt_delta_save(path, &h, x, NULL, &e), GT_EIO, "save into a missing folder: GT_EIO");
+	rmdir(dir);
+}
+
 int main(void)
 {
 	test_sizes();
@@ -400,5 +452,6 @@ int main(void)
 	test_misc();
 	test_roundtrip();
 	test_corrupt();
+	test_files();
 	return done_testing();
 }
