@@ -196,6 +196,87 @@ static void test_reduction(void)
 	}
 }
 
+/* End to end on a toy problem: f(theta) = sum_i a_i (theta_i - t*_i)^2 / 2,
+ * a_i in [0.5, 1.5]. Five units each pull a version, run H = 10 SGD steps
+ * (lr 0.1, gradient noise 0.01) and deliver an int8 delta with error
+ * feedback after 1, 1, 2, 2 or 4 outer steps (staleness 0, 0, 1, 1, 3);
+ * the outer optimizer (defaults) steps whenever something was
+ * admitted. Unit 3 dies at step 20 and comes back at step 30 with a new
+ * generation. The distance to t* must shrink 100-fold in 60 steps. */
+static void test_toy(void)
+{
+	enum { N = 512, U = 5, H = 10, T = 60 };
+	static float a[N], star[N], theta0[N], base[U][N], local[U][N], d[N];
+	static uint8_t buf[168 + 2 * N + 32];
+	static const int period[U] = { 1, 1, 2, 2, 4 };
+	gt_delta_ef *ef[U];
+	uint64_t v[U], gen[U], seq[U] = { 0 };
+	int due[U], counts[9] = { 0 };
+	gt_outer *o;
+	gt_error e;
+	double d0 = 0, d1 = 0;
+	for (size_t i = 0; i < N; i++) {
+		a[i] = (float)(0.5 + unif());
+		star[i] = (float)(2 * unif() - 1);
+		theta0[i] = 0;
+		d0 += (double)star[i] * star[i];
+	}
+	gt_outer_new(&o, theta0, N, NULL, &e);
+	for (int u = 0; u < U; u++) {
+		ef[u] = gt_delta_ef_new(GT_DELTA_INT8, N);
+		gen[u] = 100 + (uint64_t)u;
+		due[u] = -1; /* pull at the first tick */
+	}
+	for (int t = 0; t < T; t++) {
+		int pulled[U] = { 0 };
+		for (int u = 0; u < U; u++) {
+			if (u == 3 && t >= 20 && t < 30) {
+				due[u] = -1; /* dead: absent, its work lost */
+				continue;
+			}
+			if (due[u] == t) {
+				gt_delta_hdr h;
+				size_t len;
+				hdr(&h, o, v[u], "toy", gen[u], seq[u]++, 256 * H, GT_DELTA_INT8);
+				gt_delta_compute(base[u], local[u], N, d);
+				gt_delta_pack(&h, d, ef[u], buf, sizeof buf, &len, &e);
+				counts[gt_outer_admit_packed(o, buf, len, NULL, &e)]++;
+			}
+			if (due[u] <= t)
+				pulled[u] = 1;
+		}
+		if (gt_outer_pending(o))
+			gt_outer_step(o, &e);
+		for (int u = 0; u < U; u++) {
+			if (!pulled[u])
+				continue;
+			if (u == 3 && t == 30)
+				gen[u] = 999; /* a new process */
+			memcpy(base[u], gt_outer_params(o), sizeof base[u]);
+			memcpy(local[u], base[u], sizeof local[u]);
+			v[u] = gt_outer_version(o);
+			for (int s = 0; s < H; s++)
+				for (size_t i = 0; i < N; i++)
+					local[u][i] -= 0.1f * (a[i] * (local[u][i] - star[i])
+						+ (float)(0.02 * (unif() - 0.5)));
+			due[u] = t + period[u];
+		}
+	}
+	for (size_t i = 0; i < N; i++)
+		d1 += ((double)gt_outer_params(o)[i] - star[i]) * (gt_outer_params(o)[i] - star[i]);
+	diag("toy: %d outer steps, |theta - t*| %.4g -> %.4g; fresh %d, stale %d, too stale %d",
+		(int)gt_outer_version(o), sqrt(d0), sqrt(d1), counts[GT_ADMIT_FRESH],
+		counts[GT_ADMIT_STALE], counts[GT_REFUSE_TOO_STALE]);
+	ok(sqrt(d1) < 0.01 * sqrt(d0), "toy problem: distance to the optimum shrinks 100-fold");
+	ok(counts[GT_ADMIT_FRESH] > 0 && counts[GT_ADMIT_STALE] > 0, "both fresh and stale deltas admitted");
+	ok(counts[GT_REFUSE_TOO_STALE] > 0, "the period-4 unit's deltas refused as too stale");
+	is_int(counts[GT_REFUSE_DUPLICATE] + counts[GT_REFUSE_BASE_SHA] + counts[GT_REFUSE_FORMAT]
+		+ counts[GT_REFUSE_CHECKSUM], 0, "no other refusal");
+	for (int u = 0; u < U; u++)
+		gt_delta_ef_free(ef[u]);
+	gt_outer_free(o);
+}
+
 static int count_tmp(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -324,6 +405,7 @@ int main(void)
 	test_nesterov();
 	test_admission();
 	test_reduction();
+	test_toy();
 	test_save_load();
 	return done_testing();
 }
