@@ -178,14 +178,19 @@ static float from_bf16(uint16_t h)
 static void enc_block(const float *x, size_t k, int levels, uint8_t *out, float *dec)
 {
 	float scale = 0;
-	for (size_t i = 0; i < k; i++)
-		scale = fmaxf(scale, fabsf(x[i]));
+	for (size_t i = 0; i < k; i++) {
+		float a = fabsf(x[i]);
+		scale = a > scale ? a : scale;
+	}
 	put32(out, fbits(scale));
 	out += 4;
 	if (levels == 7)
 		memset(out, 0, (k + 1) / 2);
 	for (size_t i = 0; i < k; i++) {
-		long q = scale > 0 ? lrintf(x[i] / scale * (float)levels) : 0;
+		/* |v| <= levels: adding and taking away 1.5 * 2^23 rounds it to an
+		 * integer, half to even (the default rounding mode), as lrintf */
+		float v = scale > 0 ? x[i] / scale * (float)levels : 0;
+		long q = (long)((v + 12582912.0f) - 12582912.0f);
 		if (q > levels)
 			q = levels;
 		if (q < -levels)

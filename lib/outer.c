@@ -146,7 +146,8 @@ int gt_outer_version_sha256(const gt_outer *o, uint64_t v, uint8_t out[32])
 
 static int same(const gt_outer_entry *a, const gt_delta_hdr *h)
 {
-	return a->generation == h->generation && a->seq == h->seq && strcmp(a->unit, h->unit) == 0;
+	return a->generation == h->generation && a->seq == h->seq
+		&& strncmp(a->unit, h->unit, sizeof a->unit) == 0;
 }
 
 static void push(gt_outer_entry **v, size_t *n, size_t *cap, const gt_outer_entry *x)
