@@ -2,7 +2,8 @@
 # tests/cmd/tap.sh. It serves $T/store as a WebDAV store (DESIGN.md section
 # 8) at http://127.0.0.1:$NGX_PORT/, with
 #   /auth/   the same store but answering 401 unless "Authorization: Bearer secret"
-#   /evil/   a fixed JSON listing (tests/nginx/store-listing-traversal.json)
+#   /evil/games/  a fixed JSON listing (tests/nginx/store-listing-traversal.json)
+#   /flaky/  always 503
 # The access log ($NGX/access.log) has one line per request:
 #   METHOD URI STATUS RANGE-HEADER
 #   nginx_start / nginx_stop / nginx_need (skip_all when nginx is absent).
@@ -52,6 +53,9 @@ http {
 			create_full_put_path on;
 			autoindex on;
 			autoindex_format json;
+		}
+		location /flaky/ {
+			return 503;
 		}
 		location = /evil/games/ {
 			root $T/fix;
