@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <jansson.h>
 #include <openssl/evp.h>
 #include <stdarg.h>
@@ -1349,4 +1350,70 @@ out:
 	state_free(&s);
 	free(local);
 	return rc;
+}
+
+/* ---- publishing ---- */
+
+static int count_field(json_t *j, const char *k, long *v, gt_error *e)
+{
+	json_t *x = json_object_get(j, k);
+	if (!json_is_integer(x) || json_integer_value(x) < 0 || json_integer_value(x) > (1LL << 40))
+		return gt_error_set(e, GT_EFORMAT, 1, -1, "summary: \"%s\" missing or not a count", k);
+	*v = (long)json_integer_value(x);
+	return 0;
+}
+
+int gt_store_match_parse(const char *line, size_t len, gt_store_match *m, gt_error *e)
+{
+	json_error_t je;
+	int rc;
+	json_t *j = json_loadb(line, len, 0, &je);
+	memset(m, 0, sizeof *m);
+	if (!j)
+		return gt_error_set(e, GT_EFORMAT, 1, je.position, "summary: %s", je.text);
+	if (!json_is_object(j))
+		rc = gt_error_set(e, GT_EFORMAT, 1, 0, "summary: not a JSON object");
+	else if ((rc = count_field(j, "games", &m->games, e)) || (rc = count_field(j, "wins", &m->wins, e)) ||
+	         (rc = count_field(j, "draws", &m->draws, e)) || (rc = count_field(j, "losses", &m->losses, e)))
+		;
+	else if (m->wins + m->draws + m->losses != m->games)
+		rc = gt_error_set(e, GT_EFORMAT, 1, -1, "summary: wins + draws + losses != games");
+	else {
+		json_t *x = json_object_get(j, "elo");
+		if (json_is_number(x) && isfinite(json_number_value(x)))
+			m->elo = json_number_value(x);
+		else if (json_is_null(x) && m->wins > 0 && m->losses == 0)
+			m->elo = INFINITY;
+		else if (json_is_null(x) && m->losses > 0 && m->wins == 0)
+			m->elo = -INFINITY;
+		else if (json_is_null(x) && m->wins + m->losses == 0)
+			m->elo = 0;
+		else
+			rc = gt_error_set(e, GT_EFORMAT, 1, -1, "summary: \"elo\" missing or not a number");
+	}
+	json_decref(j);
+	return rc;
+}
+
+int gt_store_publish_decide(const gt_store_match *m, double threshold, long long steps,
+                            long long prev_steps, long long every,
+                            char *why, size_t why_size)
+{
+	if (m->wins + m->losses == 0) {
+		snprintf(why, why_size, "no decisive games");
+		return 0;
+	}
+	if (m->elo > threshold) {
+		snprintf(why, why_size, "elo %.2f > threshold %.2f", m->elo, threshold);
+		return 1;
+	}
+	long long prev = prev_steps < 0 ? 0 : prev_steps;
+	if (every > 0 && steps >= 0 && steps / every > prev / every) {
+		snprintf(why, why_size, "steps %lld crossed a multiple of %lld (published: %lld)",
+		         steps, every, prev_steps);
+		return 1;
+	}
+	snprintf(why, why_size, "elo %.2f <= threshold %.2f and steps %lld crossed no multiple of %lld",
+	         m->elo, threshold, steps, every);
+	return 0;
 }

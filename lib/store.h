@@ -164,4 +164,29 @@ int gt_store_pull(const gt_store_opts *o, const char *url, const char *state,
                   size_t max_line, long long max_batch, FILE *out,
                   gt_store_pull_stats *st, gt_error *e);
 
+/* ---- publishing (gt-publish) ---- */
+
+/* A match summary as gt-elo prints it (the fields a decision needs). */
+typedef struct gt_store_match {
+	long games, wins, draws, losses;  /* from the candidate's side */
+	double elo;          /* candidate minus reference; +-INFINITY when gt-elo
+	                      * printed null (all decisive games won or lost) */
+} gt_store_match;
+
+/* gt_store_match_parse: read one gt-elo summary line ({"games","wins",
+ * "draws","losses","elo",...}) into m. The counts must be integers >= 0
+ * with wins + draws + losses == games; "elo" a number, or null when one
+ * side won every decisive game. Returns 0 or GT_EFORMAT (e says why). */
+int gt_store_match_parse(const char *line, size_t len, gt_store_match *m, gt_error *e);
+
+/* gt_store_publish_decide: 1 to release the candidate, 0 not; why (why_size
+ * bytes) says which rule decided. Rules in order: a match without decisive
+ * games (wins + losses == 0) never releases; elo > threshold releases;
+ * steps crossing a multiple of every (steps / every > prev_steps / every,
+ * prev_steps -1 when nothing was published yet, every <= 0 disables the
+ * rule) releases; otherwise not. */
+int gt_store_publish_decide(const gt_store_match *m, double threshold, long long steps,
+                            long long prev_steps, long long every,
+                            char *why, size_t why_size);
+
 #endif
