@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "gt.h"
+#include "sign.h"
 #include "store.h"
 
 static const char *prog = "gt-publish";
@@ -29,6 +30,7 @@ static void usage(FILE *f)
 	        "  --retries N       HTTP retries (default 5)\n"
 	        "  --timeout S       seconds per request (default 300)\n"
 	        "  --netrc FILE      credentials file (default ~/.netrc)\n"
+	        "  --sign-key PEM    sign latest.json with this Ed25519 private key\n"
 	        "  -h, --help        this text\n"
 	        "  --version         print the version\n"
 	        "environment: GT_STORE_TOKEN (bearer token for HTTP stores)\n");
@@ -154,7 +156,7 @@ static int prev_steps(const gt_store_opts *o, const char *store, long long *step
 
 /* release: the model under its name first, the pointer last. */
 static int release(const gt_store_opts *o, const char *store, const char *cand, const char *name,
-                   const char *series, long long steps, const gt_store_match *m, json_t *entry,
+                   const char *series, const char *sign_key, long long steps, const gt_store_match *m, json_t *entry,
                    gt_error *e)
 {
 	char sha[GT_SHA256_HEX], when[32];
@@ -166,7 +168,13 @@ static int release(const gt_store_opts *o, const char *store, const char *cand, 
 	char *dir = gt_store_join(store, "models/");
 	char *url = gt_store_join(dir, name);
 	free(dir);
+	char sig[GT_SIGN_HEX] = "", msg[512];
 	rc = gt_store_sha256_stream(f, sha, &bytes, e);
+	if (!rc && sign_key) {   /* sign before anything is uploaded */
+		int ml = gt_sign_pointer_message(name, sha, bytes, msg, sizeof msg);
+		rc = ml < 0 ? gt_error_set(e, GT_EINVAL, -1, -1, "cannot form the signed message")
+		            : gt_sign(sign_key, msg, (size_t)ml, sig, e);
+	}
 	if (!rc)
 		rc = gt_store_put(o, f, url, 0, &existed, e);
 	fclose(f);
@@ -185,6 +193,8 @@ static int release(const gt_store_opts *o, const char *store, const char *cand, 
 	json_object_set_new(l, "published", json_string(when));
 	if (series)
 		json_object_set_new(l, "series", json_string(series));
+	if (sig[0])
+		json_object_set_new(l, "signature", json_string(sig));
 	char *text = json_dumps(l, JSON_COMPACT | JSON_REAL_PRECISION(10));
 	size_t n = strlen(text) + 2;
 	char *line = gt_xmalloc(n);
@@ -203,7 +213,7 @@ static int release(const gt_store_opts *o, const char *store, const char *cand, 
 int main(int argc, char **argv)
 {
 	enum { O_CAND = 256, O_STORE, O_THRESH, O_EVERY, O_SERIES, O_NAME, O_STEPS,
-	       O_RETRIES, O_TIMEOUT, O_NETRC, O_VERSION };
+	       O_RETRIES, O_TIMEOUT, O_NETRC, O_SIGN, O_VERSION };
 	static const struct option lo[] = {
 		{ "candidate", required_argument, NULL, O_CAND },
 		{ "store", required_argument, NULL, O_STORE },
@@ -215,12 +225,14 @@ int main(int argc, char **argv)
 		{ "retries", required_argument, NULL, O_RETRIES },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "netrc", required_argument, NULL, O_NETRC },
+		{ "sign-key", required_argument, NULL, O_SIGN },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	gt_store_opts o;
 	const char *cand = NULL, *store = NULL, *series = NULL, *name = NULL, *why;
+	const char *sign_key = NULL;
 	double threshold = 20;
 	long long every = 10000, steps = -1, v;
 	int c;
@@ -254,6 +266,7 @@ int main(int argc, char **argv)
 				goto badnum;
 			break;
 		case O_NETRC: o.netrc = optarg; break;
+		case O_SIGN: sign_key = optarg; break;
 		case 'h': usage(stdout); return 0;
 		case O_VERSION: printf("gt-publish %s\n", GT_VERSION); return 0;
 		default: usage(stderr); return 2;
@@ -323,7 +336,7 @@ int main(int argc, char **argv)
 	json_object_set_new(entry, "stats", stats ? stats : json_null());
 	rc = 0;
 	if (released)
-		rc = release(&o, store, cand, name, series, steps, &m, entry, &e);
+		rc = release(&o, store, cand, name, series, sign_key, steps, &m, entry, &e);
 	if (rc) {
 		json_object_set_new(entry, "released", json_false());
 		json_object_set_new(entry, "error", json_string(e.text));

@@ -31,6 +31,7 @@ static void usage(FILE *f)
 	        "  --retries N       retries on connection errors, timeouts, 5xx (default 5)\n"
 	        "  --timeout S       seconds per request, 0 = none (default 300)\n"
 	        "  --netrc FILE      credentials file (default ~/.netrc)\n"
+	        "  --verify-key PEM  latest: latest.json must carry a valid Ed25519 signature\n"
 	        "  -q, --quiet       no messages about retries and skipped names\n"
 	        "  -h, --help        this text\n"
 	        "  --version         print the version\n"
@@ -208,12 +209,12 @@ static int validate_model(const char *path, void *ctx, gt_error *e)
 	return 0;
 }
 
-static int cmd_latest(const gt_store_opts *o, const char *store, const char *dir)
+static int cmd_latest(const gt_store_opts *o, const char *store, const char *dir, const char *key)
 {
 	gt_error e = { 0 };
 	char *path;
 	int fetched;
-	int rc = gt_store_latest(o, store, dir, validate_model, NULL, &path, &fetched, &e);
+	int rc = gt_store_latest(o, store, dir, key, validate_model, NULL, &path, &fetched, &e);
 	if (rc)
 		return fail(NULL, rc, &e);
 	puts(path);
@@ -235,7 +236,7 @@ static int cmd_pull(const gt_store_opts *o, const char *url, const char *state,
 int main(int argc, char **argv)
 {
 	enum { O_SHA = 256, O_BYTES, O_OVERWRITE, O_STATE, O_MAXLINE, O_MAXBATCH,
-	       O_RETRIES, O_TIMEOUT, O_NETRC, O_VERSION };
+	       O_RETRIES, O_TIMEOUT, O_NETRC, O_VERIFY, O_VERSION };
 	static const struct option lo[] = {
 		{ "sha256", required_argument, NULL, O_SHA },
 		{ "bytes", required_argument, NULL, O_BYTES },
@@ -246,13 +247,14 @@ int main(int argc, char **argv)
 		{ "retries", required_argument, NULL, O_RETRIES },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "netrc", required_argument, NULL, O_NETRC },
+		{ "verify-key", required_argument, NULL, O_VERIFY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	gt_store_opts o;
-	const char *sha = NULL, *state = NULL;
+	const char *sha = NULL, *state = NULL, *verify_key = NULL;
 	long long bytes = -1, max_line = 64LL << 20, max_batch = 16LL << 30, v;
 	int overwrite = 0, quiet = 0, c;
 	gt_store_opts_init(&o);
@@ -285,6 +287,7 @@ int main(int argc, char **argv)
 				goto badnum;
 			break;
 		case O_NETRC: o.netrc = optarg; break;
+		case O_VERIFY: verify_key = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		case O_VERSION: printf("gt-sync %s\n", GT_VERSION); return 0;
@@ -307,7 +310,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(verb, "ls") && na == 2)
 		rc = cmd_ls(&o, a[1]);
 	else if (!strcmp(verb, "latest") && na == 3)
-		rc = cmd_latest(&o, a[1], a[2]);
+		rc = cmd_latest(&o, a[1], a[2], verify_key);
 	else if (!strcmp(verb, "pull") && na == 2) {
 		if (!state) {
 			fprintf(stderr, "%s: pull needs --state FILE\n", prog);

@@ -1,5 +1,6 @@
 /* store.c: get, put, list, latest and pull over a local folder or HTTP. */
 #include "store.h"
+#include "sign.h"
 
 #include <ctype.h>
 #include <curl/curl.h>
@@ -1005,8 +1006,8 @@ int gt_store_list(const gt_store_opts *o, const char *url, gt_store_entry **ents
 /* ---- latest ---- */
 
 int gt_store_latest(const gt_store_opts *o, const char *store, const char *dir,
-                    gt_store_validate_fn validate, void *vctx, char **path,
-                    int *fetched, gt_error *e)
+                    const char *verify_key, gt_store_validate_fn validate, void *vctx,
+                    char **path, int *fetched, gt_error *e)
 {
 	char *buf, want[GT_SHA256_HEX], have[GT_SHA256_HEX];
 	size_t len;
@@ -1041,6 +1042,17 @@ int gt_store_latest(const gt_store_opts *o, const char *store, const char *dir,
 		rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: \"sha256\" missing or not 64 hex digits", pu);
 	else if (!json_is_integer(jb) || json_integer_value(jb) < 0)
 		rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: \"bytes\" missing or negative", pu);
+	if (!rc && verify_key) {
+		char msg[512];
+		const char *sig = json_string_value(json_object_get(j, "signature"));
+		int ml = gt_sign_pointer_message(name, want, (long long)json_integer_value(jb), msg, sizeof msg);
+		if (ml < 0)
+			rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: cannot form the signed message", pu);
+		else if (!sig)
+			rc = gt_error_set(e, GT_ECHECKSUM, -1, -1, "%s is not signed; refusing it", pu);
+		else if ((rc = gt_sign_verify(verify_key, msg, (size_t)ml, sig, e)) == GT_ECHECKSUM)
+			gt_error_set(e, rc, -1, -1, "%s: signature does not verify; refusing it", pu);
+	}
 	free(pu);
 	if (rc) {
 		json_decref(j);

@@ -132,7 +132,9 @@ int gt_store_sha256_stream(FILE *f, char hex[GT_SHA256_HEX], long long *bytes,
 typedef int (*gt_store_validate_fn)(const char *path, void *ctx, gt_error *e);
 
 /* gt_store_latest: read STORE/models/latest.json ({"name","sha256","bytes",
- * ...}); if dir/<name> is absent or its sha256 differs, download
+ * ...}); if verify_key (a PEM Ed25519 public key file) is not NULL, its
+ * "signature" must verify (sign.h) or nothing is fetched (GT_ECHECKSUM);
+ * then if dir/<name> is absent or its sha256 differs, download
  * STORE/models/<name> checking sha256 and bytes, call validate (may be NULL)
  * on the temporary file, and rename it into dir. *path receives the new
  * string dir/<name> (caller frees); *fetched (may be NULL) is 1 if it was
@@ -140,8 +142,8 @@ typedef int (*gt_store_validate_fn)(const char *path, void *ctx, gt_error *e);
  * Errors: GT_EFORMAT (bad pointer file or name), GT_ECHECKSUM, GT_ENOTFOUND,
  * GT_EIO, or validate's error. */
 int gt_store_latest(const gt_store_opts *o, const char *store, const char *dir,
-                    gt_store_validate_fn validate, void *vctx, char **path,
-                    int *fetched, gt_error *e);
+                    const char *verify_key, gt_store_validate_fn validate, void *vctx,
+                    char **path, int *fetched, gt_error *e);
 
 /* Limits and counts of gt_store_pull. */
 typedef struct gt_store_pull_stats {
