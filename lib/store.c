@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -286,6 +287,8 @@ typedef struct req {
 	int (*sink)(struct req *r, const char *p, size_t n); /* 0, or a gt_err to abort */
 	void *ctx;
 	long long range_from;     /* > 0: ask for bytes range_from- */
+	char if_range[256];       /* sent as If-Range with a range when not empty */
+	char etag[256];           /* ETag of the last answer, "" if none */
 	CURL *curl;
 	long code;                /* HTTP status of the last attempt */
 	long long cl;             /* Content-Length of the last answer, -1 unknown */
@@ -305,6 +308,26 @@ static size_t write_cb(char *p, size_t size, size_t nmemb, void *ud)
 			r->sink_err = rc;
 			return 0;
 		}
+	}
+	return n;
+}
+
+static size_t header_cb(char *p, size_t size, size_t nmemb, void *ud)
+{
+	req *r = ud;
+	size_t n = size * nmemb;
+	if (n > 5 && !strncasecmp(p, "ETag:", 5)) {
+		size_t a = 5, b = n;
+		while (a < b && (p[a] == ' ' || p[a] == '\t'))
+			a++;
+		while (b > a && (p[b - 1] == '\r' || p[b - 1] == '\n' || p[b - 1] == ' '))
+			b--;
+		if (b - a < sizeof r->etag) {
+			memcpy(r->etag, p + a, b - a);
+			r->etag[b - a] = 0;
+		}
+	} else if (n > 5 && !strncmp(p, "HTTP/", 5)) {
+		r->etag[0] = 0;      /* a new answer (after a redirect or 100) */
 	}
 	return n;
 }
@@ -365,8 +388,11 @@ static int http(const gt_store_opts *o, const char *url, req *r, gt_error *e)
 	r->e = e;
 	for (int attempt = 0; ; attempt++) {
 		char errbuf[CURL_ERROR_SIZE] = "";
-		char range[64];
+		char range[64], ifr[300];
+		struct curl_slist *h2 = NULL;
 		r->code = 0;
+		r->etag[0] = 0;
+		r->if_range[0] = 0;
 		r->cl = -1;
 		r->sink_err = 0;
 		if (r->begin && (rc = r->begin(r)) != 0)
@@ -382,7 +408,8 @@ static int http(const gt_store_opts *o, const char *url, req *r, gt_error *e)
 		curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 		curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
 		curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
+		curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, header_cb);
+		curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
 		curl_easy_setopt(c, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
 		if (o->netrc)
 			curl_easy_setopt(c, CURLOPT_NETRC_FILE, o->netrc);
@@ -404,14 +431,22 @@ static int http(const gt_store_opts *o, const char *url, req *r, gt_error *e)
 			if (r->range_from > 0) {
 				snprintf(range, sizeof range, "%lld-", r->range_from);
 				curl_easy_setopt(c, CURLOPT_RANGE, range);
+				if (r->if_range[0]) {
+					snprintf(ifr, sizeof ifr, "If-Range: %s", r->if_range);
+					for (struct curl_slist *l = hdr; l; l = l->next)
+						h2 = curl_slist_append(h2, l->data);
+					h2 = curl_slist_append(h2, ifr);
+				}
 			}
 		}
+		curl_easy_setopt(c, CURLOPT_HTTPHEADER, h2 ? h2 : hdr);
 		CURLcode cc = curl_easy_perform(c);
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->code);
 		curl_off_t cl = -1;
 		curl_easy_getinfo(c, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
 		r->cl = cl;
 		curl_easy_cleanup(c);
+		curl_slist_free_all(h2);
 		r->curl = NULL;
 		if (cc == CURLE_OK) {
 			rc = 0;
@@ -456,6 +491,7 @@ static int http(const gt_store_opts *o, const char *url, req *r, gt_error *e)
 typedef struct file_sink {
 	FILE *f;
 	const char *name;
+	const char *etag_path;   /* where the partial file's ETag is kept, or NULL */
 	long long skip;      /* bytes of a 200 answer to drop (stream resume) */
 	long long written;
 	int first;
@@ -475,6 +511,16 @@ static int file_begin(req *r)
 		return gt_error_set(r->e, GT_EIO, -1, -1, "%s: %s", s->name, strerror(errno));
 	r->range_from = st.st_size;
 	s->first = 1;
+	if (r->range_from > 0 && s->etag_path) {
+		/* resume only the same version of the object: If-Range */
+		FILE *t = fopen(s->etag_path, "r");
+		if (t) {
+			if (!fgets(r->if_range, sizeof r->if_range, t))
+				r->if_range[0] = 0;
+			r->if_range[strcspn(r->if_range, "\r\n")] = 0;
+			fclose(t);
+		}
+	}
 	return 0;
 }
 
@@ -491,6 +537,15 @@ static int file_write(req *r, const char *p, size_t n)
 				return gt_error_set(r->e, GT_EIO, -1, -1, "%s: %s", s->name, strerror(errno));
 			rewind(s->f);
 			r->range_from = 0;
+			if (s->etag_path) {
+				FILE *t = r->etag[0] ? fopen(s->etag_path, "w") : NULL;
+				if (t) {
+					fprintf(t, "%s\n", r->etag);
+					fclose(t);
+				} else {
+					unlink(s->etag_path);
+				}
+			}
 		}
 	}
 	if (fwrite(p, 1, n, s->f) != n)
@@ -618,6 +673,8 @@ static int get_impl(const gt_store_opts *o, const char *url, const char *path,
 	char *tmp = gt_xmalloc(tl);
 	snprintf(tmp, tl, "%s/.%s.part", dir, name);
 	free(dir);
+	char *etag = gt_xmalloc(tl + 5);
+	snprintf(etag, tl + 5, "%s.etag", tmp);
 
 	int rc = 0, keep_tmp = 0;
 	int fd = open(tmp, O_RDWR | O_CREAT, 0644);
@@ -628,6 +685,7 @@ static int get_impl(const gt_store_opts *o, const char *url, const char *path,
 		if (fd >= 0)
 			close(fd);
 		free(tmp);
+		free(etag);
 		free(src);
 		return rc;
 	}
@@ -647,13 +705,13 @@ static int get_impl(const gt_store_opts *o, const char *url, const char *path,
 			fclose(in);
 		}
 	} else {
-		file_sink s = { .f = f, .name = tmp };
+		file_sink s = { .f = f, .name = tmp, .etag_path = etag };
 		req r = { .method = "GET", .begin = file_begin, .sink = file_write, .ctx = &s };
 		rc = http(o, url, &r, e);
 		if (!rc && r.cl >= 0)
 			total = (r.code == 206 ? r.range_from : 0) + r.cl;
-		if (rc == GT_EIO && (r.code == 0 || r.code >= 500))
-			keep_tmp = 1;   /* connection or server trouble: keep the partial file to resume */
+		if (rc == GT_EIO && !(r.code >= 400 && r.code < 500))
+			keep_tmp = 1;   /* interrupted or server trouble: keep the partial file to resume */
 	}
 	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
 		if (!rc)
@@ -680,6 +738,9 @@ static int get_impl(const gt_store_opts *o, const char *url, const char *path,
 	} else if (!keep_tmp) {
 		unlink(tmp);
 	}
+	if (!rc || !keep_tmp)
+		unlink(etag);
+	free(etag);
 	free(tmp);
 	free(src);
 	return rc;

@@ -56,6 +56,28 @@ cmp -s "$T/w/big.bin" "$T/dl/resumed.bin"; ok $? "and the result is whole"
 grep -q '^GET /models/big.bin 206 "bytes=100000-"' "$NGX/access.log"; ok $? "with a Range request (206 in the access log)"
 [ ! -e "$T/dl/.resumed.bin.part" ]; ok $? "the partial file is gone"
 
+# a download really interrupted (timeout on a slow location), then resumed
+head -c 400000 /dev/urandom > "$T/w/big2.bin"
+gt-sync put "$T/w/big2.bin" "$U/models/big2.bin"
+gt-sync get -q --retries 0 --timeout 0.5 "$U/slow/models/big2.bin" "$T/dl/big2.bin" 2>"$T/err"
+is $? 1 "a download cut by --timeout fails"
+part=$(stat -c %s "$T/dl/.big2.bin.part" 2>/dev/null || echo 0)
+[ "$part" -gt 0 ] && [ "$part" -lt 400000 ]; ok $? "and keeps its partial file ($part bytes)"
+[ ! -e "$T/dl/big2.bin" ]; ok $? "nothing under the final name"
+gt-sync get --sha256 "$(sha256sum "$T/w/big2.bin" | cut -d' ' -f1)" "$U/slow/models/big2.bin" "$T/dl/big2.bin"
+ok $? "the next get completes it"
+cmp -s "$T/w/big2.bin" "$T/dl/big2.bin"; ok $? "bytes match"
+grep -q "^GET /slow/models/big2.bin 206 \"bytes=$part-\" \"\\\\x22" "$NGX/access.log"
+ok $? "resumed at byte $part with If-Range"
+[ ! -e "$T/dl/.big2.bin.part" ] && [ ! -e "$T/dl/.big2.bin.part.etag" ]; ok $? "no partial files left"
+# the object changed between the two tries: If-Range makes the server send it whole
+gt-sync get -q --retries 0 --timeout 0.5 "$U/slow/models/big2.bin" "$T/dl/big3.bin" 2>/dev/null
+head -c 400000 /dev/urandom > "$S/models/big2.bin"
+touch -d 2020-01-01 "$S/models/big2.bin"
+gt-sync get "$U/models/big2.bin" "$T/dl/big3.bin"; ok $? "get after the object changed"
+cmp -s "$S/models/big2.bin" "$T/dl/big3.bin"; ok $? "gives the new object, not a mix"
+grep -q '^GET /models/big2.bin 200 "bytes=' "$NGX/access.log"; ok $? "the server ignored the stale range (200)"
+
 gt-sync get --sha256 "$(echo "$BS" | tr 0-9a-f 1-9a-f0)" "$U/models/big.bin" "$T/dl/bad.bin" 2>"$T/err"
 is $? 1 "a wrong sha256 is rejected"
 [ ! -e "$T/dl/bad.bin" ] && [ ! -e "$T/dl/.bad.bin.part" ]; ok $? "nothing installed, temporary file removed"

@@ -4,8 +4,9 @@
 #   /auth/   the same store but answering 401 unless "Authorization: Bearer secret"
 #   /evil/games/  a fixed JSON listing (tests/nginx/store-listing-traversal.json)
 #   /flaky/  always 503
+#   /slow/   the store at 100 kB/s (to interrupt downloads)
 # The access log ($NGX/access.log) has one line per request:
-#   METHOD URI STATUS RANGE-HEADER
+#   METHOD URI STATUS "RANGE-HEADER" "IF-RANGE-HEADER"
 #   nginx_start / nginx_stop / nginx_need (skip_all when nginx is absent).
 NGX=$T/nginx
 NGX_BIN=$(command -v nginx || ls /usr/sbin/nginx 2>/dev/null)
@@ -29,7 +30,7 @@ worker_processes 1;
 error_log $NGX/error.log;
 events { worker_connections 64; }
 http {
-	log_format gt '\$request_method \$uri \$status "\$http_range"';
+	log_format gt '\$request_method \$uri \$status "\$http_range" "\$http_if_range"';
 	access_log $NGX/access.log gt;
 	client_body_temp_path $NGX/body;
 	proxy_temp_path $NGX/proxy;
@@ -53,6 +54,10 @@ http {
 			create_full_put_path on;
 			autoindex on;
 			autoindex_format json;
+		}
+		location /slow/ {
+			alias $T/store/;
+			limit_rate 100k;
 		}
 		location /flaky/ {
 			return 503;
