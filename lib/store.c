@@ -1339,7 +1339,12 @@ int gt_store_pull(const gt_store_opts *o, const char *url, const char *statepath
 		return k;
 	if ((rc = state_load(&s, statepath, e)) != 0)
 		goto out;
-	if ((rc = gt_store_list(o, url, &ents, &n, e)) != 0)
+	if ((rc = gt_store_list(o, url, &ents, &n, e)) == GT_ENOTFOUND) {
+		warn(o, "%s: no such folder yet; nothing to pull", url);
+		rc = 0;
+		goto out;
+	}
+	if (rc)
 		goto out;
 	for (size_t i = 0; i < n && !rc; i++) {
 		const char *name = ents[i].name;

@@ -160,7 +160,9 @@ typedef struct gt_store_pull_stats {
  * "name\tbad" line per batch, rewritten atomically; absent = empty). A
  * batch that is corrupt, truncated, has a line longer than max_line bytes
  * or expands beyond max_batch bytes is reported through o->warn, written
- * nothing, and recorded as bad. Memory stays O(max_line).
+ * nothing, and recorded as bad. Memory stays bounded (a 64 kB buffer,
+ * whatever max_line is). A folder that does not exist yet is empty (with a
+ * warning).
  * Errors: GT_EIO (store, state file or out), GT_EFORMAT (state file). */
 int gt_store_pull(const gt_store_opts *o, const char *url, const char *state,
                   size_t max_line, long long max_batch, FILE *out,

@@ -55,6 +55,35 @@ python3 -c 'import gzip,sys; sys.stdout.buffer.write(gzip.compress(b"{\"g\":\"" 
 gt-sync pull "$S/" --state "$T/state" > "$T/out4"
 is "$(wc -c < "$T/out4")" 200009 "a 200 kB line passes the default limit"
 
+# memory stays bounded whatever a batch expands to: a 64 MiB line (64 kB
+# of gzip) is refused, or with a larger --max-line streamed, in a few MB
+mkdir -p "$T/bomb"
+python3 - "$T/bomb/a-bomb.ndjson.gz" <<'PY'
+import sys, zlib
+c = zlib.compressobj(9, zlib.DEFLATED, 31)
+with open(sys.argv[1], "wb") as f:
+    for i in range(64):
+        f.write(c.compress(b"x" * (1 << 20)))
+    f.write(c.flush())
+PY
+printf '{"g":"after"}\n' | gzip > "$T/bomb/b-after.ndjson.gz"
+rss() { # command...: exit status, then the peak RSS of the command in kB
+	python3 -c 'import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
+}
+set -- $(rss gt-sync pull --max-line 1048576 "$T/bomb/" --state "$T/bst1")
+is "$1" 0 "a 64 MiB line is refused and the pull goes on"
+[ "$2" -lt 49152 ]; ok $? "in bounded memory (peak $2 kB)"
+is "$(tr '\t\n' ': ' < "$T/bst1")" "a-bomb.ndjson.gz:bad b-after.ndjson.gz:ok " "the next batch is processed"
+set -- $(rss gt-sync pull --max-line 104857600 "$T/bomb/" --state "$T/bst2")
+is "$1" 0 "with --max-line 100 MiB the 64 MiB line passes"
+[ "$2" -lt 49152 ]; ok $? "streamed, not buffered (peak $2 kB)"
+
+gt-sync pull "$T/nothing/games/" --state "$T/nstate" > "$T/out6" 2>"$T/err"
+ok $? "pulling a folder that does not exist yet succeeds"
+grep -q "no such folder" "$T/err"; ok $? "with a warning"
+
 printf '../x\tok\n' > "$T/badstate"
 gt-sync pull "$S/" --state "$T/badstate" > "$T/out5" 2>"$T/err"
 is $? 1 "a malformed state file is an error"
