@@ -1262,7 +1262,7 @@ static int ends_with(const char *s, const char *suf)
 static int scan_batch(gzFile gz, FILE *out, size_t max_line, long long max_batch,
                       long long *lines, char *why, size_t whysz)
 {
-	static char buf[1 << 16];
+	char buf[1 << 16];
 	long long total = 0, nl = 0;
 	size_t cur = 0;
 	int z;

@@ -56,6 +56,15 @@ cmp -s "$T/w/big.bin" "$T/dl/resumed.bin"; ok $? "and the result is whole"
 grep -q '^GET /models/big.bin 206 "bytes=100000-"' "$NGX/access.log"; ok $? "with a Range request (206 in the access log)"
 [ ! -e "$T/dl/.resumed.bin.part" ]; ok $? "the partial file is gone"
 
+# a partial file as long as the object, or longer: 416, then a fresh download
+cp "$T/w/big.bin" "$T/dl/.full.bin.part"
+head -c 350000 /dev/urandom > "$T/dl/.long.bin.part"
+gt-sync get --sha256 "$BS" "$U/models/big.bin" "$T/dl/full.bin" && cmp -s "$T/w/big.bin" "$T/dl/full.bin"
+ok $? "a complete partial file: the download starts over and is right"
+gt-sync get --sha256 "$BS" "$U/models/big.bin" "$T/dl/long.bin" && cmp -s "$T/w/big.bin" "$T/dl/long.bin"
+ok $? "a partial file longer than the object: the same"
+is "$(grep -c '^GET /models/big.bin 416' "$NGX/access.log")" 2 "after a 416 each"
+
 # a download really interrupted (timeout on a slow location), then resumed
 head -c 400000 /dev/urandom > "$T/w/big2.bin"
 gt-sync put "$T/w/big2.bin" "$U/models/big2.bin"
