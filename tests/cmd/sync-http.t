@@ -139,5 +139,11 @@ GT_STORE_TOKEN=secret gt-sync ls "$U/auth/games/" > "$T/ls"; is "$(wc -l < "$T/l
 gt-sync ls "http://u:p@127.0.0.1:$NGX_PORT/games/" 2>"$T/err" >/dev/null
 is $? 1 "credentials in the URL are refused"
 printf 'machine 127.0.0.1 login u password p\n' > "$T/netrc"
-gt-sync ls --netrc "$T/netrc" "$U/games/" > "$T/ls"; ok $? "--netrc is accepted"
+cp "$T/netrc" "$T/.netrc"
+gt-sync ls --netrc "$T/netrc" "$U/basic/games/" > "$T/ls"; ok $? "--netrc: user and password from the netrc file"
+is "$(wc -l < "$T/ls")" 3 "ls with netrc credentials works"
+HOME=$T gt-sync ls "$U/basic/games/" > "$T/ls"; ok $? "~/.netrc is read by default"
+HOME=$T/nowhere gt-sync ls "$U/basic/games/" > /dev/null 2>"$T/err"
+is $? 1 "no netrc: 401"
+grep -q "password\| p " "$T/err"; is $? 1 "the password is not printed"
 done_testing

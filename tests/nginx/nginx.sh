@@ -3,6 +3,7 @@
 # 8) at http://127.0.0.1:$NGX_PORT/, with
 #   /auth/   the same store but answering 401 unless "Authorization: Bearer secret"
 #   /evil/games/  a fixed JSON listing (tests/nginx/store-listing-traversal.json)
+#   /basic/  the store, read-only, 401 unless user u password p (netrc)
 #   /flaky/  always 503
 #   /slow/   the store at 100 kB/s (to interrupt downloads)
 # The access log ($NGX/access.log) has one line per request:
@@ -52,6 +53,12 @@ http {
 			alias $T/store/;
 			dav_methods PUT DELETE MKCOL MOVE;
 			create_full_put_path on;
+			autoindex on;
+			autoindex_format json;
+		}
+		location /basic/ {
+			if (\$http_authorization != "Basic dTpw") { return 401; }
+			alias $T/store/;
 			autoindex on;
 			autoindex_format json;
 		}
