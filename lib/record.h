@@ -53,6 +53,10 @@ typedef struct gt_record {
 	float *ownership;    /* n*n, Black's view, final; NULL if none */
 	int npos;
 	gt_position *pos;    /* positions in move order */
+	/* Fields added after the first draft; gt_record_init zeroes them. */
+	char *boards;        /* npos*n*n chars '.' 'X' 'O', the board of each
+	                        position in point order; NULL if none carried */
+	int symmetry;        /* symmetry gt-augment applied (lib/sym.h), 0 none */
 } gt_record;
 
 /* gt_record_init / gt_record_release: a caller-owned record; release frees
@@ -81,8 +85,38 @@ int gt_record_read_line(gt_record_reader *rd, const char **line, size_t *len, gt
  * Returns 0 or GT_EFORMAT with e->text naming the field. */
 int gt_record_parse(gt_record *r, const char *line, size_t len, gt_error *e);
 
+/* gt_record_parse_ex: gt_record_parse, and *reason (if not NULL) gets a
+ * static reason code for a failure (gt-validate(1) lists them): "json",
+ * "utf8", "nonfinite", "nesting", "version", "field", "board-size",
+ * "length", "move", "setup", "colors", "result", "policy", "ownership",
+ * "board",
+ * "positions". Fields read before the failure (model, worker, game_id)
+ * stay filled so that a caller can report them. */
+int gt_record_parse_ex(gt_record *r, const char *line, size_t len, gt_error *e,
+                       const char **reason);
+
+/* gt_record_format: r as one compact JSON line with newline, in a new
+ * NUL-terminated string (caller frees) of *len bytes. Returns NULL (with e
+ * filled) for a record that cannot be written: a board size out of range, a
+ * move off the board, a non-finite float. */
+char *gt_record_format(const gt_record *r, size_t *len, gt_error *e);
+
+/* gt_record_sym: apply symmetry k (lib/sym.h) in place to moves, setup
+ * stones, boards, policies (the pass entry stays last) and ownership;
+ * r->symmetry becomes the composition. Scores, values and komi unchanged. */
+void gt_record_sym(gt_record *r, int k);
+
+/* gt_record_sym_compose: the symmetry c with sym(c, p) == sym(b, sym(a, p)). */
+int gt_record_sym_compose(int a, int b);
+
+/* gt_winner_str / gt_winner_parse: "B", "W", "draw", "?" and back
+ * (GT_EFORMAT for anything else). */
+const char *gt_winner_str(int winner);
+int gt_winner_parse(const char *s);
+
 /* gt_record_write: write r as one compact JSON line (with newline) to f.
- * Floats round-trip to within 1e-6. Returns 0 or GT_EIO. */
+ * Floats round-trip to within 1e-6. Returns 0, GT_EIO, or GT_EINVAL for
+ * a record gt_record_format refuses (nothing is written then). */
 int gt_record_write(const gt_record *r, FILE *f);
 
 #endif

@@ -1,0 +1,903 @@
+/* record.c: the NDJSON game record: streaming reader, parser, writer,
+ * symmetry (gt-record(5) is the format's truth). */
+#include "record.h"
+#include "board.h"
+#include "sym.h"
+
+#include <errno.h>
+#include <float.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+void gt_record_init(gt_record *r)
+{
+	memset(r, 0, sizeof *r);
+	r->version = GT_RECORD_VERSION;
+	r->first_to_move = GT_BLACK;
+	r->score = NAN;
+	r->score_checkable = 1;
+}
+
+void gt_record_release(gt_record *r)
+{
+	free(r->model);
+	free(r->worker);
+	free(r->game_id);
+	free(r->setup[GT_BLACK]);
+	free(r->setup[GT_WHITE]);
+	free(r->moves);
+	free(r->colors);
+	free(r->ownership);
+	for (int i = 0; i < r->npos && r->pos; i++)
+		free(r->pos[i].policy);
+	free(r->pos);
+	free(r->boards);
+	gt_record_init(r);
+}
+
+const char *gt_winner_str(int w)
+{
+	switch (w) {
+	case GT_WIN_BLACK: return "B";
+	case GT_WIN_WHITE: return "W";
+	case GT_WIN_DRAW: return "draw";
+	}
+	return "?";
+}
+
+int gt_winner_parse(const char *s)
+{
+	if (!strcmp(s, "B"))
+		return GT_WIN_BLACK;
+	if (!strcmp(s, "W"))
+		return GT_WIN_WHITE;
+	if (!strcmp(s, "draw"))
+		return GT_WIN_DRAW;
+	if (!strcmp(s, "?"))
+		return GT_WIN_UNKNOWN;
+	return GT_EFORMAT;
+}
+
+/* ---- reader ---- */
+
+#define RD_IN 65536
+#define RD_OUT 262144
+
+struct gt_record_reader {
+	FILE *f;
+	char *name;
+	size_t max_line;
+	int gz;             /* 1: gzip stream, -1: not decided yet */
+	int zdone;          /* inflate reached the end of a member */
+	z_stream zs;
+	unsigned char *in;
+	char *out;
+	size_t outpos, outlen;
+	char *line;
+	size_t len, cap;
+	int skipping;       /* inside an over-long line */
+	long lineno;
+	int eof;
+};
+
+gt_record_reader *gt_record_reader_new(FILE *f, const char *name, size_t max_line)
+{
+	gt_record_reader *rd = gt_xcalloc(1, sizeof *rd);
+	rd->f = f;
+	rd->name = gt_xstrdup(name ? name : "-");
+	rd->max_line = max_line ? max_line : ((size_t)64 << 20);
+	rd->gz = -1;
+	rd->in = gt_xmalloc(RD_IN);
+	rd->out = gt_xmalloc(RD_OUT);
+	return rd;
+}
+
+void gt_record_reader_free(gt_record_reader *rd)
+{
+	if (!rd)
+		return;
+	if (rd->gz == 1)
+		inflateEnd(&rd->zs);
+	free(rd->name);
+	free(rd->in);
+	free(rd->out);
+	free(rd->line);
+	free(rd);
+}
+
+/* Refill rd->out; returns bytes available, 0 at the end, or a gt_err. */
+static int rd_fill(gt_record_reader *rd, gt_error *e)
+{
+	rd->outpos = rd->outlen = 0;
+	if (rd->gz == -1) {
+		size_t n = fread(rd->in, 1, RD_IN, rd->f);
+		if (n >= 2 && rd->in[0] == 0x1f && rd->in[1] == 0x8b) {
+			rd->gz = 1;
+			memset(&rd->zs, 0, sizeof rd->zs);
+			if (inflateInit2(&rd->zs, 16 + MAX_WBITS) != Z_OK)
+				return gt_error_set(e, GT_EIO, rd->lineno + 1, -1, "%s: zlib init failed", rd->name);
+			rd->zs.next_in = rd->in;
+			rd->zs.avail_in = (unsigned)n;
+		} else {
+			rd->gz = 0;
+			memcpy(rd->out, rd->in, n);
+			rd->outlen = n;
+			if (n == 0 && ferror(rd->f))
+				return gt_error_set(e, GT_EIO, rd->lineno + 1, -1, "%s: %s", rd->name, strerror(errno));
+			return (int)n;
+		}
+	}
+	if (rd->gz == 0) {
+		size_t n = fread(rd->out, 1, RD_OUT, rd->f);
+		if (n == 0 && ferror(rd->f))
+			return gt_error_set(e, GT_EIO, rd->lineno + 1, -1, "%s: %s", rd->name, strerror(errno));
+		rd->outlen = n;
+		return (int)n;
+	}
+	while (rd->outlen == 0) {
+		if (rd->zs.avail_in == 0) {
+			size_t n = fread(rd->in, 1, RD_IN, rd->f);
+			if (n == 0) {
+				if (ferror(rd->f))
+					return gt_error_set(e, GT_EIO, rd->lineno + 1, -1, "%s: %s", rd->name, strerror(errno));
+				if (!rd->zdone)
+					return gt_error_set(e, GT_EFORMAT, rd->lineno + 1, -1, "%s: truncated gzip stream", rd->name);
+				return 0;
+			}
+			rd->zs.next_in = rd->in;
+			rd->zs.avail_in = (unsigned)n;
+		}
+		if (rd->zdone) { /* another gzip member follows */
+			inflateReset(&rd->zs);
+			rd->zdone = 0;
+		}
+		rd->zs.next_out = (unsigned char *)rd->out;
+		rd->zs.avail_out = RD_OUT;
+		int z = inflate(&rd->zs, Z_NO_FLUSH);
+		rd->outlen = RD_OUT - rd->zs.avail_out;
+		if (z == Z_STREAM_END)
+			rd->zdone = 1;
+		else if (z != Z_OK && !(z == Z_BUF_ERROR && rd->outlen))
+			return gt_error_set(e, GT_EFORMAT, rd->lineno + 1, -1, "%s: corrupt gzip stream (%s)",
+			                    rd->name, rd->zs.msg ? rd->zs.msg : "inflate failed");
+	}
+	return (int)rd->outlen;
+}
+
+int gt_record_read_line(gt_record_reader *rd, const char **line, size_t *len, gt_error *e)
+{
+	rd->len = 0;
+	if (rd->eof)
+		return 0;
+	for (;;) {
+		if (rd->outpos == rd->outlen) {
+			int r = rd_fill(rd, e);
+			if (r < 0) {
+				rd->eof = 1;
+				rd->skipping = 0;
+				return r;
+			}
+			if (r == 0) {
+				rd->eof = 1;
+				if (rd->skipping) {
+					rd->skipping = 0;
+					rd->lineno++;
+					return gt_error_set(e, GT_ETOOLONG, rd->lineno, -1,
+					                    "line longer than %zu bytes", rd->max_line);
+				}
+				if (rd->len == 0)
+					return 0;
+				rd->lineno++;
+				break;
+			}
+		}
+		char *p = rd->out + rd->outpos;
+		size_t avail = rd->outlen - rd->outpos;
+		char *nl = memchr(p, '\n', avail);
+		size_t n = nl ? (size_t)(nl - p) : avail;
+		if (!rd->skipping) {
+			if (rd->len + n > rd->max_line) {
+				rd->skipping = 1;
+				rd->len = 0;
+				if (rd->cap > RD_OUT) { /* do not keep a huge buffer */
+					free(rd->line);
+					rd->line = NULL;
+					rd->cap = 0;
+				}
+			} else {
+				if (rd->len + n + 1 > rd->cap) {
+					size_t c = rd->cap ? rd->cap : 4096;
+					while (c < rd->len + n + 1)
+						c *= 2;
+					rd->line = gt_xrealloc(rd->line, c);
+					rd->cap = c;
+				}
+				memcpy(rd->line + rd->len, p, n);
+				rd->len += n;
+			}
+		}
+		rd->outpos += n + (nl != NULL);
+		if (nl) {
+			rd->lineno++;
+			if (rd->skipping) {
+				rd->skipping = 0;
+				return gt_error_set(e, GT_ETOOLONG, rd->lineno, -1,
+				                    "line longer than %zu bytes", rd->max_line);
+			}
+			break;
+		}
+	}
+	if (!rd->line) {
+		rd->line = gt_xmalloc(4096);
+		rd->cap = 4096;
+	}
+	rd->line[rd->len] = 0;
+	*line = rd->line;
+	*len = rd->len;
+	if (e) {
+		e->line = rd->lineno;
+		e->offset = -1;
+		e->text[0] = 0;
+	}
+	return 1;
+}
+
+/* ---- parser ---- */
+
+typedef struct pctx {
+	gt_error *e;
+	const char **reason;
+	long line;
+} pctx;
+
+static int __attribute__((format(printf, 3, 4))) fail(pctx *c, const char *reason, const char *fmt, ...)
+{
+	if (c->reason)
+		*c->reason = reason;
+	if (c->e) {
+		va_list ap;
+		c->e->line = c->line;
+		c->e->offset = -1;
+		va_start(ap, fmt);
+		vsnprintf(c->e->text, sizeof c->e->text, fmt, ap);
+		va_end(ap);
+	}
+	return GT_EFORMAT;
+}
+
+static int get_str(pctx *c, json_t *o, const char *k, int required, const char **out)
+{
+	json_t *v = json_object_get(o, k);
+	*out = NULL;
+	if (!v || json_is_null(v)) {
+		if (required)
+			return fail(c, "field", "missing field \"%s\"", k);
+		return 0;
+	}
+	if (!json_is_string(v))
+		return fail(c, "field", "field \"%s\" is not a string", k);
+	*out = json_string_value(v);
+	if (strlen(*out) != json_string_length(v))
+		return fail(c, "field", "field \"%s\" contains a NUL", k);
+	return 0;
+}
+
+static int get_num(pctx *c, json_t *o, const char *k, int required, double *out)
+{
+	json_t *v = json_object_get(o, k);
+	if (!v || json_is_null(v)) {
+		if (required)
+			return fail(c, "field", "missing field \"%s\"", k);
+		*out = NAN;
+		return 0;
+	}
+	if (!json_is_number(v))
+		return fail(c, "field", "field \"%s\" is not a number", k);
+	*out = json_number_value(v);
+	return 0;
+}
+
+static int get_int(pctx *c, json_t *o, const char *k, int required, long long lo, long long hi,
+                   long long def, long long *out)
+{
+	json_t *v = json_object_get(o, k);
+	*out = def;
+	if (!v || json_is_null(v)) {
+		if (required)
+			return fail(c, "field", "missing field \"%s\"", k);
+		return 0;
+	}
+	if (!json_is_integer(v))
+		return fail(c, "field", "field \"%s\" is not an integer", k);
+	*out = json_integer_value(v);
+	if (*out < lo || *out > hi)
+		return fail(c, "field", "field \"%s\" is %lld, outside %lld..%lld", k, *out, lo, hi);
+	return 0;
+}
+
+static int get_bool(pctx *c, json_t *o, const char *k, int def, int *out)
+{
+	json_t *v = json_object_get(o, k);
+	*out = def;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_boolean(v))
+		return fail(c, "field", "field \"%s\" is not a boolean", k);
+	*out = json_is_true(v);
+	return 0;
+}
+
+/* A float array of exactly want entries into a new array *out. */
+static int get_floats(pctx *c, json_t *a, const char *what, const char *reason, size_t want, float **out)
+{
+	if (!json_is_array(a))
+		return fail(c, reason, "%s is not an array", what);
+	size_t n = json_array_size(a);
+	if (n != want)
+		return fail(c, reason, "%s has %zu entries, want %zu", what, n, want);
+	float *f = gt_xmalloc(want * sizeof *f);
+	for (size_t i = 0; i < n; i++) {
+		json_t *v = json_array_get(a, i);
+		double d;
+		if (json_is_real(v))
+			d = json_real_value(v);
+		else if (json_is_integer(v))
+			d = (double)json_integer_value(v);
+		else {
+			free(f);
+			return fail(c, reason, "%s[%zu] is not a number", what, i);
+		}
+		if (!(fabs(d) <= FLT_MAX)) {
+			free(f);
+			return fail(c, "nonfinite", "%s[%zu] = %g is not a finite float", what, i, d);
+		}
+		f[i] = (float)d;
+	}
+	*out = f;
+	return 0;
+}
+
+static int parse_vertices(pctx *c, json_t *a, int n, const char *what, const char *reason,
+                          int16_t **out, int *count)
+{
+	if (!json_is_array(a))
+		return fail(c, reason, "%s is not an array", what);
+	size_t m = json_array_size(a);
+	if (m > 100000)
+		return fail(c, "length", "%s has %zu entries", what, m);
+	int16_t *v = gt_xmalloc((m ? m : 1) * sizeof *v);
+	for (size_t i = 0; i < m; i++) {
+		json_t *s = json_array_get(a, i);
+		int p = json_is_string(s) ? gt_vertex_parse(n, json_string_value(s)) : GT_EFORMAT;
+		if (p < 0 || (json_is_string(s) && strlen(json_string_value(s)) != json_string_length(s))) {
+			free(v);
+			return fail(c, reason, "%s[%zu] is not a vertex on a %dx%d board", what, i, n, n);
+		}
+		v[i] = (int16_t)p;
+	}
+	*out = v;
+	*count = (int)m;
+	return 0;
+}
+
+static int parse_color(const char *s)
+{
+	if (!strcmp(s, "B"))
+		return GT_BLACK;
+	if (!strcmp(s, "W"))
+		return GT_WHITE;
+	return GT_EFORMAT;
+}
+
+static int parse_obj(pctx *c, gt_record *r, json_t *o)
+{
+	const char *s;
+	long long ll;
+	double d;
+	json_t *v;
+
+	/* identification first, so that a failure later can still name them */
+	if (get_str(c, o, "model", 0, &s)) return GT_EFORMAT;
+	r->model = s ? gt_xstrdup(s) : NULL;
+	if (get_str(c, o, "worker", 0, &s)) return GT_EFORMAT;
+	r->worker = s ? gt_xstrdup(s) : NULL;
+	if (get_str(c, o, "game_id", 0, &s)) return GT_EFORMAT;
+	r->game_id = s ? gt_xstrdup(s) : NULL;
+
+	if (get_int(c, o, "version", 1, 0, INT32_MAX, 0, &ll)) return GT_EFORMAT;
+	r->version = (int)ll;
+	if (r->version != GT_RECORD_VERSION)
+		return fail(c, "version", "version %d not supported (want %d)", r->version, GT_RECORD_VERSION);
+	if (get_str(c, o, "rules", 1, &s)) return GT_EFORMAT;
+	if (strlen(s) >= sizeof r->rules)
+		return fail(c, "rules", "rules name too long");
+	strcpy(r->rules, s);
+	if (get_str(c, o, "sgf_rules", 0, &s)) return GT_EFORMAT;
+	if (s) {
+		if (strlen(s) >= sizeof r->sgf_rules)
+			return fail(c, "field", "sgf_rules too long");
+		strcpy(r->sgf_rules, s);
+	}
+	if (get_num(c, o, "komi", 1, &r->komi)) return GT_EFORMAT;
+	if (get_int(c, o, "board_size", 1, INT32_MIN, INT32_MAX, 0, &ll)) return GT_EFORMAT;
+	if (ll < 2 || ll > GT_MAX_N)
+		return fail(c, "board-size", "board_size %lld not in 2..%d", ll, GT_MAX_N);
+	int n = r->board_size = (int)ll, npts = n * n;
+	v = json_object_get(o, "seed");
+	if (v && json_is_string(v)) {
+		const char *h = json_string_value(v);
+		char *end;
+		size_t hl = strlen(h);
+		errno = 0;
+		r->seed = strtoull(h, &end, 16);
+		if (hl == 0 || hl > 16 || *end || errno || h[0] == '-' || h[0] == '+' || h[0] == ' ')
+			return fail(c, "field", "seed \"%.40s\" is not 1-16 hex digits", h);
+	} else if (v && json_is_integer(v) && json_integer_value(v) >= 0) {
+		r->seed = (uint64_t)json_integer_value(v);
+	} else if (v && !json_is_null(v)) {
+		return fail(c, "field", "seed is not a hex string");
+	}
+	if (get_int(c, o, "symmetry", 0, 0, 7, 0, &ll)) return GT_EFORMAT;
+	r->symmetry = (int)ll;
+
+	v = json_object_get(o, "setup");
+	if (v && !json_is_null(v)) {
+		if (!json_is_object(v))
+			return fail(c, "setup", "setup is not an object");
+		static const char *key[3] = {NULL, "B", "W"};
+		for (int col = GT_BLACK; col <= GT_WHITE; col++) {
+			json_t *a = json_object_get(v, key[col]);
+			if (!a)
+				continue;
+			if (parse_vertices(c, a, n, col == GT_BLACK ? "setup.B" : "setup.W", "setup",
+			                   &r->setup[col], &r->nsetup[col]))
+				return GT_EFORMAT;
+			for (int i = 0; i < r->nsetup[col]; i++)
+				if (r->setup[col][i] == GT_PASS(n))
+					return fail(c, "setup", "setup stone \"pass\"");
+		}
+	}
+
+	v = json_object_get(o, "moves");
+	if (!v)
+		return fail(c, "field", "missing field \"moves\"");
+	if (parse_vertices(c, v, n, "moves", "move", &r->moves, &r->nmoves))
+		return GT_EFORMAT;
+	if (get_str(c, o, "first_to_move", 0, &s)) return GT_EFORMAT;
+	r->first_to_move = GT_BLACK;
+	if (s && (r->first_to_move = parse_color(s)) < 0)
+		return fail(c, "colors", "first_to_move \"%.20s\" is not B or W", s);
+	r->colors = gt_xmalloc(r->nmoves ? r->nmoves : 1);
+	if (get_str(c, o, "colors", 0, &s)) return GT_EFORMAT;
+	if (s) {
+		if (strlen(s) != (size_t)r->nmoves)
+			return fail(c, "colors", "colors has %zu letters for %d moves", strlen(s), r->nmoves);
+		for (int i = 0; i < r->nmoves; i++) {
+			if (s[i] != 'B' && s[i] != 'W')
+				return fail(c, "colors", "colors[%d] is not B or W", i);
+			r->colors[i] = s[i] == 'B' ? GT_BLACK : GT_WHITE;
+		}
+		if (r->nmoves)
+			r->first_to_move = r->colors[0];
+	} else {
+		for (int i = 0; i < r->nmoves; i++)
+			r->colors[i] = (i & 1) ? GT_OTHER(r->first_to_move) : r->first_to_move;
+	}
+
+	if (get_str(c, o, "result", 1, &s)) return GT_EFORMAT;
+	if (strlen(s) >= sizeof r->result)
+		return fail(c, "result", "result \"%.20s...\" too long", s);
+	strcpy(r->result, s);
+	if (get_str(c, o, "winner", 1, &s)) return GT_EFORMAT;
+	if ((r->winner = gt_winner_parse(s)) < 0)
+		return fail(c, "result", "winner \"%.20s\" is not B, W, draw or ?", s);
+	if (get_num(c, o, "score", 0, &r->score)) return GT_EFORMAT;
+	if (get_bool(c, o, "score_checkable", 1, &r->score_checkable)) return GT_EFORMAT;
+
+	v = json_object_get(o, "ownership");
+	if (v && !json_is_null(v) && get_floats(c, v, "ownership", "ownership", (size_t)npts, &r->ownership))
+		return GT_EFORMAT;
+
+	v = json_object_get(o, "positions");
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_array(v))
+		return fail(c, "positions", "positions is not an array");
+	size_t np = json_array_size(v);
+	if (np > (size_t)r->nmoves + 1)
+		return fail(c, "positions", "%zu positions for %d moves", np, r->nmoves);
+	r->pos = gt_xcalloc(np ? np : 1, sizeof *r->pos);
+	for (size_t i = 0; i < np; i++) {
+		json_t *p = json_array_get(v, i);
+		gt_position *ps = &r->pos[i];
+		char what[48];
+		r->npos = (int)i + 1;
+		ps->value = ps->score = NAN;
+		ps->weight = 1;
+		ps->full_search = 1;
+		if (!json_is_object(p))
+			return fail(c, "positions", "positions[%zu] is not an object", i);
+		if (get_int(c, p, "move_number", 1, 0, r->nmoves, 0, &ll)) return GT_EFORMAT;
+		ps->move_number = (int)ll;
+		if (get_str(c, p, "to_move", 1, &s)) return GT_EFORMAT;
+		if ((ps->to_move = parse_color(s)) < 0)
+			return fail(c, "field", "positions[%zu].to_move is not B or W", i);
+		json_t *b = json_object_get(p, "board");
+		if (b && !json_is_null(b)) {
+			if (!json_is_string(b) || json_string_length(b) != (size_t)npts)
+				return fail(c, "board", "positions[%zu].board is not a string of %d points", i, npts);
+			if (i == 0)
+				r->boards = gt_xmalloc(np * npts);
+			else if (!r->boards)
+				return fail(c, "board", "positions[%zu] has a board, earlier ones none", i);
+			const char *bs = json_string_value(b);
+			for (int k = 0; k < npts; k++)
+				if (bs[k] != '.' && bs[k] != 'X' && bs[k] != 'O')
+					return fail(c, "board", "positions[%zu].board[%d] is not . X or O", i, k);
+			memcpy(r->boards + i * npts, bs, npts);
+		} else if (r->boards) {
+			return fail(c, "board", "positions[%zu] has no board, earlier ones have", i);
+		}
+		json_t *pol = json_object_get(p, "policy");
+		snprintf(what, sizeof what, "positions[%zu].policy", i);
+		if (pol && !json_is_null(pol) && get_floats(c, pol, what, "policy", (size_t)npts + 1, &ps->policy))
+			return GT_EFORMAT;
+		if (get_num(c, p, "value", 0, &d)) return GT_EFORMAT;
+		if (fabs(d) > FLT_MAX)
+			return fail(c, "nonfinite", "positions[%zu].value out of float range", i);
+		ps->value = (float)d;
+		if (get_num(c, p, "score", 0, &d)) return GT_EFORMAT;
+		if (fabs(d) > FLT_MAX)
+			return fail(c, "nonfinite", "positions[%zu].score out of float range", i);
+		ps->score = (float)d;
+		if (get_int(c, p, "visits", 0, 0, INT32_MAX, 0, &ll)) return GT_EFORMAT;
+		ps->visits = (int)ll;
+		if (get_bool(c, p, "full_search", 1, &ps->full_search)) return GT_EFORMAT;
+		if (get_num(c, p, "weight", 0, &d)) return GT_EFORMAT;
+		if (isnan(d))
+			d = 1;
+		if (!(d >= 0 && d <= FLT_MAX))
+			return fail(c, "field", "positions[%zu].weight is negative or too large", i);
+		ps->weight = (float)d;
+	}
+	return 0;
+}
+
+int gt_record_parse_ex(gt_record *r, const char *line, size_t len, gt_error *e, const char **reason)
+{
+	pctx c = {e, reason, e ? e->line : -1};
+	json_error_t je;
+	gt_record_release(r);
+	if (reason)
+		*reason = NULL;
+	json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+	if (!o) {
+		const char *why = "json";
+		switch (json_error_code(&je)) {
+		case json_error_invalid_utf8: why = "utf8"; break;
+		case json_error_numeric_overflow: why = "nonfinite"; break;
+		case json_error_stack_overflow: why = "nesting"; break;
+		default:
+			if (strstr(je.text, "'NaN") || strstr(je.text, "'Inf") || strstr(je.text, "'-Inf") ||
+			    strstr(je.text, "'nan") || strstr(je.text, "'inf") || strstr(je.text, "'-inf"))
+				why = "nonfinite";
+		}
+		fail(&c, why, "invalid JSON at byte %d: %s", je.position, je.text);
+		if (e)
+			e->offset = je.position;
+		return GT_EFORMAT;
+	}
+	int rc = 0;
+	if (!json_is_object(o))
+		rc = fail(&c, "json", "not a JSON object");
+	else
+		rc = parse_obj(&c, r, o);
+	json_decref(o);
+	return rc;
+}
+
+int gt_record_parse(gt_record *r, const char *line, size_t len, gt_error *e)
+{
+	return gt_record_parse_ex(r, line, len, e, NULL);
+}
+
+/* ---- writer ---- */
+
+typedef struct buf {
+	char *p;
+	size_t len, cap;
+	int bad;            /* a value could not be written */
+	char why[128];
+} buf;
+
+static void b_need(buf *b, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t c = b->cap ? b->cap : 1024;
+		while (c < b->len + n + 1)
+			c *= 2;
+		b->p = gt_xrealloc(b->p, c);
+		b->cap = c;
+	}
+}
+
+static void b_put(buf *b, const char *s, size_t n)
+{
+	b_need(b, n);
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+static void b_s(buf *b, const char *s) { b_put(b, s, strlen(s)); }
+
+static void __attribute__((format(printf, 2, 3))) b_f(buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	b_need(b, 64);
+	va_start(ap, fmt);
+	int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n >= b->cap - b->len) {
+		b_need(b, (size_t)n);
+		va_start(ap, fmt);
+		vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+	}
+	if (n > 0)
+		b->len += (size_t)n;
+}
+
+/* a JSON string with escapes */
+static void b_str(buf *b, const char *s)
+{
+	b_need(b, strlen(s) + 2);
+	b->p[b->len++] = '"';
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\') {
+			char e[2] = {'\\', (char)ch};
+			b_put(b, e, 2);
+		} else if (ch < 0x20) {
+			b_f(b, "\\u%04x", ch);
+		} else {
+			b_put(b, (const char *)&ch, 1);
+		}
+	}
+	b_put(b, "\"", 1);
+}
+
+/* float compactly: 7 significant digits round-trip within 1e-6 for |x| <= 1 */
+static void b_flt(buf *b, double x, const char *what)
+{
+	if (!isfinite(x)) {
+		if (!b->bad)
+			snprintf(b->why, sizeof b->why, "%s is not finite", what);
+		b->bad = 1;
+		b_s(b, "0");
+		return;
+	}
+	if (x == 0)
+		x = 0; /* no "-0" */
+	b_f(b, "%.7g", x);
+}
+
+static void b_dbl(buf *b, double x, const char *what)
+{
+	if (!isfinite(x)) {
+		if (!b->bad)
+			snprintf(b->why, sizeof b->why, "%s is not finite", what);
+		b->bad = 1;
+		b_s(b, "0");
+		return;
+	}
+	if (x == 0)
+		x = 0;
+	b_f(b, "%.15g", x);
+}
+
+static void b_vertices(buf *b, int n, const int16_t *v, int m, const char *what)
+{
+	char vs[8];
+	b_s(b, "[");
+	for (int i = 0; i < m; i++) {
+		if (v[i] < 0 || v[i] > GT_PASS(n)) {
+			if (!b->bad)
+				snprintf(b->why, sizeof b->why, "%s[%d] = %d is off the board", what, i, v[i]);
+			b->bad = 1;
+			continue;
+		}
+		if (i)
+			b_s(b, ",");
+		b_s(b, "\"");
+		b_s(b, gt_vertex_str(n, v[i], vs));
+		b_s(b, "\"");
+	}
+	b_s(b, "]");
+}
+
+char *gt_record_format(const gt_record *r, size_t *len, gt_error *e)
+{
+	buf b = {0};
+	int n = r->board_size, npts = n * n;
+	if (n < 2 || n > GT_MAX_N) {
+		gt_error_set(e, GT_EINVAL, -1, -1, "board_size %d not in 2..%d", n, GT_MAX_N);
+		return NULL;
+	}
+	b_f(&b, "{\"version\":%d,\"rules\":", r->version);
+	b_str(&b, r->rules);
+	if (r->sgf_rules[0]) {
+		b_s(&b, ",\"sgf_rules\":");
+		b_str(&b, r->sgf_rules);
+	}
+	b_s(&b, ",\"komi\":");
+	b_dbl(&b, r->komi, "komi");
+	b_f(&b, ",\"board_size\":%d", n);
+	if (r->model) {
+		b_s(&b, ",\"model\":");
+		b_str(&b, r->model);
+	}
+	if (r->worker) {
+		b_s(&b, ",\"worker\":");
+		b_str(&b, r->worker);
+	}
+	if (r->game_id) {
+		b_s(&b, ",\"game_id\":");
+		b_str(&b, r->game_id);
+	}
+	if (r->seed)
+		b_f(&b, ",\"seed\":\"%016" PRIx64 "\"", r->seed);
+	if (r->symmetry)
+		b_f(&b, ",\"symmetry\":%d", r->symmetry & 7);
+	if (r->nsetup[GT_BLACK] || r->nsetup[GT_WHITE]) {
+		b_s(&b, ",\"setup\":{\"B\":");
+		b_vertices(&b, n, r->setup[GT_BLACK], r->nsetup[GT_BLACK], "setup.B");
+		b_s(&b, ",\"W\":");
+		b_vertices(&b, n, r->setup[GT_WHITE], r->nsetup[GT_WHITE], "setup.W");
+		b_s(&b, "}");
+	}
+	b_s(&b, ",\"moves\":");
+	b_vertices(&b, n, r->moves, r->nmoves, "moves");
+	int first = r->colors && r->nmoves ? r->colors[0] : r->first_to_move;
+	if (first != GT_WHITE)
+		first = GT_BLACK;
+	int alternate = 1;
+	for (int i = 0; r->colors && i < r->nmoves; i++)
+		if (r->colors[i] != ((i & 1) ? GT_OTHER(first) : first))
+			alternate = 0;
+	if (!alternate) {
+		b_s(&b, ",\"colors\":\"");
+		for (int i = 0; i < r->nmoves; i++)
+			b_put(&b, r->colors[i] == GT_WHITE ? "W" : "B", 1);
+		b_s(&b, "\"");
+	} else if (first == GT_WHITE) {
+		b_s(&b, ",\"first_to_move\":\"W\"");
+	}
+	b_s(&b, ",\"result\":");
+	b_str(&b, r->result);
+	b_s(&b, ",\"winner\":");
+	b_str(&b, gt_winner_str(r->winner));
+	if (!isnan(r->score)) {
+		b_s(&b, ",\"score\":");
+		b_dbl(&b, r->score, "score");
+	}
+	if (!r->score_checkable)
+		b_s(&b, ",\"score_checkable\":false");
+	if (r->ownership) {
+		b_s(&b, ",\"ownership\":[");
+		for (int i = 0; i < npts; i++) {
+			if (i)
+				b_s(&b, ",");
+			b_flt(&b, r->ownership[i], "ownership");
+		}
+		b_s(&b, "]");
+	}
+	if (r->npos) {
+		b_s(&b, ",\"positions\":[");
+		for (int i = 0; i < r->npos; i++) {
+			const gt_position *p = &r->pos[i];
+			b_f(&b, "%s{\"move_number\":%d,\"to_move\":\"%s\"", i ? "," : "", p->move_number,
+			    p->to_move == GT_WHITE ? "W" : "B");
+			if (r->boards) {
+				b_s(&b, ",\"board\":\"");
+				b_put(&b, r->boards + (size_t)i * npts, (size_t)npts);
+				b_s(&b, "\"");
+			}
+			if (p->policy) {
+				b_s(&b, ",\"policy\":[");
+				for (int k = 0; k <= npts; k++) {
+					if (k)
+						b_s(&b, ",");
+					b_flt(&b, p->policy[k], "policy");
+				}
+				b_s(&b, "]");
+			}
+			if (!isnan(p->value)) {
+				b_s(&b, ",\"value\":");
+				b_flt(&b, p->value, "value");
+			}
+			if (!isnan(p->score)) {
+				b_s(&b, ",\"score\":");
+				b_flt(&b, p->score, "position score");
+			}
+			b_f(&b, ",\"visits\":%d,\"full_search\":%s", p->visits, p->full_search ? "true" : "false");
+			if (p->weight != 1) {
+				b_s(&b, ",\"weight\":");
+				b_flt(&b, p->weight, "weight");
+			}
+			b_s(&b, "}");
+		}
+		b_s(&b, "]");
+	}
+	b_s(&b, "}\n");
+	if (b.bad) {
+		gt_error_set(e, GT_EINVAL, -1, -1, "%s", b.why);
+		free(b.p);
+		return NULL;
+	}
+	if (len)
+		*len = b.len;
+	return b.p;
+}
+
+int gt_record_write(const gt_record *r, FILE *f)
+{
+	size_t len;
+	char *s = gt_record_format(r, &len, NULL);
+	if (!s)
+		return GT_EINVAL;
+	size_t w = fwrite(s, 1, len, f);
+	free(s);
+	return w == len ? 0 : GT_EIO;
+}
+
+/* ---- symmetry ---- */
+
+int gt_record_sym_compose(int a, int b)
+{
+	for (int c = 0; c < GT_NSYM; c++) {
+		int same = 1;
+		for (int p = 0; p < 9 && same; p++)
+			same = gt_sym_point(3, c, p) == gt_sym_point(3, b, gt_sym_point(3, a, p));
+		if (same)
+			return c;
+	}
+	return 0; /* not reached: D4 is a group */
+}
+
+void gt_record_sym(gt_record *r, int k)
+{
+	int n = r->board_size, npts = n * n;
+	k &= 7;
+	if (n < 2 || n > GT_MAX_N || k == 0)
+		return;
+	for (int i = 0; i < r->nmoves; i++)
+		r->moves[i] = (int16_t)gt_sym_point(n, k, r->moves[i]);
+	for (int c = GT_BLACK; c <= GT_WHITE; c++)
+		for (int i = 0; i < r->nsetup[c]; i++)
+			r->setup[c][i] = (int16_t)gt_sym_point(n, k, r->setup[c][i]);
+	float tmp[GT_MAX_PTS];
+	if (r->ownership) {
+		gt_sym_apply_f(n, k, tmp, r->ownership);
+		memcpy(r->ownership, tmp, npts * sizeof *tmp);
+	}
+	for (int i = 0; i < r->npos; i++) {
+		float *pol = r->pos[i].policy;
+		if (pol) {
+			gt_sym_apply_f(n, k, tmp, pol);
+			memcpy(pol, tmp, npts * sizeof *tmp); /* pol[npts], pass, stays */
+		}
+		if (r->boards) {
+			char *bs = r->boards + (size_t)i * npts, t[GT_MAX_PTS];
+			for (int p = 0; p < npts; p++)
+				t[gt_sym_point(n, k, p)] = bs[p];
+			memcpy(bs, t, npts);
+		}
+	}
+	r->symmetry = gt_record_sym_compose(r->symmetry & 7, k);
+}
