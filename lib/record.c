@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <zlib.h>
 
 void gt_record_init(gt_record *r)
@@ -568,6 +569,27 @@ static int parse_obj(pctx *c, gt_record *r, json_t *o)
 	return 0;
 }
 
+/* 1 if the text has a NaN or Infinity token outside strings (JSON has
+ * none, some writers emit them) */
+static int bare_nonfinite(const char *s, size_t len)
+{
+	int in = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (in) {
+			if (s[i] == '\\')
+				i++;
+			else if (s[i] == '"')
+				in = 0;
+		} else if (s[i] == '"') {
+			in = 1;
+		} else if ((s[i] == 'N' || s[i] == 'n' || s[i] == 'I' || s[i] == 'i') && i + 3 <= len &&
+		           (!strncasecmp(s + i, "nan", 3) || !strncasecmp(s + i, "inf", 3))) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int gt_record_parse_ex(gt_record *r, const char *line, size_t len, gt_error *e, const char **reason)
 {
 	pctx c = {e, reason, e ? e->line : -1};
@@ -583,8 +605,7 @@ int gt_record_parse_ex(gt_record *r, const char *line, size_t len, gt_error *e, 
 		case json_error_numeric_overflow: why = "nonfinite"; break;
 		case json_error_stack_overflow: why = "nesting"; break;
 		default:
-			if (strstr(je.text, "'NaN") || strstr(je.text, "'Inf") || strstr(je.text, "'-Inf") ||
-			    strstr(je.text, "'nan") || strstr(je.text, "'inf") || strstr(je.text, "'-inf"))
+			if (bare_nonfinite(line, len))
 				why = "nonfinite";
 		}
 		fail(&c, why, "invalid JSON at byte %d: %s", je.position, je.text);
