@@ -159,6 +159,10 @@ static int replay(const gt_record *r, const gt_rules *rules, const gt_validate_o
 		gt_board_set_to_move(b, r->colors ? r->colors[0] : r->first_to_move);
 	else
 		gt_board_set_to_move(b, r->first_to_move == GT_WHITE ? GT_WHITE : GT_BLACK);
+	/* a failing position is reported after the moves and the result, which
+	 * are more often the cause */
+	const char *pend = NULL;
+	char pdetail[256];
 	int pi = 0, last = -1;
 	for (int k = 0; k <= r->nmoves; k++) {
 		int c = k < r->nmoves ? (r->colors ? r->colors[k] : ((k & 1) ? GT_OTHER(r->first_to_move)
@@ -167,8 +171,8 @@ static int replay(const gt_record *r, const gt_rules *rules, const gt_validate_o
 		for (; pi < r->npos && r->pos[pi].move_number == k; pi++) {
 			if (r->pos[pi].move_number <= last)
 				break;
-			if ((rc = check_position(r, pi, b, c, reason, detail, size)))
-				return rc;
+			if (!pend)
+				check_position(r, pi, b, c, &pend, pdetail, sizeof pdetail);
 			last = k;
 		}
 		if (pi < r->npos && r->pos[pi].move_number <= last)
@@ -216,6 +220,8 @@ static int replay(const gt_record *r, const gt_rules *rules, const gt_validate_o
 		return bad(reason, detail, size, "unscored", "%s, so area scoring cannot check the result",
 		           !ended ? "the game did not end by two passes" : "score_checkable is false");
 	}
+	if (pend)
+		return bad(reason, detail, size, pend, "%s", pdetail);
 	return 0;
 }
 
