@@ -164,7 +164,7 @@ static void test_adversarial_parse(void)
 	is_str(validate_str("{\"version\":1,", &o, detail), "json", "truncated JSON");
 	/* a policy of 10^6 entries */
 	size_t n = 1000000;
-	char *big = gt_xmalloc(2 * n + 200);
+	char *big = gt_xmalloc(2 * n + strlen(HAND) + 1);
 	char *p = subst(HAND, "\"policy\":[1,", "\"policy\":[@");
 	char *at = strchr(p, '@');
 	size_t pre = (size_t)(at - p);
