@@ -87,11 +87,16 @@ int gt_record_parse(gt_record *r, const char *line, size_t len, gt_error *e);
 
 /* gt_record_parse_ex: gt_record_parse, and *reason (if not NULL) gets a
  * static reason code for a failure (gt-validate(1) lists them): "json",
- * "utf8", "nonfinite", "nesting", "version", "field", "board-size",
- * "length", "move", "setup", "colors", "result", "policy", "ownership",
- * "board",
- * "positions". Fields read before the failure (model, worker, game_id)
- * stay filled so that a caller can report them. */
+ * "utf8", "nonfinite", "nesting", "version", "field", "rules",
+ * "board-size", "length", "move", "setup", "colors", "result", "policy",
+ * "ownership", "board", "positions". Fields read before the failure
+ * (model, worker, game_id) stay filled so that a caller can report them.
+ * After a successful parse, colors is always filled (alternating from
+ * first_to_move unless the line had "colors"), missing position values
+ * and scores are NAN, and a missing game score is NAN.
+ * While jansson parses, its allocations come from a per-thread arena (this
+ * module installs json_set_alloc_funcs once; outside a parse they are
+ * malloc and free), so do not install other jansson allocators. */
 int gt_record_parse_ex(gt_record *r, const char *line, size_t len, gt_error *e,
                        const char **reason);
 
@@ -115,7 +120,9 @@ const char *gt_winner_str(int winner);
 int gt_winner_parse(const char *s);
 
 /* gt_record_write: write r as one compact JSON line (with newline) to f.
- * Floats round-trip to within 1e-6. Returns 0, GT_EIO, or GT_EINVAL for
+ * Floats round-trip to within 1e-6. colors may be NULL (moves alternate
+ * from first_to_move); NAN position values and scores and a NAN game score
+ * are left out; every position's weight is written unless it is 1. Returns 0, GT_EIO, or GT_EINVAL for
  * a record gt_record_format refuses (nothing is written then). */
 int gt_record_write(const gt_record *r, FILE *f);
 
