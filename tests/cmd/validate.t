@@ -35,6 +35,19 @@ gt-validate --rejects "$T/rej" "$T/in" > "$T/out"
 is "$(cat "$T/rej")" '{"file":"'"$T"'/in","line":2,"game_id":"bad-version","worker":"w0","model":"gen-b6c64-s1200-d50000","reason":"version","detail":"version 2 not supported (want 1)"}' \
 	"a reject line: file, line, game_id, worker, model, reason, detail"
 
+# a policy of 10^6 entries
+/usr/bin/python3 -c '
+import sys
+line = open(sys.argv[1]).read()
+sys.stdout.write(line.replace("\"policy\":[", "\"policy\":[" + "0," * 1000000, 1))' "$T/g1" > "$T/bigpol"
+sed 's/"game_id":"[^"]*"/"game_id":"bigpol"/' "$T/bigpol" > "$T/bigpol2"
+cat "$T/g1" "$T/bigpol2" "$T/g2" > "$T/in"
+gt-validate --rejects "$T/rej" "$T/in" > "$T/out"
+is "$? $(reason_of "$T/rej")" "1 policy" "a policy of 10^6 entries: rejected as policy"
+grep -q 'has 1000050 entries, want 50' "$T/rej"
+ok $? "a policy of 10^6 entries: the detail gives the count"
+check "a policy of 10^6 entries: the records around it pass" cmp -s "$T/g12" "$T/out"
+
 # duplicates: the same game_id; the same seed and moves under another id
 sed 's/"game_id":"[^"]*"/"game_id":"copy"/' "$T/g1" > "$T/g1copy"
 cat "$T/g1" "$T/g2" "$T/g1" "$T/g1copy" > "$T/in"
