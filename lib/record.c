@@ -253,7 +253,6 @@ int gt_record_read_line(gt_record_reader *rd, const char **line, size_t *len, gt
 typedef struct pctx {
 	gt_error *e;
 	const char **reason;
-	long line;
 } pctx;
 
 static int __attribute__((format(printf, 3, 4))) fail(pctx *c, const char *reason, const char *fmt, ...)
@@ -262,7 +261,6 @@ static int __attribute__((format(printf, 3, 4))) fail(pctx *c, const char *reaso
 		*c->reason = reason;
 	if (c->e) {
 		va_list ap;
-		c->e->line = c->line;
 		c->e->offset = -1;
 		va_start(ap, fmt);
 		vsnprintf(c->e->text, sizeof c->e->text, fmt, ap);
@@ -663,7 +661,7 @@ static int bare_nonfinite(const char *s, size_t len)
 
 int gt_record_parse_ex(gt_record *r, const char *line, size_t len, gt_error *e, const char **reason)
 {
-	pctx c = {e, reason, e ? e->line : -1};
+	pctx c = {e, reason};
 	json_error_t je;
 	gt_record_release(r);
 	if (reason)

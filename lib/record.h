@@ -82,7 +82,8 @@ int gt_record_read_line(gt_record_reader *rd, const char **line, size_t *len, gt
 
 /* gt_record_parse: parse one JSON line into r (released first). Checks
  * types and shapes only (not Go legality: that is the validator's replay).
- * Returns 0 or GT_EFORMAT with e->text naming the field. */
+ * Returns 0 or GT_EFORMAT with e->text naming the field (e->line is left
+ * as the caller set it; e->offset is the byte of a JSON syntax error). */
 int gt_record_parse(gt_record *r, const char *line, size_t len, gt_error *e);
 
 /* gt_record_parse_ex: gt_record_parse, and *reason (if not NULL) gets a

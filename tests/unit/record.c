@@ -143,6 +143,54 @@ static void test_hand(void)
 	is_str(validate_str(HAND, &o, detail), "length", "17 moves < --min-moves 18");
 }
 
+/* Setup stones and moves that do not alternate, as gt-sgf writes them: a
+ * 5x5 board with Black stones on B2 and D4, White first (C3), then Black
+ * twice (C2, E5), then two passes. All empty points form one region that
+ * touches both colours: Black 4 stones, White 1, komi 0.5: B+2.5. */
+static void test_setup_colors(void)
+{
+	const char *line =
+		"{\"version\":1,\"rules\":\"tromp-taylor\",\"sgf_rules\":\"Japanese\",\"komi\":0.5,"
+		"\"board_size\":5,\"setup\":{\"B\":[\"B2\",\"D4\"]},\"moves\":[\"C3\",\"C2\",\"E5\","
+		"\"pass\",\"pass\"],\"colors\":\"WBBWB\",\"result\":\"B+2.5\",\"winner\":\"B\",\"score\":2.5}";
+	gt_record r, q;
+	gt_error e = {0};
+	gt_validate_opts o;
+	char detail[256];
+	const char *why = NULL;
+	gt_validate_opts_init(&o);
+	o.min_moves = 0;
+	gt_record_init(&r);
+	gt_record_init(&q);
+	is_int(gt_record_parse(&r, line, strlen(line), &e), 0, "setup record parses");
+	is_int(r.nsetup[GT_BLACK], 2, "two black setup stones");
+	is_int(r.setup[GT_BLACK][1], 8, "D4 is point 8 (x 3, y 1)");
+	is_int(r.first_to_move, GT_WHITE, "White moves first");
+	ok(r.colors[0] == GT_WHITE && r.colors[1] == GT_BLACK && r.colors[2] == GT_BLACK, "colors W B B");
+	is_str(r.sgf_rules, "Japanese", "sgf_rules kept");
+	ok(!gt_validate_record(&r, &o, &why, detail, sizeof detail), "setup record validates (%s)",
+	   why ? detail : "ok");
+	char *s = gt_record_format(&r, NULL, &e);
+	ok(s && strstr(s, "\"setup\":{\"B\":[\"B2\",\"D4\"],\"W\":[]}") && strstr(s, "\"colors\":\"WBBWB\"") &&
+	   strstr(s, "\"sgf_rules\":\"Japanese\""), "written with setup, colors, sgf_rules");
+	ok(s && !gt_record_parse(&q, s, strlen(s), &e) && q.nsetup[GT_BLACK] == 2 && q.colors[2] == GT_BLACK,
+	   "and read back");
+	free(s);
+	/* alternating from White: first_to_move instead of colors */
+	free(r.colors);
+	r.colors = NULL;
+	r.nmoves = 2;
+	s = gt_record_format(&r, NULL, &e);
+	ok(s && strstr(s, "\"first_to_move\":\"W\"") && !strstr(s, "colors"), "alternating from W: first_to_move");
+	free(s);
+	/* a setup stone with no liberty is refused */
+	char *bad = subst(line, "\"setup\":{\"B\":[\"B2\",\"D4\"]}", "\"setup\":{\"B\":[\"A1\"],\"W\":[\"A2\",\"B1\"]}");
+	is_str(validate_str(bad, &o, detail), "setup", "a setup stone without liberties");
+	free(bad);
+	gt_record_release(&r);
+	gt_record_release(&q);
+}
+
 static void test_adversarial_parse(void)
 {
 	char detail[256];
@@ -446,6 +494,7 @@ int main(int argc, char **argv)
 		return fflush(stdout) != 0;
 	}
 	test_hand();
+	test_setup_colors();
 	test_adversarial_parse();
 	test_sym_hand();
 	test_compose();
