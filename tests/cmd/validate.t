@@ -48,6 +48,17 @@ grep -q 'has 1000050 entries, want 50' "$T/rej"
 ok $? "a policy of 10^6 entries: the detail gives the count"
 check "a policy of 10^6 entries: the records around it pass" cmp -s "$T/g12" "$T/out"
 
+# several files and - for stdin, CRLF line ends kept
+sed 's/$/\r/' "$T/g2" > "$T/g2crlf"
+cat "$T/g1" "$T/g2crlf" > "$T/want"
+gt-validate "$T/g1" - "$T/g2crlf" < "$D/bad/score.ndjson" > "$T/out" 2> "$T/err"
+is "$? $(cat "$T/err")" "1 gt-validate: -:1: score: position 8 (move 8): score -3.5, game score -5.5 from B's view is -5.5" \
+	"files and -: the stdin record rejected, named -:1"
+check "files and -: the others pass, a CRLF line unchanged" cmp -s "$T/want" "$T/out"
+gt-validate "$T/nonexistent" "$T/g1" > "$T/out" 2> "$T/err"
+is "$?" 1 "a missing file: exit 1"
+check "a missing file: the next file is processed" cmp -s "$T/g1" "$T/out"
+
 # duplicates: the same game_id; the same seed and moves under another id
 sed 's/"game_id":"[^"]*"/"game_id":"copy"/' "$T/g1" > "$T/g1copy"
 cat "$T/g1" "$T/g2" "$T/g1" "$T/g1copy" > "$T/in"
