@@ -33,23 +33,25 @@ static uint64_t splitmix(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-static int parse_size(const char *s, unsigned long long hi, unsigned long long *out)
+/* a decimal number 0..hi, with a K/M/G suffix (powers of 1024) if suffix */
+static int parse_num(const char *s, unsigned long long hi, int suffix, unsigned long long *out)
 {
 	char *end;
+	if (*s < '0' || *s > '9')
+		return -1;
 	errno = 0;
-	if (*s == '-' || *s == '+' || *s == ' ')
-		return -1;
 	unsigned long long v = strtoull(s, &end, 10);
-	if (end == s || errno)
+	if (errno)
 		return -1;
-	if (*end) {
+	if (suffix && *end) {
 		int sh = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 :
 		         *end == 'G' || *end == 'g' ? 30 : -1;
 		if (sh < 0 || end[1] || v > (hi >> sh))
 			return -1;
 		v <<= sh;
+		end++;
 	}
-	if (v > hi)
+	if (*end || v > hi)
 		return -1;
 	*out = v;
 	return 0;
@@ -75,8 +77,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case O_SYM:
-			if (parse_size(optarg, 7, &v) || strchr(optarg, 'K') || strchr(optarg, 'k') ||
-			    strpbrk(optarg, "MmGg")) {
+			if (parse_num(optarg, 7, 0, &v)) {
 				fprintf(stderr, "%s: --symmetry: not a number in 0..7: %s\n", prog, optarg);
 				return 2;
 			}
@@ -86,7 +87,7 @@ int main(int argc, char **argv)
 		case O_RANDOM: mode = O_RANDOM; break;
 		case O_ALL: mode = O_ALL; break;
 		case O_SEED:
-			if (parse_size(optarg, UINT64_MAX, &v) || strpbrk(optarg, "KkMmGg")) {
+			if (parse_num(optarg, UINT64_MAX, 0, &v)) {
 				fprintf(stderr, "%s: --seed: not a number in 0..%" PRIu64 ": %s\n", prog,
 				        UINT64_MAX, optarg);
 				return 2;
@@ -94,7 +95,7 @@ int main(int argc, char **argv)
 			seed = v;
 			break;
 		case O_MAXLINE:
-			if (parse_size(optarg, 1ULL << 40, &v) || v == 0) {
+			if (parse_num(optarg, 1ULL << 40, 1, &v) || v == 0) {
 				fprintf(stderr, "%s: --max-line: not a size in 1..1T: %s\n", prog, optarg);
 				return 2;
 			}

@@ -19,7 +19,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: gt-validate [--rejects FILE] [--seen FILE] [--stats[=FILE]] [--max-line BYTES]\n"
-	        "                   [--min-moves N] [--max-moves N] [--allow-unscored-results] [FILE ...]\n"
+	        "                   [--min-moves N] [--max-moves N] [--allow-unscored-results]\n"
+	        "                   [--progress] [FILE ...]\n"
 	        "Check NDJSON game records (gt-record(5), gzip or plain; stdin when no FILE) and\n"
 	        "write each one that passes, unchanged, to stdout.\n"
 	        "  --rejects FILE   one NDJSON line per rejected record (line, reason, detail)\n"
@@ -28,6 +29,7 @@ static void usage(FILE *f)
 	        "  --max-line BYTES longest line read (suffix K, M, G; default 64M)\n"
 	        "  --min-moves N, --max-moves N   accepted game length (default 10..500)\n"
 	        "  --allow-unscored-results       accept games whose result area scoring cannot check\n"
+	        "  --progress       a count on stderr every 1000 records (default when it is a terminal)\n"
 	        "  -h, --help       this text;  --version  the version\n"
 	        "Exit status: 0 all records passed, 1 some were rejected or an error, 2 usage.\n");
 }
@@ -77,6 +79,8 @@ typedef struct run {
 	gt_vstats *st;
 	gt_record rec;
 	int failed;         /* an error other than rejected records */
+	int progress;       /* a count on stderr every 1000 records */
+	long nread;
 } run;
 
 static void reject(run *R, const char *file, long line, const gt_record *r, const char *reason,
@@ -127,6 +131,8 @@ static int do_file(run *R, FILE *f, const char *name)
 		}
 		if (blank(line, len))
 			continue;
+		if (R->progress && ++R->nread % 1000 == 0)
+			fprintf(stderr, "\r%s: %ld records, %ld rejected", prog, R->nread, gt_vstats_rejected(R->st));
 		long lineno = e.line;
 		const char *reason = NULL;
 		if (gt_record_parse_ex(&R->rec, line, len, &e, &reason)) {
@@ -177,7 +183,8 @@ static int do_file(run *R, FILE *f, const char *name)
 
 int main(int argc, char **argv)
 {
-	enum { O_REJECTS = 256, O_SEEN, O_STATS, O_MAXLINE, O_MINMOVES, O_MAXMOVES, O_UNSCORED, O_VERSION };
+	enum { O_REJECTS = 256, O_SEEN, O_STATS, O_MAXLINE, O_MINMOVES, O_MAXMOVES, O_UNSCORED, O_PROGRESS,
+	       O_VERSION };
 	static const struct option lo[] = {
 		{"rejects", required_argument, NULL, O_REJECTS},
 		{"seen", required_argument, NULL, O_SEEN},
@@ -186,6 +193,7 @@ int main(int argc, char **argv)
 		{"min-moves", required_argument, NULL, O_MINMOVES},
 		{"max-moves", required_argument, NULL, O_MAXMOVES},
 		{"allow-unscored-results", no_argument, NULL, O_UNSCORED},
+		{"progress", no_argument, NULL, O_PROGRESS},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, O_VERSION},
 		{NULL, 0, NULL, 0},
@@ -220,6 +228,7 @@ int main(int argc, char **argv)
 			*(c == O_MINMOVES ? &R.opts.min_moves : &R.opts.max_moves) = (int)v;
 			break;
 		case O_UNSCORED: R.opts.allow_unscored = 1; break;
+		case O_PROGRESS: R.progress = 1; break;
 		case 'h': usage(stdout); return 0;
 		case O_VERSION: printf("gt-validate %s\n", GT_VERSION); return 0;
 		default: usage(stderr); return 2;
@@ -255,6 +264,8 @@ int main(int argc, char **argv)
 		}
 	}
 	R.st = gt_vstats_new();
+	if (isatty(STDERR_FILENO))
+		R.progress = 1;
 	gt_record_init(&R.rec);
 	if (optind == argc) {
 		do_file(&R, stdin, "-");
@@ -273,11 +284,13 @@ int main(int argc, char **argv)
 		}
 	}
 	gt_record_release(&R.rec);
+	if (R.progress && R.nread >= 1000)
+		fputc('\n', stderr);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "%s: write error on stdout: %s\n", prog, strerror(errno));
 		R.failed = 1;
 	}
-	if (R.rejects && (fclose(R.rejects) || 0)) {
+	if (R.rejects && fclose(R.rejects)) {
 		fprintf(stderr, "%s: %s: %s\n", prog, R.rejects_name, strerror(errno));
 		R.failed = 1;
 	}

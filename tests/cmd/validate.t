@@ -152,6 +152,13 @@ gt-validate < "$D/bad/komi.ndjson" > "$T/out" 2> "$T/err"
 is "$? $(cat "$T/err")" "1 gt-validate: -:1: komi: komi 1e+308 is not a multiple of 0.5 within +-49" \
 	"no --rejects: a message on stderr"
 
+# --progress
+"$GT_TESTBIN/record" gen 1000 3 3 > "$T/small"
+gt-validate --progress --min-moves 0 "$T/small" > "$T/out" 2> "$T/err"
+grep -q 'gt-validate: 1000 records, 0 rejected' "$T/err"
+ok $? "--progress: a count on stderr"
+is "$(wc -l < "$T/out" | tr -d ' ')" 1000 "--progress: the 1000 3x3 games pass"
+
 # options and exit statuses
 gt-validate --max-moves 53 --rejects "$T/rej" "$D/good.ndjson" > "$T/out"
 is "$? $(reason_of "$T/rej")" "1 length" "--max-moves 53 rejects the 54-move game"
