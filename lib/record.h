@@ -1,7 +1,7 @@
 /*
  * record.h: the NDJSON game record (DESIGN.md section 4; man page
- * gt-record(5) is the truth). One game per line; read and written with
- * jansson, one line at a time, so memory does not grow with the input.
+ * gt-record(5) is the truth). One game per line, read and written one
+ * line at a time, so memory does not grow with the input.
  *
  * Perspectives: the game-level score and ownership are Black's view
  * (score > 0: Black won by that much; ownership +1 Black, -1 White). A
@@ -95,11 +95,18 @@ int gt_record_parse(gt_record *r, const char *line, size_t len, gt_error *e);
  * After a successful parse, colors is always filled (alternating from
  * first_to_move unless the line had "colors"), missing position values
  * and scores are NAN, and a missing game score is NAN.
- * While jansson parses, its allocations come from a per-thread arena (this
+ * Lines are parsed by the module's own strict JSON parser, with jansson as
+ * the fallback and the judge of errors (see gt_record_fastjson). While a
+ * line is parsed, jansson's allocations come from a per-thread arena (this
  * module installs json_set_alloc_funcs once; outside a parse they are
  * malloc and free), so do not install other jansson allocators. */
 int gt_record_parse_ex(gt_record *r, const char *line, size_t len, gt_error *e,
                        const char **reason);
+
+/* gt_record_fastjson: 1 (the default) parses lines with the module's own
+ * strict JSON parser and falls back to jansson for what it does not take;
+ * 0 parses every line with jansson. For tests and benchmarks; per thread. */
+void gt_record_fastjson(int on);
 
 /* gt_record_format: r as one compact JSON line with newline, in a new
  * NUL-terminated string (caller frees) of *len bytes. Returns NULL (with e

@@ -376,6 +376,122 @@ static char *read_all(const char *path, size_t max_line, int *codes, int ncodes)
 	return out;
 }
 
+/* parse with the fast parser and with jansson only: same verdict, same
+ * reason, same record */
+static int same_both_ways(const char *line, size_t len, int *accepted)
+{
+	gt_record a, b;
+	gt_error ea = {0}, eb = {0};
+	const char *wa = NULL, *wb = NULL;
+	gt_record_init(&a);
+	gt_record_init(&b);
+	gt_record_fastjson(1);
+	int ra = gt_record_parse_ex(&a, line, len, &ea, &wa);
+	gt_record_fastjson(0);
+	int rb = gt_record_parse_ex(&b, line, len, &eb, &wb);
+	gt_record_fastjson(1);
+	int same = ra == rb && (wa == wb || (wa && wb && !strcmp(wa, wb)));
+	if (same && ra == 0) {
+		char *fa = gt_record_format(&a, NULL, &ea), *fb = gt_record_format(&b, NULL, &eb);
+		same = (!fa && !fb) || (fa && fb && !strcmp(fa, fb));
+		same = same && (a.komi == b.komi || (isnan(a.komi) && isnan(b.komi)));
+		free(fa);
+		free(fb);
+		*accepted += 1;
+	}
+	if (!same)
+		diag("differ: fast %d %s, jansson %d %s on: %.300s", ra, wa ? wa : "-", rb, wb ? wb : "-", line);
+	gt_record_release(&a);
+	gt_record_release(&b);
+	return same;
+}
+
+static void test_fast_parser(void)
+{
+	/* values of an unknown field, and komi values: JSON corner cases */
+	static const char *vals[] = {
+		"0", "-0", "01", "1.", ".5", "-", "1e", "1e+", "+1", "0x10", "1.5e308", "1e-400", "1e400",
+		"-1e400", "123456789012345678901234567890.5", "12345678901234567890", "9223372036854775807",
+		"9223372036854775808", "-9223372036854775808", "0.1", "0.30000000000000004", "2.5e-3",
+		"7.5", "1E2", "1e+2", "1e-2", "100e-2", "0.000001", "1234567.125", "4.9e-324",
+		"\"\\u00e9\"", "\"\\ud83d\\ude00\"", "\"\\ud800\"", "\"\\udc00\"", "\"\\u0000\"",
+		"\"\xc3\xa9\"", "\"\xc0\x80\"", "\"\xed\xa0\x80\"", "\"\xf4\x90\x80\x80\"", "\"\xff\"",
+		"\"a\\x\"", "\"\\/\\b\\f\\n\\r\\t\"", "\"\x01\"", "\"\x7f\"", "[1,]", "[,1]", "{,}",
+		"{\"a\":1,}", "{\"a\":1,\"a\":2}", "{\"a\" 1}", "[1 2]", "tru", "nul", "true", "false",
+		"null", "[[[[[]]]]]", "{\"\":0}", "[1e5,-2.5E-3,0]", " [ 1 , 2 ] ",
+	};
+	int good = 0, acc = 0, n = 0;
+	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+		char *s = subst(HAND, "\"version\":1,", "\"version\":1,\"x\":@,");
+		char *t = subst(s, "@", vals[i]);
+		good += same_both_ways(t, strlen(t), &acc);
+		free(t);
+		t = subst(HAND, "\"komi\":2.5", "\"komi\":@");
+		char *u = subst(t, "@", vals[i]);
+		good += same_both_ways(u, strlen(u), &acc);
+		free(t);
+		free(u);
+		free(s);
+		n += 2;
+	}
+	/* an object of 100 members (the fast parser leaves it to jansson) */
+	char big[2000] = "{\"version\":1,\"x\":{";
+	for (int i = 0; i < 100; i++)
+		sprintf(big + strlen(big), "%s\"k%d\":%d", i ? "," : "", i, i);
+	strcat(big, "}}");
+	good += same_both_ways(big, strlen(big), &acc);
+	n++;
+	is_int(good, n, "fast parser and jansson agree on %d JSON corner cases", n);
+
+	/* random mutations of records */
+	static const char chars[] = "\"\\{}[],:0123456789-+.eE unftx\x00\x1f\x7f\x80\xc3\xa9\xed\xf4\xff";
+	uint64_t rng = 12345;
+	int trials = 0, agree = 0, accepted = 0;
+	gt_record r;
+	gt_record_init(&r);
+	for (int g = 0; g < 4; g++) {
+		size_t len;
+		char *base;
+		if (g < 3) {
+			gen_record(&r, 3 + 2 * g, 99, g);
+			base = gt_record_format(&r, &len, NULL);
+		} else {
+			base = subst(HAND, "\"hand1\"", "\"h\\u00e9\\n\xc3\xa9\"");
+			len = strlen(base);
+		}
+		char *m = gt_xmalloc(len + 16);
+		for (int t = 0; t < 1500; t++) {
+			size_t ml = len;
+			memcpy(m, base, len);
+			int nmut = 1 + gen_below(&rng, 3);
+			for (int k = 0; k < nmut && ml > 2; k++) {
+				size_t at = (size_t)gen_below(&rng, (int)ml);
+				int op = gen_below(&rng, 8);
+				char ch = chars[gen_below(&rng, (int)sizeof chars - 1)];
+				if (op < 4) {
+					m[at] = ch;
+				} else if (op < 6) {
+					memmove(m + at, m + at + 1, ml - at - 1);
+					ml--;
+				} else if (op < 7) {
+					memmove(m + at + 1, m + at, ml - at);
+					m[at] = ch;
+					ml++;
+				} else {
+					ml = at + 1;
+				}
+			}
+			trials++;
+			agree += same_both_ways(m, ml, &accepted);
+		}
+		free(m);
+		free(base);
+	}
+	gt_record_release(&r);
+	is_int(agree, trials, "fast parser and jansson agree on %d mutated records (%d accepted)", trials, accepted);
+	ok(accepted > 100, "mutations that still parse were exercised (%d)", accepted);
+}
+
 static void test_reader(void)
 {
 	char path[] = "/tmp/gt-record-test.XXXXXX";
@@ -498,6 +614,7 @@ int main(int argc, char **argv)
 	test_adversarial_parse();
 	test_sym_hand();
 	test_compose();
+	test_fast_parser();
 	test_generated();
 	test_reader();
 	test_seen();
