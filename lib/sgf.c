@@ -461,6 +461,19 @@ static const char *color_name(int c)
 	return c == GT_BLACK ? "B" : "W";
 }
 
+/* The bytes of a point value without surrounding whitespace (FF[3] files
+ * break lines inside values: "W[oq\r\n]"). */
+static const char *point_text(const rd *r, const rawval *v, size_t *len)
+{
+	size_t a = v->start, b = v->end;
+	while (a < b && isspace((unsigned char)r->buf[a]))
+		a++;
+	while (b > a && isspace((unsigned char)r->buf[b - 1]))
+		b--;
+	*len = b - a;
+	return r->buf + a;
+}
+
 static void do_setup(gstate *s, const node *nd, const rawprop *p, int color)
 {
 	gt_sgf_game *g = s->g;
@@ -471,8 +484,8 @@ static void do_setup(gstate *s, const node *nd, const rawprop *p, int color)
 	}
 	for (int k = 0; k < p->nval; k++) {
 		const rawval *v = &nd->val[p->first + k];
-		const char *t = s->r->buf + v->start;
-		size_t len = v->end - v->start;
+		size_t len;
+		const char *t = point_text(s->r, v, &len);
 		int a, b;
 		if (len == 0)
 			continue;
@@ -537,8 +550,8 @@ static void do_node(gstate *s, const node *nd)
 		if (!strcmp(id, "B") || !strcmp(id, "W")) {
 			int color = id[0] == 'B' ? GT_BLACK : GT_WHITE;
 			const rawval *v = &nd->val[p->first];
-			size_t len = v->end - v->start;
-			const char *t = s->r->buf + v->start;
+			size_t len;
+			const char *t = point_text(s->r, v, &len);
 			if (have_move) {
 				game_fail(s, GT_EFORMAT, p->offset, "move %d: two moves in one node", g->nmoves);
 				return;
@@ -1115,8 +1128,12 @@ int gt_sgf_replay(const gt_sgf_game *g, const gt_rules *rules, gt_board *b,
 	gt_board_set_to_move(b, g->first);
 	for (int i = 0; i < g->nmoves; i++) {
 		const gt_sgf_move *m = &g->moves[i];
-		if (b->to_move != m->color)
+		if (b->to_move != m->color) {
+			/* two moves in a row by one colour: the simple-ko ban was
+			 * on the other colour's reply, which did not come */
 			gt_board_set_to_move(b, m->color);
+			b->ko = -1;
+		}
 		if ((rc = gt_board_play(b, m->color, m->pt)) < 0)
 			return gt_error_set(err, rc, m->line, m->offset, "game %d, move %d (%s %s): %s",
 			                    g->index, i + 1, color_name(m->color),

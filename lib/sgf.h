@@ -25,7 +25,8 @@
  * - Points: two lowercase letters, column then row, "aa" the top-left point,
  *   index y*N + x (y from the top). A move B[] or W[] is a pass, and so is
  *   B[tt]/W[tt] (every supported size is at most 19). Any other point off the
- *   board is GT_EOFFBOARD (so "ss" on 18x18). Setup lists (AB, AW, AE) take
+ *   board is GT_EOFFBOARD (so "ss" on 18x18). Whitespace around a point
+ *   is ignored (FF[3] files break lines inside values). Setup lists (AB, AW, AE) take
  *   compressed rectangles "aa:cc" (either corner order). Setup properties
  *   are honoured in every node before the first move; after a move they are
  *   GT_EUNSUPPORTED. A node with both B and W, or a move with several
@@ -168,7 +169,9 @@ char *gt_sgf_write_str(const gt_sgf_game *g, size_t *len);
 int gt_sgf_write(FILE *f, const gt_sgf_game *g);
 
 /* gt_sgf_replay: set b up as g's start position (size, komi, setup stones,
- * first player) under rules and play its moves, each by the colour written.
+ * first player) under rules and play its moves, each by the colour written
+ * (when one colour moves twice in a row, the simple-ko ban of the missing
+ * reply is lifted; positional superko still applies).
  * *nplayed (if not NULL) gets the number of moves played. Returns 0 when
  * every move was legal; else the gt_err of the first illegal move (from
  * gt_board_play: GT_EOCCUPIED, GT_ESUICIDE, GT_ESUPERKO, ...) or of a bad

@@ -16,7 +16,7 @@
 
 /* $GT_SRC/../shared (the repo checkout's parent has shared/ beside it), or
  * NULL when it is not there. */
-static const char *__attribute__((unused)) shared_dir(void)
+static __attribute__((unused)) const char *shared_dir(void)
 {
 	static char dir[4096];
 	struct stat st;
@@ -26,7 +26,7 @@ static const char *__attribute__((unused)) shared_dir(void)
 }
 
 /* "E5 C7 pass pass": the moves of g as GTP vertices. */
-static const char *__attribute__((unused)) moves_gtp(const gt_sgf_game *g)
+static __attribute__((unused)) const char *moves_gtp(const gt_sgf_game *g)
 {
 	static char buf[1 << 16];
 	char v[8];
@@ -39,7 +39,7 @@ static const char *__attribute__((unused)) moves_gtp(const gt_sgf_game *g)
 }
 
 /* "A9 B9": setup stones of a colour as GTP vertices, in point order. */
-static const char *__attribute__((unused)) stones_gtp(const gt_sgf_game *g, int color)
+static __attribute__((unused)) const char *stones_gtp(const gt_sgf_game *g, int color)
 {
 	static char buf[4096];
 	char v[8];
@@ -54,7 +54,7 @@ static const char *__attribute__((unused)) stones_gtp(const gt_sgf_game *g, int 
 }
 
 /* "BWB...": the colours of the moves. */
-static const char *__attribute__((unused)) colours(const gt_sgf_game *g)
+static __attribute__((unused)) const char *colours(const gt_sgf_game *g)
 {
 	static char buf[1 << 12];
 	int i;
