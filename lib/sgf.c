@@ -928,9 +928,9 @@ char *gt_sgf_result_str(const gt_sgf_game *g, char *buf)
 		return buf;
 	}
 	if (g->method == GT_BY_SCORE && g->has_margin && fabs(g->margin) < 1e6)
-		snprintf(buf, 16, "%s+%g", w, g->margin);
+		snprintf(buf, 32, "%s+%.10g", w, g->margin);
 	else
-		snprintf(buf, 16, "%s+%s", w, g->method == GT_BY_RESIGN ? "R" :
+		snprintf(buf, 32, "%s+%s", w, g->method == GT_BY_RESIGN ? "R" :
 		         g->method == GT_BY_TIME ? "T" : g->method == GT_BY_FORFEIT ? "F" : "");
 	return buf;
 }
@@ -1036,7 +1036,7 @@ char *gt_sgf_write_str(const gt_sgf_game *g, size_t *len)
 			sb_prop(&b, "CA", ca, strlen(ca));
 	}
 	sb_str(&b, "AP[gt:" GT_VERSION "]");
-	snprintf(tmp, sizeof tmp, "SZ[%d]KM[%g]", n, g->komi);
+	snprintf(tmp, sizeof tmp, "SZ[%d]KM[%.10g]", n, g->komi);
 	sb_str(&b, tmp);
 	const gt_sgf_prop *p;
 	if ((p = prop_find(g, "RU")))

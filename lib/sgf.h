@@ -145,7 +145,7 @@ int gt_sgf_prop_set(gt_sgf_game *g, const char *id, const char *val, size_t len)
 const char *gt_sgf_prop_get(const gt_sgf_game *g, const char *id);
 
 /* gt_sgf_result_str: the result in SGF form from winner/method/margin
- * ("B+R", "W+3.5", "B+T", "B+F", "B+", "0", "Void", "?") into buf (16
+ * ("B+R", "W+3.5", "B+T", "B+F", "B+", "0", "Void", "?") into buf (32
  * bytes). Returns buf. */
 char *gt_sgf_result_str(const gt_sgf_game *g, char *buf);
 

@@ -247,7 +247,7 @@ static void test_files(void)
 		ok(games[3].winner == GT_WIN_WHITE && games[3].method == GT_BY_TIME, "results: W+T on time");
 		is_int(games[4].winner, GT_WIN_DRAW, "results: Draw");
 		is_dbl(games[4].komi, 7, 0, "results: integer komi 7");
-		char buf[16];
+		char buf[32];
 		is_str(gt_sgf_result_str(&games[0], buf), "B+", "results: B+ written back");
 		is_str(gt_sgf_result_str(&games[1], buf), "Void", "results: Void written back");
 		is_str(gt_sgf_result_str(&games[3], buf), "W+T", "results: W+T written back");
@@ -465,7 +465,7 @@ static void test_points(void)
 static void test_writer(void)
 {
 	gt_sgf_game g;
-	char buf[16];
+	char buf[32];
 	is_int(gt_sgf_game_init(&g, 20), GT_EUNSUPPORTED, "init: 20 unsupported");
 	gt_sgf_game_release(&g);
 	is_int(gt_sgf_game_init(&g, 9), 0, "init 9x9");
