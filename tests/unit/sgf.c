@@ -462,6 +462,34 @@ static void test_points(void)
 	is_str(gt_sgf_point_str(9, 81, p), "", "pass is written []");
 }
 
+/* A ko on 5x5: Black captures at cb; White may not retake at bb at once,
+ * but when the record has Black move again (White's move missing), Black
+ * may play bb: the ko ban was on White's reply. */
+static void test_replay_ko(void)
+{
+	static gt_board b;
+	gt_error e;
+	int np;
+	const char *pos = "(;SZ[5]AB[ba][ab][bc]AW[ca][db][cc][bb]";
+	char s[256];
+	snprintf(s, sizeof s, "%s;B[cb];W[bb])", pos);
+	gt_sgf_game *g = one(s);
+	ok(g && gt_sgf_replay(g, rules, &b, &np, &e) == GT_EKO && np == 1 && strstr(e.text, "move 2 (W bb): ko"),
+	   "immediate ko retake is refused at move 2 (%s)", g ? e.text : "");
+	snprintf(s, sizeof s, "%s;B[cb];B[bb];W[ee])", pos);
+	g = one(s);
+	ok(g && gt_sgf_replay(g, rules, &b, &np, &e) == 0 && np == 3 && b.color[6] == GT_BLACK &&
+	   b.captures[GT_BLACK] == 1, "Black moving twice may fill the ko point");
+	snprintf(s, sizeof s, "%s;B[cb];W[ee];W[bb])", pos);
+	g = one(s);
+	ok(g && gt_sgf_replay(g, rules, &b, &np, &e) == 0 && np == 3 && b.color[6] == GT_WHITE,
+	   "White moving twice may retake after its first move");
+	snprintf(s, sizeof s, "(;SZ[5]AB[aa][ba]AW[ab][bb][ca];W[tt];B[ee])");
+	g = one(s);
+	ok(g && gt_sgf_replay(g, rules, &b, &np, &e) == GT_EINVAL && strstr(e.text, "setup stone"),
+	   "setup stones without a liberty are reported (%s)", g ? e.text : "");
+}
+
 static void test_writer(void)
 {
 	gt_sgf_game g;
@@ -594,6 +622,7 @@ int main(void)
 	test_results();
 	test_syntax();
 	test_writer();
+	test_replay_ko();
 	dir = shared_dir();
 	if (!dir) {
 		diag("shared/ not found beside the checkout (GT_SRC/../shared): file tests skipped");
