@@ -594,7 +594,7 @@ static void do_node(gstate *s, const node *nd)
 	}
 }
 
-static void parse_result(gt_sgf_game *g, const char *re)
+void gt_sgf_result_parse(gt_sgf_game *g, const char *re)
 {
 	char buf[64];
 	size_t n = strlen(re);
@@ -722,7 +722,7 @@ static void finish_game(gstate *s, size_t offset)
 		g->handicap = g->nblack > 0 ? g->nblack : (h > n * n ? n * n : (int)h);
 	const char *re = gt_sgf_prop_get(g, "RE");
 	if (re)
-		parse_result(g, re);
+		gt_sgf_result_parse(g, re);
 	if (!s->pl_seen) {
 		if (g->nmoves > 0)
 			g->first = g->moves[0].color;

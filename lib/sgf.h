@@ -144,6 +144,11 @@ int gt_sgf_prop_set(gt_sgf_game *g, const char *id, const char *val, size_t len)
  * NULL if the game has none. */
 const char *gt_sgf_prop_get(const gt_sgf_game *g, const char *id);
 
+/* gt_sgf_result_parse: set winner, method, has_margin and margin of g from
+ * an RE text such as "W+4.5" or "B+R" (the rules above; never fails: what
+ * is not recognised is an unknown result). The RE property is not changed. */
+void gt_sgf_result_parse(gt_sgf_game *g, const char *re);
+
 /* gt_sgf_result_str: the result in SGF form from winner/method/margin
  * ("B+R", "W+3.5", "B+T", "B+F", "B+", "0", "Void", "?") into buf (32
  * bytes). Returns buf. */
@@ -172,7 +177,8 @@ int gt_sgf_write(FILE *f, const gt_sgf_game *g);
  * first player) under rules and play its moves, each by the colour written
  * (when one colour moves twice in a row, the simple-ko ban of the missing
  * reply is lifted; positional superko still applies).
- * *nplayed (if not NULL) gets the number of moves played. Returns 0 when
+ * *nplayed (if not NULL) gets the number of moves played, so a failing
+ * move is g->moves[*nplayed] (move number *nplayed + 1). Returns 0 when
  * every move was legal; else the gt_err of the first illegal move (from
  * gt_board_play: GT_EOCCUPIED, GT_ESUICIDE, GT_ESUPERKO, ...) or of a bad
  * setup stone, with b left at the position before it and err filled: line
