@@ -208,6 +208,7 @@ typedef struct rd {
 	size_t len, pos;
 	size_t line_pos;   /* line cache: line_no is the line at line_pos */
 	long line_no;
+	size_t end_rb;     /* 1 + position of the last ']' in buf, 0 if none */
 } rd;
 
 static long line_at(rd *r, size_t pos)
@@ -262,6 +263,8 @@ static void node_release(node *nd)
 static int read_value(rd *r, rawval *v)
 {
 	size_t i = r->pos + 1;
+	if (r->end_rb <= i) /* no ']' ahead: fail now, not after a scan */
+		return GT_EFORMAT;
 	while (i < r->len && r->buf[i] != ']') {
 		if (r->buf[i] == '\\')
 			i++;
@@ -709,7 +712,7 @@ static void finish_game(gstate *s, size_t offset)
 	long h = -1;
 	if (ha) {
 		char buf[32];
-		rd tmp = {ha, strlen(ha), 0, 0, 1};
+		rd tmp = {ha, strlen(ha), 0, 0, 1, 0};
 		rawval v = {0, tmp.len};
 		if (value_str(&tmp, &v, buf, sizeof buf) < 0 || (buf[0] && parse_int(buf, &h) < 0)) {
 			game_fail(s, GT_EFORMAT, offset, "bad HA value '%.20s'", ha);
@@ -731,9 +734,38 @@ static void finish_game(gstate *s, size_t offset)
 	}
 }
 
+/* Does the game tree at pos ('(', whitespace, ';') start with a root node,
+ * one with GM, FF or SZ? Looks at most ROOT_LOOK bytes ahead, so that
+ * checking many candidates stays linear. */
+#define ROOT_LOOK 4096
+static int looks_like_root(const rd *r, size_t pos)
+{
+	rd t = *r;
+	node nd;
+	size_t bad;
+	int found = 0;
+	memset(&nd, 0, sizeof nd);
+	if (t.len > pos + ROOT_LOOK)
+		t.len = pos + ROOT_LOOK;
+	t.pos = pos + 1;
+	skip_ws(&t);
+	t.pos++; /* ';' */
+	read_node(&t, &nd, &bad);
+	for (int i = 0; i < nd.nprop; i++)
+		if (!strcmp(nd.prop[i].id, "GM") || !strcmp(nd.prop[i].id, "FF") ||
+		    !strcmp(nd.prop[i].id, "SZ"))
+			found = 1;
+	node_release(&nd);
+	return found;
+}
+
 /* Read one game tree at r->pos ('('), following the main line. Returns 0
- * with r->pos after its ')', or GT_EFORMAT with *bad and *why set. */
-static int parse_tree(rd *r, gstate *s, size_t *bad, const char **why)
+ * with r->pos after its ')', or GT_EFORMAT with *bad and *why set and
+ * *resume where the search for the next game goes on (never before *bad,
+ * so that reading a collection stays linear). A variation that starts with
+ * a root node (GM, FF or SZ) is taken for the next game: this one lacked
+ * its ')'. */
+static int parse_tree(rd *r, gstate *s, size_t *bad, size_t *resume, const char **why)
 {
 	int depth = 0, main_line = 1, rc = 0;
 	node nd;
@@ -756,6 +788,12 @@ static int parse_tree(rd *r, gstate *s, size_t *bad, const char **why)
 				rc = GT_EFORMAT;
 				break;
 			}
+			if (depth > 0 && looks_like_root(r, at)) {
+				*bad = at;
+				*why = "next game starts before this one ends (missing ')')";
+				rc = GT_EFORMAT;
+				break;
+			}
 			depth++;
 		} else if (c == ')') {
 			r->pos++;
@@ -767,7 +805,8 @@ static int parse_tree(rd *r, gstate *s, size_t *bad, const char **why)
 			if (read_node(r, &nd, bad) < 0) {
 				*why = *bad >= r->len ? "unexpected end of input (missing ')')" :
 				       r->buf[*bad] == '[' ? "unterminated property value" :
-				       "bad property";
+				       isalpha((unsigned char)r->buf[*bad]) ? "property without a value" :
+				       "unexpected character";
 				rc = GT_EFORMAT;
 				break;
 			}
@@ -781,32 +820,14 @@ static int parse_tree(rd *r, gstate *s, size_t *bad, const char **why)
 		}
 	}
 	node_release(&nd);
+	if (rc < 0)
+		*resume = *bad >= r->len || r->buf[*bad] != '[' ? *bad : r->len;
 	return rc;
 }
 
-/* Does the node after '(' at pos (then ws and ';') have GM, FF or SZ? */
-static int looks_like_root(const rd *r, size_t pos)
-{
-	rd t = *r;
-	node nd;
-	size_t bad;
-	int found = 0;
-	memset(&nd, 0, sizeof nd);
-	t.pos = pos + 1;
-	skip_ws(&t);
-	t.pos++; /* ';' */
-	if (read_node(&t, &nd, &bad) == 0 || nd.nprop > 0)
-		for (int i = 0; i < nd.nprop; i++)
-			if (!strcmp(nd.prop[i].id, "GM") || !strcmp(nd.prop[i].id, "FF") ||
-			    !strcmp(nd.prop[i].id, "SZ"))
-				found = 1;
-	node_release(&nd);
-	return found;
-}
-
 /* Move r->pos to the next '(' followed by optional whitespace and ';'; when
- * strict, the '(' must also start a line and begin a root node. Returns 1
- * if one was found. */
+ * strict, its first node must also be a root node. Returns 1 if one was
+ * found. */
 static int find_game(rd *r, int strict)
 {
 	for (size_t i = r->pos; i < r->len; i++) {
@@ -817,15 +838,8 @@ static int find_game(rd *r, int strict)
 			j++;
 		if (j >= r->len || r->buf[j] != ';')
 			continue;
-		if (strict) {
-			size_t k = i;
-			while (k > 0 && (r->buf[k - 1] == ' ' || r->buf[k - 1] == '\t'))
-				k--;
-			if (k > 0 && r->buf[k - 1] != '\n' && r->buf[k - 1] != '\r')
-				continue;
-			if (!looks_like_root(r, i))
-				continue;
-		}
+		if (strict && !looks_like_root(r, i))
+			continue;
 		r->pos = i;
 		return 1;
 	}
@@ -835,7 +849,9 @@ static int find_game(rd *r, int strict)
 
 int gt_sgf_parse(const char *buf, size_t len, gt_sgf_game **games, int *ngames, gt_error *err)
 {
-	rd r = {buf, len, 0, 0, 1};
+	rd r = {buf, len, 0, 0, 1, 0};
+	const char *rb = len ? memrchr(buf, ']', len) : NULL;
+	r.end_rb = rb ? (size_t)(rb - buf) + 1 : 0;
 	gt_sgf_game *gs = NULL;
 	int n = 0, cap = 0, strict = 0;
 	gstate *s = gt_xmalloc(sizeof *s);
@@ -853,11 +869,11 @@ int gt_sgf_parse(const char *buf, size_t len, gt_sgf_game **games, int *ngames, 
 		memset(s, 0, sizeof *s);
 		s->g = g;
 		s->r = &r;
-		size_t bad = r.pos;
+		size_t bad = r.pos, resume = r.pos;
 		const char *why = "";
-		if (parse_tree(&r, s, &bad, &why) < 0) {
+		if (parse_tree(&r, s, &bad, &resume, &why) < 0) {
 			game_fail(s, GT_EFORMAT, bad, "%s", why);
-			r.pos = (size_t)g->offset + 1;
+			r.pos = resume > (size_t)g->offset ? resume : (size_t)g->offset + 1;
 			strict = 1;
 		} else {
 			finish_game(s, (size_t)g->offset);

@@ -14,11 +14,14 @@
  *   line break (backslash then LF, CR, CRLF or LFCR) is removed from text;
  *   FF[3] property names with lowercase letters use their uppercase letters
  *   ("CoPyright" is CP). Bytes before the first "(;" and between games are
- *   ignored. After a syntax error (an unterminated value, a missing ')') the
- *   game is reported and reading resumes after its '(' at the next line
- *   that starts with "(;" and whose first node has GM, FF or SZ; from then
- *   on every game must start that way (so stray variations of the broken
- *   game never pass for games).
+ *   ignored. A variation whose first node has GM, FF or SZ is taken for
+ *   the start of the next game (the game before it lacks its ')'). After a
+ *   syntax error (an unterminated value, a missing ')', a stray byte) the
+ *   game is reported and reading resumes from the error at the next "(;"
+ *   whose first node has GM, FF or SZ; from then on every game must start
+ *   that way (so stray variations of the broken game never pass for
+ *   games). An unterminated value takes the rest of the input with it.
+ *   Reading stays linear in the input whatever it holds.
  * - Board: SZ[N] with N 2..19; SZ missing means 19; SZ[c:r] with c == r is
  *   N, with c != r GT_EUNSUPPORTED "unsupported board size CxR"; any other
  *   size GT_EUNSUPPORTED, a value that is not a number GT_EFORMAT.

@@ -422,6 +422,33 @@ static void test_syntax(void)
 	}
 	gt_sgf_free(gs, n);
 
+	/* broken collections are read in linear time (these took minutes
+	 * when every broken game was read again to the end of the input) */
+	{
+		static const char *const unit[] = {"(;GM[1]SZ[9];B[aa];W[bb]\n", "(;GM[1]C[x\n",
+			"(;GM[1]SZ[9];B[aa]%\n"};
+		static const int want[] = {20000, 1, 20000};
+		for (int u = 0; u < 3; u++) {
+			size_t ul = strlen(unit[u]), k = 0;
+			char *s = malloc(ul * 20000 + 2);
+			for (int i = 0; i < 20000; i++, k += ul)
+				memcpy(s + k, unit[u], ul);
+			s[k++] = ']';
+			int rc = gt_sgf_parse(s, k, &gs, &n, NULL), bad = 0;
+			for (int i = 0; i < n; i++)
+				bad += gs[i].err == GT_EFORMAT;
+			ok(rc == 0 && n == want[u] && bad == n, "20000 x '%.*s': %d games, all reported",
+			   (int)ul - 1, unit[u], want[u]);
+			gt_sgf_free(gs, n);
+			free(s);
+		}
+	}
+	ok(parse("(;GM[1]SZ[9];B[ee](;FF[4]SZ[9];B[aa])", &gs, &n) == 0 && n == 2 &&
+	   gs[0].err == GT_EFORMAT && strstr(gs[0].error.text, "missing ')'") &&
+	   gs[0].error.offset == 18 && gs[1].err == 0 && gs[1].nmoves == 1,
+	   "a variation with GM/FF/SZ starts the next game: the one before lacks its ')'");
+	gt_sgf_free(gs, n);
+
 	/* deep nesting needs no recursion */
 	{
 		size_t depth = 200000, k = 0;
