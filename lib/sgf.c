@@ -215,10 +215,9 @@ static long line_at(rd *r, size_t pos)
 {
 	if (pos > r->len)
 		pos = r->len;
-	if (pos < r->line_pos) {
-		r->line_pos = 0;
-		r->line_no = 1;
-	}
+	for (size_t i = pos; i < r->line_pos; i++) /* backwards: within a game */
+		if (r->buf[i] == '\n')
+			r->line_no--;
 	for (size_t i = r->line_pos; i < pos; i++)
 		if (r->buf[i] == '\n')
 			r->line_no++;
