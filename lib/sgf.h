@@ -4,8 +4,10 @@
  * The reader takes a whole collection from memory (gt_sgf_parse) or a file
  * (gt_sgf_read_file) and returns one gt_sgf_game per game tree. Only the
  * main line is kept: the first variation at each branch. Each game carries
- * its own error: a bad game is reported (gt_sgf_game.err/.error, with its
- * game number, line and byte offset) and the other games still come out.
+ * its own error: a bad game is reported (gt_sgf_game.err and .error: the
+ * 1-based line and the byte offset in the input, and a text that starts
+ * "game K:") and the other games still come out. The library does not know
+ * file names: a caller prefixes them.
  *
  * What the reader accepts and how it interprets values (for the man page):
  *
@@ -29,8 +31,9 @@
  *   index y*N + x (y from the top). A move B[] or W[] is a pass, and so is
  *   B[tt]/W[tt] (every supported size is at most 19). Any other point off the
  *   board is GT_EOFFBOARD (so "ss" on 18x18). Whitespace around a point
- *   is ignored (FF[3] files break lines inside values). Setup lists (AB, AW, AE) take
- *   compressed rectangles "aa:cc" (either corner order). Setup properties
+ *   is ignored (FF[3] files break lines inside values). Setup lists (AB,
+ *   AW, AE) take compressed rectangles "aa:cc" (either corner order); the
+ *   last of AB/AW/AE for a point wins. Setup properties
  *   are honoured in every node before the first move; after a move they are
  *   GT_EUNSUPPORTED. A node with both B and W, or a move with several
  *   values, is GT_EFORMAT.
@@ -53,9 +56,11 @@
  *   handicap). HA that is not an integer is GT_EFORMAT.
  * - Result (RE): "0", "Draw", "Jigo", "D" are a draw; "Void" no result; "?"
  *   or anything unrecognised unknown; "B+"/"W+" followed by a number (score,
- *   with that margin), R or Resign (resignation), T or Time, F or Forfeit,
- *   or nothing/anything else (winner known, method unknown). The raw RE text
- *   is kept among the properties.
+ *   with that margin), "R" alone or before a non-letter ("B+R (150
+ *   moves)") or "Resign" (resignation), "T"/"Time", "F"/"Forfeit", or
+ *   nothing or anything else (winner known, method unknown); letters in
+ *   any case, surrounding blanks ignored. The raw RE text is kept among
+ *   the properties.
  * - Game information (PB, PW, DT, EV, RU, KM, RE, ...): every property of
  *   the root node, and the game-information properties (FF[4] list) of later
  *   main-line nodes, are kept as raw bytes after unescaping (no charset
