@@ -1143,12 +1143,8 @@ int gt_sgf_replay(const gt_sgf_game *g, const gt_rules *rules, gt_board *b,
 	gt_board_set_to_move(b, g->first);
 	for (int i = 0; i < g->nmoves; i++) {
 		const gt_sgf_move *m = &g->moves[i];
-		if (b->to_move != m->color) {
-			/* two moves in a row by one colour: the simple-ko ban was
-			 * on the other colour's reply, which did not come */
+		if (b->to_move != m->color) /* two moves in a row by one colour */
 			gt_board_set_to_move(b, m->color);
-			b->ko = -1;
-		}
 		if ((rc = gt_board_play(b, m->color, m->pt)) < 0)
 			return gt_error_set(err, rc, m->line, m->offset, "game %d, move %d (%s %s): %s",
 			                    g->index, i + 1, color_name(m->color),
