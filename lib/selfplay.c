@@ -121,6 +121,7 @@ void gt_selfplay_record_free(gt_record *r)
 	free(r->moves);
 	free(r->colors);
 	free(r->ownership);
+	free(r->boards);
 	for (int i = 0; i < r->npos; i++)
 		free(r->pos[i].policy);
 	free(r->pos);
