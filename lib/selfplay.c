@@ -325,15 +325,16 @@ static void flush(shared *sh, int all)
 
 static void finish_game(shared *sh, const gt_selfplay_params *p, game *g)
 {
+	pending pd;
+	pd.index = g->index;
+	game_record(p, g, &pd.r);
 	pthread_mutex_lock(&sh->mu);
 	if (sh->npend == sh->cap) {
 		sh->cap = sh->cap ? 2 * sh->cap : 16;
 		sh->pend = gt_xrealloc(sh->pend, sh->cap * sizeof *sh->pend);
 	}
-	pending *pd = &sh->pend[sh->npend++];
-	pd->index = g->index;
-	sh->st.moves += g->nmoves;
-	game_record(p, g, &pd->r);
+	sh->pend[sh->npend++] = pd;
+	sh->st.moves += pd.r.nmoves;
 	flush(sh, 0);
 	pthread_mutex_unlock(&sh->mu);
 }
