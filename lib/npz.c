@@ -642,6 +642,13 @@ void gt_npz_close(gt_npz *z)
 	free(z);
 }
 
+void gt_npz_sha256(const gt_npz *z, unsigned char out[32])
+{
+	unsigned int len = 32;
+	if (!EVP_Digest(z->buf, z->size, out, &len, EVP_sha256(), NULL))
+		abort(); /* OpenSSL out of memory */
+}
+
 int gt_npz_count(const gt_npz *z)
 {
 	return z->n;

@@ -91,6 +91,10 @@ typedef struct gt_npz_array {
 gt_npz *gt_npz_open(const char *path, gt_error *e);
 void gt_npz_close(gt_npz *z);
 
+/* gt_npz_sha256: SHA-256 of the whole file as it was read by gt_npz_open
+ * (the bytes the arrays are loaded from) into out (32 bytes). */
+void gt_npz_sha256(const gt_npz *z, unsigned char out[32]);
+
 /* gt_npz_count: number of arrays; gt_npz_info: description of array i
  * (0-based, directory order; data NULL) into *a. Returns 0 or GT_EINVAL. */
 int gt_npz_count(const gt_npz *z);
