@@ -442,8 +442,11 @@ int gt_board_legal(const gt_board *b, int color, int pt)
 int gt_board_play(gt_board *b, int color, int pt)
 {
 	int r = gt_board_legal(b, color, pt);
-	if (r)
-		return r;
+	return r ? r : gt_board_play_legal(b, color, pt);
+}
+
+int gt_board_play_legal(gt_board *b, int color, int pt)
+{
 	if (b->nmoves >= GT_MAX_HIST)
 		return GT_ETOOLONG;
 	b->ko = -1;
