@@ -295,8 +295,14 @@ static int add_row(gt_shard_writer *w, rows *rb, const gt_record *r, const gt_po
 	int rc = w->enc.encode(b, w->planes, w->globals, w->enc.ctx);
 	if (rc)
 		return gt_error_set(e, rc, -1, -1, "move %d: feature encoding failed", ps->move_number);
-	float sign = b->to_move == GT_BLACK ? 1.0f : -1.0f;
-	if (!finite_all(ps->policy, np + 1) || !isfinite(ps->value) || !isfinite(ps->score) ||
+	float sign = b->to_move == GT_BLACK ? 1.0f : -1.0f, value = ps->value, score = ps->score;
+	/* a position without value or score takes them from the game's result */
+	if (isnan(value))
+		value = r->winner == GT_WIN_BLACK ? sign : r->winner == GT_WIN_WHITE ? -sign
+		        : r->winner == GT_WIN_DRAW ? 0.0f : NAN;
+	if (isnan(score))
+		score = (float)(sign * r->score);
+	if (!finite_all(ps->policy, np + 1) || !isfinite(value) || !isfinite(score) ||
 	    !isfinite(ps->weight) || !finite_all(w->globals, w->enc.nglobals) ||
 	    !finite_all(w->planes, (long)w->enc.nplanes * np) ||
 	    (r->ownership && !finite_all(r->ownership, np))) {
@@ -315,8 +321,8 @@ static int add_row(gt_shard_writer *w, rows *rb, const gt_record *r, const gt_po
 	else
 		memset(own, 0, sizeof(float) * np);
 	rb->omask[i] = r->ownership != NULL;
-	rb->val[i] = ps->value;
-	rb->score[i] = ps->score;
+	rb->val[i] = value;
+	rb->score[i] = score;
 	rb->wt[i] = ps->weight;
 	rb->game[i] = w->game_serial;
 	rb->cnt++;

@@ -86,7 +86,9 @@ typedef struct gt_shard_writer gt_shard_writer;
 gt_shard_writer *gt_shard_writer_new(const char *outdir, const gt_shard_opts *o, gt_error *e);
 
 /* gt_shard_add_record: replay r (borrowed) and buffer one row per position
- * with a full search; rows with a NaN or infinity are dropped and counted.
+ * with a full search, a policy and a weight > 0. A position whose value or
+ * score is NaN (absent) takes it from the game's winner and score; rows
+ * left with a NaN or infinity anywhere are dropped and counted.
  * Writes a shard each time a board size's buffer reaches opts.rows.
  * Returns 0; GT_EFORMAT / GT_EUNSUPPORTED / a board error for a record
  * that cannot be replayed (none of its rows kept; counted in bad_games);
