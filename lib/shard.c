@@ -66,6 +66,13 @@ static int basic_encode(const gt_board *b, float *planes, float *globals, void *
 	return 0;
 }
 
+static const gt_shard_encoder basic_enc = {0, BASIC_PLANES, BASIC_GLOBALS, basic_encode, NULL};
+
+const gt_shard_encoder *gt_shard_encoder_basic(void)
+{
+	return &basic_enc;
+}
+
 #ifdef HAVE_FEAT
 static int feat_encode(const gt_board *b, float *planes, float *globals, void *ctx)
 {
@@ -74,13 +81,15 @@ static int feat_encode(const gt_board *b, float *planes, float *globals, void *c
 }
 static const gt_shard_encoder default_enc = {GT_FEAT_VERSION, GT_FEAT_PLANES, GT_FEAT_GLOBALS,
                                              feat_encode, NULL};
-#else
-static const gt_shard_encoder default_enc = {0, BASIC_PLANES, BASIC_GLOBALS, basic_encode, NULL};
 #endif
 
 const gt_shard_encoder *gt_shard_encoder_default(void)
 {
+#ifdef HAVE_FEAT
 	return &default_enc;
+#else
+	return &basic_enc;
+#endif
 }
 
 void gt_shard_opts_init(gt_shard_opts *o)

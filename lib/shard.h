@@ -45,12 +45,16 @@ typedef struct gt_shard_encoder {
 	void *ctx;
 } gt_shard_encoder;
 
-/* gt_shard_encoder_default: the network's encoding (lib/feat when it is
- * built in, else the built-in basic encoding of feature version 0: planes
- * 0 on board, 1 own stones, 2 opponent stones, 3 simple-ko ban, 4 last
- * move; globals 0 komi from the side to move's view / 20, 1 last move was
- * a pass). Static storage. */
+/* gt_shard_encoder_default: the network's encoding, lib/feat.h's
+ * gt_feat_encode (GT_FEAT_VERSION, GT_FEAT_PLANES, GT_FEAT_GLOBALS) when
+ * the library is built with it, else gt_shard_encoder_basic(). Static. */
 const gt_shard_encoder *gt_shard_encoder_default(void);
+
+/* gt_shard_encoder_basic: feature version 0, 5 planes: 0 on board (all 1),
+ * 1 own stones, 2 opponent stones, 3 simple-ko ban point, 4 last move;
+ * 2 globals: 0 komi from the side to move's view / 20, 1 last move was a
+ * pass. For builds without lib/feat, and tests. Static storage. */
+const gt_shard_encoder *gt_shard_encoder_basic(void);
 
 typedef struct gt_shard_opts {
 	long rows;               /* rows per shard (default 10000 when 0) */
