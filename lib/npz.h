@@ -83,7 +83,9 @@ typedef struct gt_npz_array {
 /* gt_npz_open: open a .npz file and read its directory and the NPY header
  * of every entry, checking the zip structure, entry names (".npy" only)
  * and headers (dtype one of gt_dtype, C order, little-endian, data size
- * matching the entry size). Returns a new handle (caller frees with
+ * matching the entry size). The whole file is read into memory (shards
+ * are tens of MB), so later changes to the file do not matter. Returns a
+ * new handle (caller frees with
  * gt_npz_close) or NULL with e filled: GT_EIO when the file cannot be
  * read, GT_EFORMAT for anything malformed (e->offset where), GT_EUNSUPPORTED
  * for a valid zip gt does not read (ZIP64, encryption, other methods,

@@ -4,7 +4,9 @@
 #                             (sorted by name), as numpy.load sees it
 #   npz_check.py write DIR    write DIR/np_stored.npz (numpy.savez) and
 #                             DIR/np_deflated.npz (numpy.savez_compressed)
-#                             holding the arrays the C test expects
+#                             holding the arrays the C test expects, and
+#                             np_fortran.npz, np_bigendian.npz, np_complex.npz
+#                             that gt refuses
 import sys
 import numpy as np
 
@@ -30,6 +32,9 @@ def main():
     else:
         np.savez(sys.argv[2] + "/np_stored.npz", **arrays())
         np.savez_compressed(sys.argv[2] + "/np_deflated.npz", **arrays())
+        np.savez(sys.argv[2] + "/np_fortran.npz", a=np.asfortranarray(arrays()["a"]))
+        np.savez(sys.argv[2] + "/np_bigendian.npz", a=arrays()["a"].astype(">f4"))
+        np.savez(sys.argv[2] + "/np_complex.npz", a=np.zeros(3, dtype=np.complex64))
 
 
 main()

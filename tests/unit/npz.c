@@ -230,6 +230,15 @@ static void check_reads_numpy(void)
 		free(a.data);
 		gt_npz_close(z);
 	}
+	const char *refused[] = {"np_fortran.npz", "np_bigendian.npz", "np_complex.npz"};
+	const char *why[] = {"Fortran", "'>f4'", "'<c8'"};
+	for (int k = 0; k < 3; k++) {
+		snprintf(path, sizeof path, "%s/%s", dir, refused[k]);
+		gt_error e = {0};
+		gt_npz *z = gt_npz_open(path, &e);
+		ok(z == NULL && strstr(e.text, why[k]) != NULL, "%s refused: %s", refused[k], e.text);
+		gt_npz_close(z);
+	}
 }
 
 static void check_corruption(const char *path)
