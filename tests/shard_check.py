@@ -17,6 +17,14 @@
 #                                    the entry before the last (a writer killed
 #                                    between the two); prints "files=F entries=E"
 #   shard_check.py hand-rows DIR     prints the rows of the hand record, by move
+#   shard_check.py mkshard DIR       writes, with numpy alone, DIR/manifest and
+#                                    two 7x7 shards as gt-shard(5) documents
+#                                    them (2 planes, 1 global); row i of shard s
+#                                    (20 rows each): plane 0 all 1, plane 1 one
+#                                    stone at point (i + 20 s) % 49, policy
+#                                    one-hot there, value (-1)^i, score 100 s + i,
+#                                    ownership +1 on x < 3 else -1, weight 0.5,
+#                                    global 0 = s
 import hashlib
 import glob
 import json
@@ -202,6 +210,42 @@ def hand_rows(d):
         print(out[j])
 
 
+def mkshard(d):
+    n, np_ = 7, 49
+    os.makedirs(os.path.join(d, "run_000"), exist_ok=True)
+    lines = []
+    for s in range(2):
+        R = 20
+        planes = np.zeros((R, 2, np_), dtype=np.uint8)
+        planes[:, 0, :] = 1
+        pol = np.zeros((R, np_ + 1), dtype=np.float32)
+        for i in range(R):
+            p = (i + 20 * s) % np_
+            planes[i, 1, p] = 1
+            pol[i, p] = 1
+        own = np.array([[1.0 if p % n < 3 else -1.0 for p in range(np_)]] * R, dtype=np.float32)
+        arrays = {
+            "binaryInputNCHWPacked": np.packbits(planes, axis=2),
+            "globalInputNC": np.full((R, 1), s, dtype=np.float32),
+            "policy": pol,
+            "value": np.array([(-1.0) ** i for i in range(R)], dtype=np.float32),
+            "score": np.array([100 * s + i for i in range(R)], dtype=np.float32),
+            "ownership": own,
+            "ownership_mask": np.ones(R, dtype=np.uint8),
+            "weight": np.full(R, 0.5, dtype=np.float32),
+            "meta": np.array([1, n, 42, 2, 1], dtype=np.int32),
+        }
+        name = "run_000/games_%05d.npz" % s
+        np.savez_compressed(os.path.join(d, name), **arrays)
+        data = open(os.path.join(d, name), "rb").read()
+        lines.append(json.dumps({"file": name, "rows": R, "games": 1, "board_size": n,
+                                 "feature_version": 42, "planes": 2, "globals": 1,
+                                 "time": "2026-11-29T00:00:00Z", "bytes": len(data),
+                                 "sha256": hashlib.sha256(data).hexdigest()}))
+    with open(os.path.join(d, "manifest"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "hand":
@@ -212,6 +256,8 @@ def main():
         print("shards=%d rows=%d games=%d" % check(sys.argv[2]))
     elif cmd == "files":
         files(sys.argv[2])
+    elif cmd == "mkshard":
+        mkshard(sys.argv[2])
     elif cmd == "hand-rows":
         hand_rows(sys.argv[2])
 

@@ -366,6 +366,55 @@ static void check_window(void)
 	free(planes), free(policy), free(owo), free(glob), free(sym), free(idx);
 }
 
+/* shards written by numpy alone (tests/shard_check.py mkshard), read by the
+ * window: the format as documented, not as lib/shard happens to write it */
+static void check_numpy_shards(void)
+{
+	char out[512], cmd[1024];
+	const char *src = getenv("GT_SRC") ? getenv("GT_SRC") : ".";
+	if (system("/usr/bin/python3 -c 'import numpy' 2>/dev/null") != 0) {
+		diag("no numpy: numpy-written shards not checked");
+		return;
+	}
+	snprintf(out, sizeof out, "%s/np", dir);
+	snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/tests/shard_check.py mkshard %s", src, out);
+	is_int(system(cmd), 0, "numpy writes two 7x7 shards");
+	gt_error e = {0};
+	/* 30 rows: all 20 of shard 1 (newest), the first 10 of shard 0 */
+	gt_shard_window *w = gt_shard_window_open(out, 30, 0, 3, &e);
+	if (!ok(w != NULL, "window over numpy's shards")) {
+		diag("%s", e.text);
+		return;
+	}
+	gt_shard_window_info in;
+	gt_shard_window_get_info(w, &in);
+	ok(in.rows == 30 && in.shards == 2 && in.n == 7 && in.nplanes == 2 && in.nglobals == 1 &&
+	   in.feature_version == 42, "30 rows of 7x7, 2 planes, 1 global, features 42");
+	float planes[2 * 49], glob[1], policy[50], value[1], score[1], own[49], om[1], wt[1];
+	gt_shard_batch b = {planes, glob, policy, value, score, own, om, wt, NULL, NULL};
+	int good = 0;
+	for (long row = 0; row < 30; row++) {
+		int s = row < 20 ? 1 : 0, i = row < 20 ? (int)row : (int)row - 20;
+		int k = (int)(row % 8), p = (i + 20 * s) % 49, q = gt_sym_point(7, k, p);
+		gt_shard_window_get(w, row, k, &b, 0);
+		int g = 1, stones = 0;
+		for (int t = 0; t < 49; t++) {
+			g &= planes[t] == 1;
+			stones += planes[49 + t] == 1;
+		}
+		g &= stones == 1 && planes[49 + q] == 1 && policy[q] == 1 && policy[49] == 0;
+		g &= value[0] == (i % 2 ? -1 : 1) && score[0] == 100 * s + i && wt[0] == 0.5f &&
+		     om[0] == 1 && glob[0] == s;
+		for (int t = 0; t < 49; t++) {
+			int x = t % 7;
+			g &= own[gt_sym_point(7, k, t)] == (x < 3 ? 1 : -1);
+		}
+		good += g;
+	}
+	is_int(good, 30, "every row as numpy wrote it, under symmetry row %% 8");
+	gt_shard_window_free(w);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "%s/gt-shard.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -373,6 +422,7 @@ int main(void)
 		skip_all("no temporary directory");
 	check_writer();
 	check_window();
+	check_numpy_shards();
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
