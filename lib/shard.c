@@ -874,9 +874,14 @@ int gt_shard_window_get(const gt_shard_window *w, long row, int k, gt_shard_batc
 	if (b->planes) {
 		float *dst = b->planes + (size_t)i * C * np;
 		const uint8_t *src = r->packed + (size_t)row * C * pb;
+		memset(dst, 0, sizeof(float) * C * np);
 		for (int c = 0; c < C; c++, dst += np, src += pb)
-			for (int p = 0; p < np; p++)
-				dst[sym[p]] = (float)((src[p >> 3] >> (7 - (p & 7))) & 1);
+			for (int j = 0; j < pb; j++) {
+				unsigned v = src[j];
+				for (int p = 8 * j; v; p++, v = (v << 1) & 0xff)
+					if ((v & 0x80) && p < np)
+						dst[sym[p]] = 1;
+			}
 	}
 	if (b->globals)
 		memcpy(b->globals + (size_t)i * r->G, r->glob + (size_t)row * r->G, sizeof(float) * r->G);
