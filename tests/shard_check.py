@@ -114,8 +114,10 @@ def games(n, seed):
         print(record(moves, pol, values, scores, winner, score, own, full))
 
 
-def manifest(d):
+def manifest(d, missing_ok=False):
     out = []
+    if missing_ok and not os.path.exists(os.path.join(d, "manifest")):
+        return out  # killed before its first shard
     with open(os.path.join(d, "manifest")) as f:
         for line in f:
             try:
@@ -160,7 +162,7 @@ def check_shard(path, m):
 
 
 def check(d, crashed=False):
-    ms = manifest(d)
+    ms = manifest(d, missing_ok=crashed)
     rows = games = 0
     for m in ms:
         path = os.path.join(d, m["file"])
@@ -177,7 +179,7 @@ def check(d, crashed=False):
 
 
 def files(d):
-    ms = manifest(d)
+    ms = manifest(d, missing_ok=True)
     for m in ms:
         assert os.path.exists(os.path.join(d, m["file"])), m["file"]
     fs = sorted(glob.glob(os.path.join(d, "run_*", "games_*.npz")))

@@ -35,24 +35,24 @@ ok $st "hand record: policy[0,40]=1, pass last, values and ownership from the si
 [ $st -eq 0 ] || diff "$T/want" "$T/rows" | sed 's/^/# /'
 
 # random legal games; value and score taken from the game result
-$PY "$H" games 120 7 >"$T/g.ndjson"
+$PY "$H" games 60 7 >"$T/g.ndjson"
 full=$($PY -c 'import json,sys; print(sum(p["full_search"] for l in open(sys.argv[1]) for p in json.loads(l)["positions"]))' "$T/g.ndjson")
-gt-shard -o "$T/a" --rows 300 --seed 5 "$T/g.ndjson" >"$T/out" 2>"$T/err"; is $? 0 "120 games: exit 0"
-shards=$(( (full + 299) / 300 ))
+gt-shard -o "$T/a" --rows 150 --seed 5 "$T/g.ndjson" >"$T/out" 2>"$T/err"; is $? 0 "60 games: exit 0"
+shards=$(( (full + 149) / 150 ))
 r=$($PY "$H" check "$T/a" 2>&1)
 case $r in "shards=$shards rows=$full games="*) ok 0 "numpy: $r";; *) ok 1 "numpy check"; diag "got '$r', want shards=$shards rows=$full"; diag "$(cat "$T/err")";; esac
 is "$(readlink "$T/a/current")" "run_000/games_$(printf %05d $((shards - 1))).npz" "current points at the newest shard"
-gt-shard -o "$T/b" --rows 300 --seed 5 "$T/g.ndjson" >/dev/null 2>&1
+gt-shard -o "$T/b" --rows 150 --seed 5 "$T/g.ndjson" >/dev/null 2>&1
 same=0
 for f in "$T"/a/run_000/games_*.npz; do cmp -s "$f" "$T/b/run_000/$(basename "$f")" || same=1; done
 ok $same "same seed: the same shard bytes"
-gt-shard -o "$T/c" --rows 300 --seed 6 "$T/g.ndjson" >/dev/null 2>&1
+gt-shard -o "$T/c" --rows 150 --seed 6 "$T/g.ndjson" >/dev/null 2>&1
 cmp -s "$T/a/run_000/games_00000.npz" "$T/c/run_000/games_00000.npz"; is $? 1 "another seed: another shuffle"
 gzip -c "$T/g.ndjson" >"$T/g.ndjson.gz"
-gt-shard -o "$T/z" --rows 300 --seed 5 --run 3 <"$T/g.ndjson.gz" >/dev/null 2>&1; ok $? "gzip on stdin"
+gt-shard -o "$T/z" --rows 150 --seed 5 --run 3 <"$T/g.ndjson.gz" >/dev/null 2>&1; ok $? "gzip on stdin"
 cmp -s "$T/a/run_000/games_00000.npz" "$T/z/run_003/games_00000.npz"; ok $? "gzip input: the same shard, in run_003"
 # a second run appends to the same directory
-gt-shard -o "$T/a" --rows 300 --seed 5 "$T/hand.ndjson" >/dev/null 2>&1
+gt-shard -o "$T/a" --rows 150 --seed 5 "$T/hand.ndjson" >/dev/null 2>&1
 r=$($PY "$H" check "$T/a" 2>&1)
 case $r in "shards=$((shards + 1)) rows=$((full + 5)) "*) ok 0 "second run appends: $r";; *) ok 1 "second run appends"; diag "$r";; esac
 
