@@ -4,9 +4,9 @@
 #
 #   shard_check.py hand              the hand-made 9x9 record (NDJSON line)
 #   shard_check.py games N SEED      N legal 9x9 games, one NDJSON line each:
-#                                    stones on the points with even x and y
-#                                    (never adjacent: no capture, no suicide),
-#                                    then two passes
+#                                    10 to 25 stones on the points with even x
+#                                    and y (never adjacent: no capture, no
+#                                    suicide), then two passes; result by area
 #   shard_check.py check DIR         every manifest entry: file exists, sha256,
 #                                    bytes and rows match; every array has the
 #                                    documented dtype and shape; values in range;
@@ -17,6 +17,12 @@
 #                                    the entry before the last (a writer killed
 #                                    between the two); prints "files=F entries=E"
 #   shard_check.py hand-rows DIR     prints the rows of the hand record, by move
+#   shard_check.py symcheck A B K    A and B hold shards of the same games, B's
+#                                    through gt-augment --symmetry K, written
+#                                    with the same seed (so row i is the same
+#                                    position in both): B's planes, policy and
+#                                    ownership are A's mapped by symmetry K
+#                                    (sym.h's table, written again here)
 #   shard_check.py mkshard DIR       writes, with numpy alone, DIR/manifest and
 #                                    two 7x7 shards as gt-shard(5) documents
 #                                    them (2 planes, 1 global); row i of shard s
@@ -93,23 +99,57 @@ def hand():
     print(record(moves, pol, values, scores, "B", 3.5, own))
 
 
+def area(moves, komi):
+    """Area score, Black's view, minus komi, and the ownership (no captures
+    happen in games())."""
+    color, own = {}, [0.0] * NP
+    for j, m in enumerate(moves):
+        if m != NP:
+            color[m] = 1 if j % 2 == 0 else 2
+    s, seen = 0, set()
+    for p in range(NP):
+        if p in color:
+            s += 1 if color[p] == 1 else -1
+            own[p] = 1.0 if color[p] == 1 else -1.0
+        elif p not in seen:
+            region, border, stack = [], set(), [p]
+            seen.add(p)
+            while stack:
+                q = stack.pop()
+                region.append(q)
+                x, y = q % N, q // N
+                for nx, ny in ((x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)):
+                    if 0 <= nx < N and 0 <= ny < N:
+                        r = ny * N + nx
+                        if r in color:
+                            border.add(color[r])
+                        elif r not in seen:
+                            seen.add(r)
+                            stack.append(r)
+            v = 1 if border == {1} else -1 if border == {2} else 0
+            s += v * len(region)
+            for q in region:
+                own[q] = float(v)
+    return s - komi, own
+
+
 def games(n, seed):
     rnd = random.Random(seed)
     random.seed(seed)
     pts = [p for p in range(NP) if (p % N) % 2 == 0 and (p // N) % 2 == 0]
     for g in range(n):
-        k = rnd.randint(3, len(pts))
+        k = rnd.randint(10, len(pts))
         moves = rnd.sample(pts, k) + [NP, NP]
         pol = []
         for j in range(len(moves)):
-            v = [rnd.random() for _ in range(NP + 1)]
+            taken = set(moves[:j])
+            v = [0.0 if p in taken and p != NP else rnd.random() for p in range(NP + 1)]
             s = sum(v)
             pol.append([round(x / s, 6) for x in v])
-        winner = rnd.choice("BW")
-        score = rnd.choice([0.5, 3.5, 10.5]) * (1 if winner == "B" else -1)
+        score, own = area(moves, 7.5)
+        winner = "B" if score > 0 else "W"
         values = [None] * len(moves)
         scores = [None] * len(moves)
-        own = [rnd.choice([-1.0, 1.0]) for _ in range(NP)]
         full = [rnd.random() < 0.8 for _ in moves]
         print(record(moves, pol, values, scores, winner, score, own, full))
 
@@ -248,6 +288,41 @@ def mkshard(d):
         f.write("\n".join(lines) + "\n")
 
 
+def sym_point(n, k, p):
+    m, x, y = n - 1, p % n, p // n
+    u, v = [(x, y), (m - y, x), (m - x, m - y), (y, m - x),
+            (y, x), (m - x, y), (m - y, m - x), (x, m - y)][k]
+    return v * n + u
+
+
+def symcheck(da, db, k):
+    ma, mb = manifest(da), manifest(db)
+    assert len(ma) == len(mb) and ma, (len(ma), len(mb))
+    rows = 0
+    for a_, b_ in zip(ma, mb):
+        n = a_["board_size"]
+        np_ = n * n
+        perm = np.array([sym_point(n, k, p) for p in range(np_)])
+        with np.load(os.path.join(da, a_["file"])) as za, np.load(os.path.join(db, b_["file"])) as zb:
+            A = {x: za[x] for x in za.files}
+            B = {x: zb[x] for x in zb.files}
+        pa = np.unpackbits(A["binaryInputNCHWPacked"], axis=2)[:, :, :np_]
+        pb = np.unpackbits(B["binaryInputNCHWPacked"], axis=2)[:, :, :np_]
+        want = np.zeros_like(pa)
+        want[:, :, perm] = pa
+        assert (want == pb).all(), "planes"
+        want = A["policy"].copy()
+        want[:, perm] = A["policy"][:, :np_]
+        assert (abs(want - B["policy"]) < 1e-6).all(), "policy"
+        want = A["ownership"].copy()
+        want[:, perm] = A["ownership"]
+        assert (want == B["ownership"]).all(), "ownership"
+        for x in ("value", "score", "weight", "globalInputNC"):
+            assert (A[x] == B[x]).all(), x
+        rows += a_["rows"]
+    print("rows=%d" % rows)
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "hand":
@@ -258,6 +333,8 @@ def main():
         print("shards=%d rows=%d games=%d" % check(sys.argv[2]))
     elif cmd == "files":
         files(sys.argv[2])
+    elif cmd == "symcheck":
+        symcheck(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif cmd == "mkshard":
         mkshard(sys.argv[2])
     elif cmd == "hand-rows":

@@ -51,6 +51,17 @@ cmp -s "$T/a/run_000/games_00000.npz" "$T/c/run_000/games_00000.npz"; is $? 1 "a
 gzip -c "$T/g.ndjson" >"$T/g.ndjson.gz"
 gt-shard -o "$T/z" --rows 150 --seed 5 --run 3 <"$T/g.ndjson.gz" >/dev/null 2>&1; ok $? "gzip on stdin"
 cmp -s "$T/a/run_000/games_00000.npz" "$T/z/run_003/games_00000.npz"; ok $? "gzip input: the same shard, in run_003"
+
+# the pipeline: gt-validate accepts the generated games; gt-augment's
+# symmetry of the records equals the symmetry of the shard's arrays
+gt-validate "$T/g.ndjson" >"$T/v.ndjson" 2>"$T/err"; is $? 0 "gt-validate accepts the generated games"
+for k in 1 6; do
+	gt-augment --symmetry $k "$T/v.ndjson" >"$T/s$k.ndjson" 2>>"$T/err"
+	gt-shard -o "$T/s$k" --rows 150 --seed 5 "$T/s$k.ndjson" >/dev/null 2>>"$T/err"
+	r=$($PY "$H" symcheck "$T/a" "$T/s$k" $k 2>&1)
+	is "$r" "rows=$full" "gt-augment --symmetry $k | gt-shard: planes, policy, ownership mapped by symmetry $k"
+done
+
 # a second run appends to the same directory
 gt-shard -o "$T/a" --rows 150 --seed 5 "$T/hand.ndjson" >/dev/null 2>&1
 r=$($PY "$H" check "$T/a" 2>&1)
