@@ -173,6 +173,60 @@ static void check_writer(void)
 	is_int(found, 3, "the three kept rows are all there");
 }
 
+/* a handicap game: Black stones on C3 and G7 set up, White moves first */
+static void check_handicap(void)
+{
+	char out[512], path[600];
+	snprintf(out, sizeof out, "%s/hc", dir);
+	gt_shard_opts o;
+	gt_shard_opts_init(&o);
+	o.enc = gt_shard_encoder_basic();
+	gt_error e = {0};
+	gt_shard_writer *w = gt_shard_writer_new(out, &o, &e);
+	int16_t black[2] = {C3, G7}, mv[1] = {E5};
+	static float p0[NP + 1];
+	memset(p0, 0, sizeof p0);
+	p0[E5] = 1;
+	gt_position pos[1] = {{0, GT_WHITE, p0, NAN, NAN, 0, 1, 2.0f}};
+	gt_record r;
+	memset(&r, 0, sizeof r);
+	snprintf(r.rules, sizeof r.rules, "chinese");
+	r.board_size = N;
+	r.komi = 0.5;
+	r.nsetup[GT_BLACK] = 2;
+	r.setup[GT_BLACK] = black;
+	r.first_to_move = GT_WHITE;
+	r.nmoves = 1;
+	r.moves = mv;
+	r.winner = GT_WIN_WHITE;
+	r.score = -12.5;
+	r.npos = 1;
+	r.pos = pos;
+	is_int(gt_shard_add_record(w, &r, &e), 0, "handicap game added");
+	gt_shard_flush(w, &e);
+	gt_shard_writer_free(w);
+	snprintf(path, sizeof path, "%s/run_000/games_00000.npz", out);
+	gt_npz *z = gt_npz_open(path, &e);
+	if (!ok(z != NULL, "handicap shard opens"))
+		return;
+	gt_npz_array pk, va, sc, gl, wt;
+	gt_npz_load(z, "binaryInputNCHWPacked", &pk, &e);
+	gt_npz_load(z, "value", &va, &e);
+	gt_npz_load(z, "score", &sc, &e);
+	gt_npz_load(z, "globalInputNC", &gl, &e);
+	gt_npz_load(z, "weight", &wt, &e);
+	const uint8_t *B = pk.data;
+	int pb = (NP + 7) / 8;
+	ok(pk.shape[0] == 1 && bit(B, 5, pb, 0, 2, C3) && bit(B, 5, pb, 0, 2, G7) &&
+	   !bit(B, 5, pb, 0, 1, C3), "White to move: the handicap stones are the opponent's");
+	ok(((float *)va.data)[0] == 1 && ((float *)sc.data)[0] == 12.5f,
+	   "value +1 and score +12.5 for White, from the result");
+	is_dbl(((float *)gl.data)[0], 0.5 / 20, 1e-7, "komi global: +komi/20 for White");
+	is_dbl(((float *)wt.data)[0], 2.0, 0, "weight kept");
+	free(pk.data), free(va.data), free(sc.data), free(gl.data), free(wt.data);
+	gt_npz_close(z);
+}
+
 /* test encoder: plane 0 own stones, 1 opponent stones, 2 the last move;
  * global 0 = number of stones */
 static int test_encode(const gt_board *b, float *planes, float *globals, void *ctx)
@@ -421,6 +475,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		skip_all("no temporary directory");
 	check_writer();
+	check_handicap();
 	check_window();
 	check_numpy_shards();
 	char cmd[600];
