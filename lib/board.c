@@ -304,6 +304,8 @@ int gt_board_setup(gt_board *b, int color, int pt)
 
 void gt_board_set_to_move(gt_board *b, int color)
 {
+	if (color != b->to_move)
+		b->ko = -1; /* the simple-ko ban was the other colour's */
 	b->to_move = color;
 	if (b->nmoves == 0) {
 		b->setup_to_move = color;
