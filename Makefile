@@ -37,7 +37,7 @@ BINDIR    = bin
 endif
 CMDS     := $(CMD_SRC:cmd/%.c=$(BINDIR)/%)
 
-.PHONY: all check bench install clean lint
+.PHONY: all check bench install clean lint deps
 all: $(CMDS) $(TESTS) $(BENCHES)
 
 $(OBJDIR)/lib/%.o: lib/%.c $(wildcard lib/*.h)
@@ -62,7 +62,11 @@ $(OBJDIR)/bench/%: bench/%.c $(LIBGT)
 
 # Unit tests are C programs printing TAP; command tests are tests/cmd/*.t shell
 # scripts printing TAP. prove runs both and ends with one "Result:" line.
-check: all
+deps:
+	@sh share/gt/install-deps
+
+check: deps
+	@$(MAKE) --no-print-directory all
 	GT_BIN=$(CURDIR)/$(BINDIR) GT_TESTBIN=$(CURDIR)/$(OBJDIR)/tests GT_SRC=$(CURDIR) \
 	  prove -j2 --timer -e '' $(TESTS) $(sort $(wildcard tests/cmd/*.t))
 

@@ -74,6 +74,11 @@ typedef struct gt_board {
 	int16_t plibs[GT_MAX_PTS];    /* at a root: pseudo-liberties */
 	int32_t lsum[GT_MAX_PTS];     /* at a root: sum of pseudo-liberty points */
 	int64_t lsum2[GT_MAX_PTS];    /* at a root: sum of their squares */
+	int nempty;                   /* empty points, listed in empty[0..nempty) */
+	int16_t empty[GT_MAX_PTS];    /* the empty points, in no particular order */
+	int16_t empty_at[GT_MAX_PTS]; /* index of an empty point in empty[] */
+	uint64_t seen[64];            /* 4096-bit filter of history hashes: a clear
+	                                 bit proves a position is new */
 	/* history: the setup position, then every move and the hash after it */
 	uint8_t setup[GT_MAX_PTS];
 	int setup_to_move;
@@ -106,7 +111,8 @@ int gt_board_legal(const gt_board *b, int color, int pt);
 
 /* gt_board_play: play color at pt (a point or GT_PASS(n)); on success the
  * other colour is to move and 0 is returned; on failure the board is
- * unchanged and the reason of gt_board_legal (or GT_ETOOLONG) returned. */
+ * unchanged and the reason of gt_board_legal (or GT_ETOOLONG when the
+ * history is full) returned. */
 int gt_board_play(gt_board *b, int color, int pt);
 
 /* gt_board_undo: take back the last move by replaying the game from the
