@@ -29,8 +29,16 @@ struct gt_nn {
 	gt_tensor *tensors;
 	gt_nn_out out;
 	void *state;
+	int profile;          /* nonzero: the backend adds to prof_conv_s */
+	double prof_conv_s;   /* seconds in 3x3 convolutions (im2col, GEMM, bias) */
 };
 
 extern const gt_nn_backend gt_nn_backend_cpu;
+
+/* gt_nn_cpu_chunk: columns (boards x n*n) per im2col chunk of the CPU
+ * backend, 1..GT_NN_CPU_CHUNK_MAX (the default); at least one board is
+ * always taken. For tests of the chunking and for tuning. */
+#define GT_NN_CPU_CHUNK_MAX 1024
+void gt_nn_cpu_chunk(int cols);
 
 #endif

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Named views of a flat parameter (or gradient) array, in file order. */
 typedef struct views {
@@ -36,6 +37,22 @@ typedef struct cpu {
 } cpu;
 
 static int threads_set;
+
+/* Convolutions run over chunks of whole boards, about chunk_cols
+ * columns each (at most max(chunk_cols, n*n)), so that the im2col buffer stays in cache and is small. */
+static int chunk_cols = GT_NN_CPU_CHUNK_MAX;
+
+void gt_nn_cpu_chunk(int cols)
+{
+	chunk_cols = cols < 1 ? 1 : cols > GT_NN_CPU_CHUNK_MAX ? GT_NN_CPU_CHUNK_MAX : cols;
+}
+
+static int chunk_boards(int n)
+{
+	int nb = chunk_cols / (n * n);
+	return nb < 1 ? 1 : nb;
+}
+
 
 static void make_views(gt_nn *nn, float *base, views *v)
 {
@@ -175,7 +192,8 @@ static void ensure(gt_nn *nn, cpu *c, int batch, int n, int train)
 	}
 	c->xin = fbuf((size_t)a->in_planes * cb);
 	c->glob = fbuf((size_t)a->globals * B);
-	c->col = fbuf(kmax * cb);
+	size_t ccols = maxN > GT_NN_CPU_CHUNK_MAX ? maxN : GT_NN_CPU_CHUNK_MAX;
+	c->col = fbuf(kmax * ccols);
 	c->T = fbuf(C * cb);
 	c->P = fbuf(Hp * cb);
 	c->Vh = fbuf(Hv * cb);
@@ -195,7 +213,7 @@ static void ensure(gt_nn *nn, cpu *c, int batch, int n, int train)
 	c->dsr = fbuf(B);
 	c->dopre = fbuf(cb);
 	if (tr) {
-		c->dcol = fbuf(kmax * cb);
+		c->dcol = fbuf(kmax * ccols);
 		c->dX = fbuf(C * cb);
 		c->dV = fbuf(C * cb);
 		c->dU = fbuf(C * cb);
@@ -204,22 +222,23 @@ static void ensure(gt_nn *nn, cpu *c, int batch, int n, int train)
 		c->dhid = fbuf((size_t)a->value_hidden * B);
 		c->dgv = fbuf(2 * Hv * B);
 	}
-	(void)maxN;
 }
 
-/* im2col for a 3x3 convolution with zero padding 1 on [ci][b*N + y*n + x]
- * data: col[(ci*9 + ky*3 + kx)][b*N + y*n + x] = in[ci][b, y+ky-1, x+kx-1]
+/* im2col for a 3x3 convolution with zero padding 1, boards b0..b0+nb-1 of
+ * [ci][b*N + y*n + x] data whose rows hold BN floats:
+ * col[(ci*9 + ky*3 + kx)][(b-b0)*N + y*n + x] = in[ci][b, y+ky-1, x+kx-1]
  * (0 off the board), of relu(in) when relu is set. */
-static void im2col(const float *in, int Cin, int B, int n, float *col, int relu)
+static void im2col(const float *in, int Cin, size_t BN, int b0, int nb, int n,
+                   float *col, int relu)
 {
-	size_t N = (size_t)n * n, BN = B * N;
+	size_t N = (size_t)n * n, nc = nb * N;
 	for (int ci = 0; ci < Cin; ci++)
 		for (int ky = 0; ky < 3; ky++)
 			for (int kx = 0; kx < 3; kx++) {
-				float *row = col + (size_t)(ci * 9 + ky * 3 + kx) * BN;
+				float *row = col + (size_t)(ci * 9 + ky * 3 + kx) * nc;
 				int dy = ky - 1, dx = kx - 1;
 				int x0 = dx < 0 ? 1 : 0, x1 = dx > 0 ? n - 1 : n;
-				for (int b = 0; b < B; b++)
+				for (int b = 0; b < nb; b++)
 					for (int y = 0; y < n; y++) {
 						float *o = row + b * N + (size_t)y * n;
 						int yy = y + dy;
@@ -227,7 +246,7 @@ static void im2col(const float *in, int Cin, int B, int n, float *col, int relu)
 							memset(o, 0, sizeof(float) * n);
 							continue;
 						}
-						const float *s = in + ci * BN + b * N + (size_t)yy * n + dx;
+						const float *s = in + ci * BN + (b0 + b) * N + (size_t)yy * n + dx;
 						if (x0)
 							o[0] = 0;
 						if (x1 < n)
@@ -241,43 +260,81 @@ static void im2col(const float *in, int Cin, int B, int n, float *col, int relu)
 			}
 }
 
-/* col2im: the adjoint of im2col (without relu): out = sum of col entries
- * over the positions they were copied from. out is overwritten. */
-static void col2im(const float *col, int Cin, int B, int n, float *out)
+/* col2im: the adjoint of im2col (without relu) for boards b0..b0+nb-1:
+ * those boards of out are overwritten with the sums of the col entries
+ * copied from each position. */
+static void col2im(const float *col, int Cin, size_t BN, int b0, int nb, int n, float *out)
 {
-	size_t N = (size_t)n * n, BN = B * N;
-	memset(out, 0, sizeof(float) * Cin * BN);
+	size_t N = (size_t)n * n, nc = nb * N;
+	for (int ci = 0; ci < Cin; ci++)
+		memset(out + ci * BN + b0 * N, 0, sizeof(float) * nc);
 	for (int ci = 0; ci < Cin; ci++)
 		for (int ky = 0; ky < 3; ky++)
 			for (int kx = 0; kx < 3; kx++) {
-				const float *row = col + (size_t)(ci * 9 + ky * 3 + kx) * BN;
+				const float *row = col + (size_t)(ci * 9 + ky * 3 + kx) * nc;
 				int dy = ky - 1, dx = kx - 1;
 				int x0 = dx < 0 ? 1 : 0, x1 = dx > 0 ? n - 1 : n;
-				for (int b = 0; b < B; b++)
+				for (int b = 0; b < nb; b++)
 					for (int y = 0; y < n; y++) {
 						int yy = y + dy;
 						if (yy < 0 || yy >= n)
 							continue;
 						const float *s = row + b * N + (size_t)y * n;
-						float *o = out + ci * BN + b * N + (size_t)yy * n + dx;
+						float *o = out + ci * BN + (b0 + b) * N + (size_t)yy * n + dx;
 						for (int x = x0; x < x1; x++)
 							o[x] += s[x];
 					}
 			}
 }
 
-/* out (Cout x BN) = W (Cout x Cin*9) * im2col(in) + bias[c] */
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* out (Cout x BN) = W (Cout x Cin*9) * im2col(in or relu(in)) + bias[c] */
 static void conv3x3(cpu *c, const float *in, int Cin, int Cout, int B, int n,
                     const float *W, const float *bias, float *out, int relu)
 {
-	size_t BN = (size_t)B * n * n;
-	im2col(in, Cin, B, n, c->col, relu);
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Cout, (int)BN, Cin * 9,
-	            1.0f, W, Cin * 9, c->col, (int)BN, 0.0f, out, (int)BN);
+	size_t N = (size_t)n * n, BN = B * N;
+	int K = Cin * 9, step = chunk_boards(n);
+	for (int b0 = 0; b0 < B; b0 += step) {
+		int nb = B - b0 < step ? B - b0 : step;
+		int nc = (int)(nb * N);
+		im2col(in, Cin, BN, b0, nb, n, c->col, relu);
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Cout, nc, K,
+		            1.0f, W, K, c->col, nc, 0.0f, out + b0 * N, (int)BN);
+	}
 	for (int o = 0; o < Cout; o++) {
 		float bb = bias[o], *r = out + o * BN;
 		for (size_t i = 0; i < BN; i++)
 			r[i] += bb;
+	}
+}
+
+/* Backward of out = alpha * conv3x3(relu?(in); W): dW += alpha * dout
+ * im2col(in)^T, and if din is not NULL, din = col2im(alpha W^T dout)
+ * (the gradient with respect to the convolution's input, before the
+ * relu's mask). */
+static void conv3x3_back(cpu *c, const float *in, int Cin, int Cout, int B, int n,
+                         const float *W, const float *dout, float alpha, float *dW,
+                         float *din, int relu)
+{
+	size_t N = (size_t)n * n, BN = B * N;
+	int K = Cin * 9, step = chunk_boards(n);
+	for (int b0 = 0; b0 < B; b0 += step) {
+		int nb = B - b0 < step ? B - b0 : step;
+		int nc = (int)(nb * N);
+		im2col(in, Cin, BN, b0, nb, n, c->col, relu);
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Cout, K, nc, alpha,
+		            dout + b0 * N, (int)BN, c->col, nc, 1.0f, dW, K);
+		if (!din)
+			continue;
+		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, nc, Cout, alpha,
+		            W, K, dout + b0 * N, (int)BN, 0.0f, c->dcol, nc);
+		col2im(c->dcol, Cin, BN, b0, nb, n, din);
 	}
 }
 
@@ -341,12 +398,10 @@ static int cpu_forward(gt_nn *nn, int B, int n, const float *planes,
 			       sizeof(float) * N);
 	if (G > 0)
 		memcpy(c->glob, globals, sizeof(float) * B * G);
-	im2col(c->xin, Cin, B, n, c->col, 0);
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, C, (int)BN, Cin * 9,
-	            1.0f, p->in_w, Cin * 9, c->col, (int)BN, 0.0f, X[0], (int)BN);
-	for (int o = 0; o < C; o++)
+	conv3x3(c, c->xin, Cin, C, B, n, p->in_w, p->in_b, X[0], 0);
+	for (int o = 0; o < C && G > 0; o++)
 		for (int b = 0; b < B; b++) {
-			float add = p->in_b[o], *r = X[0] + o * BN + b * N;
+			float add = 0, *r = X[0] + o * BN + b * N;
 			for (int g = 0; g < G; g++)
 				add += p->in_g[o * G + g] * c->glob[b * G + g];
 			for (size_t i = 0; i < N; i++)
@@ -355,8 +410,11 @@ static int cpu_forward(gt_nn *nn, int B, int n, const float *planes,
 
 	/* residual blocks */
 	for (int l = 0; l < L; l++) {
+		double t0 = nn->profile ? now() : 0;
 		conv3x3(c, X[l], C, C, B, n, p->w1[l], p->b1[l], V[l], 1);
 		conv3x3(c, V[l], C, C, B, n, p->w2[l], p->b2[l], Z[l], 1);
+		if (nn->profile)
+			nn->prof_conv_s += now() - t0;
 		float s = p->s[l][0];
 		const float *x = X[l], *z = Z[l];
 		float *y = X[l + 1];
@@ -605,23 +663,13 @@ static int cpu_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 				sb += dX[o * BN + i];
 			g->b2[l][o] += (float)(s * sb);
 		}
-		im2col(V, C, B, n, c->col, 1);
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, C, C * 9, (int)BN, s,
-		            dX, (int)BN, c->col, (int)BN, 1.0f, g->w2[l], C * 9);
-		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, C * 9, (int)BN, C, s,
-		            p->w2[l], C * 9, dX, (int)BN, 0.0f, c->dcol, (int)BN);
-		col2im(c->dcol, C, B, n, c->dV);
+		conv3x3_back(c, V, C, C, B, n, p->w2[l], dX, s, g->w2[l], c->dV, 1);
 		for (size_t i = 0; i < (size_t)C * BN; i++)
 			if (!(V[i] > 0))
 				c->dV[i] = 0;
 		rowsum_add(c->dV, C, BN, g->b1[l]);
 		/* v = conv(relu(x)) + b1 */
-		im2col(X, C, B, n, c->col, 1);
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, C, C * 9, (int)BN, 1.0f,
-		            c->dV, (int)BN, c->col, (int)BN, 1.0f, g->w1[l], C * 9);
-		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, C * 9, (int)BN, C, 1.0f,
-		            p->w1[l], C * 9, c->dV, (int)BN, 0.0f, c->dcol, (int)BN);
-		col2im(c->dcol, C, B, n, c->dU);
+		conv3x3_back(c, X, C, C, B, n, p->w1[l], c->dV, 1.0f, g->w1[l], c->dU, 1);
 		for (size_t i = 0; i < (size_t)C * BN; i++)
 			if (X[i] > 0)
 				dX[i] += c->dU[i];
@@ -638,9 +686,7 @@ static int cpu_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 			for (int k = 0; k < G; k++)
 				g->in_g[o * G + k] += (float)s * c->glob[b * G + k];
 		}
-	im2col(c->xin, Cin, B, n, c->col, 0);
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, C, Cin * 9, (int)BN, 1.0f,
-	            dX, (int)BN, c->col, (int)BN, 1.0f, g->in_w, Cin * 9);
+	conv3x3_back(c, c->xin, Cin, C, B, n, p->in_w, dX, 1.0f, g->in_w, NULL, 0);
 	return 0;
 }
 

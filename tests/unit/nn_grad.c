@@ -5,6 +5,7 @@
  * and board-size independence of the weights. */
 #include "tap.h"
 #include "nn.h"
+#include "nn_backend.h"
 
 static unsigned long long rs = 12345;
 static double urand(void)
@@ -157,6 +158,12 @@ int main(void)
 	for (size_t k = 0; k < sizeof terms / sizeof terms[0]; k++)
 		is_int(gradcheck(nn, &d, &terms[k].w, terms[k].name), 0,
 		       "gradient of the %s loss matches finite differences", terms[k].name);
+
+	/* convolutions split into chunks of one board */
+	gt_nn_cpu_chunk(1);
+	is_int(gradcheck(nn, &d, &GT_NN_LOSSW_DEFAULT, "one board per chunk"), 0,
+	       "gradient with one board per convolution chunk");
+	gt_nn_cpu_chunk(GT_NN_CPU_CHUNK_MAX);
 
 	/* board size 2 and 7 with the same weights */
 	batch d2;

@@ -7,6 +7,7 @@
 #include "feat.h"
 #include "model.h"
 #include "nn.h"
+#include "nn_backend.h"
 #include "optim.h"
 
 #include <unistd.h>
@@ -114,6 +115,7 @@ int main(void)
 	gt_model *r = NULL;
 	is_int(gt_model_read(path, &r, &e), 0, "model read back");
 	gt_nn *nn = gt_nn_new(&r->arch, "cpu", &e);
+	gt_nn_cpu_chunk(60);  /* 2 boards per im2col chunk: 2 chunks */
 	memcpy(gt_nn_params(nn), r->params, r->nparams * sizeof(float));
 	gt_nn_sync_params(nn);
 	gt_nn_out o;
