@@ -23,7 +23,7 @@ static double now(void)
 	return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-static double min_s = 0.4;
+static double min_s = 0.25;
 
 typedef struct data {
 	int B, n;

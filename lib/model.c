@@ -1,5 +1,6 @@
 /* model.c: network files (see model.h and man5 gt-model for the layout). */
 #include "model.h"
+#include "feat.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -358,6 +359,33 @@ fail:
 		gzclose(gz);
 	gt_model_free(m);
 	return r;
+}
+
+gt_nn *gt_model_nn(const gt_model *m, const char *backend, gt_error *e)
+{
+	const gt_arch *a = &m->arch;
+	if (a->feat_version != GT_FEAT_VERSION || a->in_planes != GT_FEAT_PLANES ||
+	    a->globals != GT_FEAT_GLOBALS) {
+		gt_error_set(e, GT_EUNSUPPORTED, -1, -1,
+		             "network inputs are feature version %d (%d planes, %d globals), "
+		             "this build has version %d (%d, %d)", a->feat_version, a->in_planes,
+		             a->globals, GT_FEAT_VERSION, GT_FEAT_PLANES, GT_FEAT_GLOBALS);
+		return NULL;
+	}
+	gt_nn *nn = gt_nn_new(a, backend, e);
+	if (!nn)
+		return NULL;
+	memcpy(gt_nn_params(nn), m->params, m->nparams * sizeof(float));
+	gt_nn_sync_params(nn);
+	return nn;
+}
+
+int gt_model_set_params(gt_model *m, gt_nn *nn)
+{
+	if (gt_nn_nparams(nn) != m->nparams || memcmp(gt_nn_arch(nn), &m->arch, sizeof m->arch))
+		return GT_EINVAL;
+	memcpy(m->params, gt_nn_params(nn), m->nparams * sizeof(float));
+	return 0;
 }
 
 char *gt_model_name(const gt_model *m, char *buf, size_t size)
