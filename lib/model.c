@@ -219,6 +219,17 @@ int gt_model_write(const char *path, const gt_model *m, gt_error *e)
 	return ok ? 0 : r;
 }
 
+/* zlib's message without the "path: " it prefixes */
+static const char *gzmsg(gzFile gz, const char *path)
+{
+	int errnum;
+	const char *m = gzerror(gz, &errnum);
+	size_t n = strlen(path);
+	if (!strncmp(m, path, n) && !strncmp(m + n, ": ", 2))
+		m += n + 2;
+	return m;
+}
+
 static int fmt_err(gt_error *e, const char *path, long off, const char *what)
 {
 	return gt_error_set(e, GT_EFORMAT, -1, off, "%s: %s", path, what);
@@ -237,7 +248,7 @@ int gt_model_read(const char *path, gt_model **out, gt_error *e)
 	int r;
 	gt_model *m = NULL;
 	if (got < 0) {
-		r = fmt_err(e, path, 0, gzerror(gz, &errnum));
+		r = fmt_err(e, path, 0, gzmsg(gz, path));
 		goto fail;
 	}
 	if (gzdirect(gz)) {
@@ -319,7 +330,7 @@ int gt_model_read(const char *path, gt_model **out, gt_error *e)
 			want = 1 << 24;
 		int k = gzread(gz, m->params + have, (unsigned)(want * sizeof(float)));
 		if (k < 0) {
-			r = fmt_err(e, path, (long)(sizeof h + have * 4), gzerror(gz, &errnum));
+			r = fmt_err(e, path, (long)(sizeof h + have * 4), gzmsg(gz, path));
 			goto fail;
 		}
 		if ((size_t)k < want * sizeof(float)) {
@@ -333,12 +344,12 @@ int gt_model_read(const char *path, gt_model **out, gt_error *e)
 	got = gzread(gz, &extra, 1);
 	if (got != 0) {
 		r = fmt_err(e, path, (long)(sizeof h + np * 4),
-		            got < 0 ? gzerror(gz, &errnum) : "trailing data after the parameters");
+		            got < 0 ? gzmsg(gz, path) : "trailing data after the parameters");
 		goto fail;
 	}
 	gzerror(gz, &errnum);
 	if (errnum != Z_OK) {
-		r = fmt_err(e, path, (long)(sizeof h + np * 4), gzerror(gz, &errnum));
+		r = fmt_err(e, path, (long)(sizeof h + np * 4), gzmsg(gz, path));
 		goto fail;
 	}
 	if (gzclose(gz) != Z_OK) {
