@@ -29,6 +29,7 @@ typedef struct cpu {
 	int batch, n, trained; /* last forward; trained: activations kept */
 	views p, g;
 	float *xin, *glob, *col, *dcol;
+	float *wt;         /* C x C*9: a block kernel transposed and flipped */
 	float **Xo, **Vo, **Zo; /* owned: blocks+1, blocks, blocks (or 1, 1, 1) */
 	float **X, **V, **Z;    /* this forward's views (aliases in play) */
 	float *T, *P, *Vh, *gp, *gv, *hid, *vpre, *sraw, *opre;
@@ -99,6 +100,7 @@ static int cpu_init(gt_nn *nn)
 	alloc_views(&c->g, L);
 	make_views(nn, nn->params, &c->p);
 	make_views(nn, nn->grads, &c->g);
+	c->wt = gt_xmalloc(sizeof(float) * nn->arch.channels * nn->arch.channels * 9);
 	c->X = gt_xcalloc((size_t)L + 1, sizeof(float *));
 	c->V = gt_xcalloc((size_t)L, sizeof(float *));
 	c->Z = gt_xcalloc((size_t)L, sizeof(float *));
@@ -143,6 +145,7 @@ static void cpu_release(gt_nn *nn)
 	free(c->X);
 	free(c->V);
 	free(c->Z);
+	free(c->wt);
 	free(c->Xo);
 	free(c->Vo);
 	free(c->Zo);
@@ -254,33 +257,6 @@ static void im2col(const float *in, int Cin, size_t BN, int b0, int nb, int n,
 			}
 }
 
-/* col2im: the adjoint of im2col (without relu) for boards b0..b0+nb-1:
- * those boards of out are overwritten with the sums of the col entries
- * copied from each position. */
-static void col2im(const float *col, int Cin, size_t BN, int b0, int nb, int n, float *out)
-{
-	size_t N = (size_t)n * n, nc = nb * N;
-	for (int ci = 0; ci < Cin; ci++)
-		memset(out + ci * BN + b0 * N, 0, sizeof(float) * nc);
-	for (int ci = 0; ci < Cin; ci++)
-		for (int ky = 0; ky < 3; ky++)
-			for (int kx = 0; kx < 3; kx++) {
-				const float *row = col + (size_t)(ci * 9 + ky * 3 + kx) * nc;
-				int dy = ky - 1, dx = kx - 1;
-				int x0 = dx < 0 ? 1 : 0, x1 = dx > 0 ? n - 1 : n;
-				for (int b = 0; b < nb; b++)
-					for (int y = 0; y < n; y++) {
-						int yy = y + dy;
-						if (yy < 0 || yy >= n)
-							continue;
-						const float *s = row + b * N + (size_t)y * n;
-						float *o = out + ci * BN + (b0 + b) * N + (size_t)yy * n + dx;
-						for (int x = x0; x < x1; x++)
-							o[x] += s[x];
-					}
-			}
-}
-
 static double now(void)
 {
 	struct timespec ts;
@@ -309,15 +285,22 @@ static void conv3x3(cpu *c, const float *in, int Cin, int Cout, int B, int n,
 }
 
 /* Backward of out = alpha * conv3x3(relu?(in); W): dW += alpha * dout
- * im2col(in)^T, and if din is not NULL, din = col2im(alpha W^T dout)
- * (the gradient with respect to the convolution's input, before the
- * relu's mask). */
+ * im2col(in)^T, and if din is not NULL, din = the gradient with respect
+ * to the convolution's input (before the relu's mask), computed as the
+ * 3x3 convolution of dout with the transposed, spatially flipped kernel
+ * W'[ci][co][ky][kx] = W[co][ci][2-ky][2-kx] (the same GEMM shape as the
+ * forward, instead of a K = Cout GEMM and a col2im scatter). */
 static void conv3x3_back(cpu *c, const float *in, int Cin, int Cout, int B, int n,
                          const float *W, const float *dout, float alpha, float *dW,
                          float *din, int relu)
 {
 	size_t N = (size_t)n * n, BN = B * N;
-	int K = Cin * 9, step = chunk_boards(n);
+	int K = Cin * 9, Kt = Cout * 9, step = chunk_boards(n);
+	if (din)
+		for (int ci = 0; ci < Cin; ci++)
+			for (int co = 0; co < Cout; co++)
+				for (int k = 0; k < 9; k++)
+					c->wt[(size_t)ci * Kt + co * 9 + k] = W[(size_t)co * K + ci * 9 + 8 - k];
 	for (int b0 = 0; b0 < B; b0 += step) {
 		int nb = B - b0 < step ? B - b0 : step;
 		int nc = (int)(nb * N);
@@ -326,9 +309,9 @@ static void conv3x3_back(cpu *c, const float *in, int Cin, int Cout, int B, int 
 		            dout + b0 * N, (int)BN, c->col, nc, 1.0f, dW, K);
 		if (!din)
 			continue;
-		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, nc, Cout, alpha,
-		            W, K, dout + b0 * N, (int)BN, 0.0f, c->dcol, nc);
-		col2im(c->dcol, Cin, BN, b0, nb, n, din);
+		im2col(dout, Cout, BN, b0, nb, n, c->dcol, 0);
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Cin, nc, Kt, alpha,
+		            c->wt, Kt, c->dcol, nc, 0.0f, din + b0 * N, (int)BN);
 	}
 }
 
