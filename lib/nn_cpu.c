@@ -28,7 +28,7 @@ typedef struct cpu {
 	int cap_b, cap_train;
 	int batch, n, trained; /* last forward; trained: activations kept */
 	views p, g;
-	float *xin, *glob, *col, *dcol;
+	float *xin, *glob, *col, *dcol, *rbuf;
 	float *wt;         /* C x C*9: a block kernel transposed and flipped */
 	float **Xo, **Vo, **Zo; /* owned: blocks+1, blocks, blocks (or 1, 1, 1) */
 	float **X, **V, **Z;    /* this forward's views (aliases in play) */
@@ -112,7 +112,7 @@ static int cpu_init(gt_nn *nn)
 }
 
 #define FREE_BUFS(c) do { \
-	free(c->xin); free(c->glob); free(c->col); free(c->dcol); \
+	free(c->xin); free(c->glob); free(c->col); free(c->dcol); free(c->rbuf); \
 	free(c->T); free(c->P); free(c->Vh); free(c->gp); free(c->gv); \
 	free(c->hid); free(c->vpre); free(c->sraw); free(c->opre); \
 	free(c->policy); free(c->value); free(c->score); free(c->own); free(c->tmp); \
@@ -191,6 +191,7 @@ static void ensure(gt_nn *nn, cpu *c, int batch, int n, int train)
 	c->glob = fbuf((size_t)a->globals * B);
 	size_t ccols = maxN > GT_NN_CPU_CHUNK_MAX ? maxN : GT_NN_CPU_CHUNK_MAX;
 	c->col = fbuf(kmax * ccols);
+	c->rbuf = fbuf(kmax / 9 * ccols);
 	c->T = fbuf(C * cb);
 	c->P = fbuf(Hp * cb);
 	c->Vh = fbuf(Hv * cb);
@@ -224,37 +225,74 @@ static void ensure(gt_nn *nn, cpu *c, int batch, int n, int train)
 /* im2col for a 3x3 convolution with zero padding 1, boards b0..b0+nb-1 of
  * [ci][b*N + y*n + x] data whose rows hold BN floats:
  * col[(ci*9 + ky*3 + kx)][(b-b0)*N + y*n + x] = in[ci][b, y+ky-1, x+kx-1]
- * (0 off the board), of relu(in) when relu is set. */
+ * (0 off the board). Each board is one shifted block copy, then the
+ * wrapped row and column are zeroed. */
 static void im2col(const float *in, int Cin, size_t BN, int b0, int nb, int n,
-                   float *col, int relu)
+                   float *col)
 {
-	size_t N = (size_t)n * n, nc = nb * N;
+	long N = (long)n * n, nc = nb * N;
 	for (int ci = 0; ci < Cin; ci++)
 		for (int ky = 0; ky < 3; ky++)
 			for (int kx = 0; kx < 3; kx++) {
 				float *row = col + (size_t)(ci * 9 + ky * 3 + kx) * nc;
-				int dy = ky - 1, dx = kx - 1;
-				int x0 = dx < 0 ? 1 : 0, x1 = dx > 0 ? n - 1 : n;
-				for (int b = 0; b < nb; b++)
-					for (int y = 0; y < n; y++) {
-						float *o = row + b * N + (size_t)y * n;
-						int yy = y + dy;
-						if (yy < 0 || yy >= n) {
-							memset(o, 0, sizeof(float) * n);
-							continue;
-						}
-						const float *s = in + ci * BN + (b0 + b) * N + (size_t)yy * n + dx;
-						if (x0)
-							o[0] = 0;
-						if (x1 < n)
-							o[n - 1] = 0;
-						if (relu)
-							for (int x = x0; x < x1; x++)
-								o[x] = s[x] > 0 ? s[x] : 0;
-						else
-							memcpy(o + x0, s + x0, sizeof(float) * (x1 - x0));
-					}
+				long dy = ky - 1, dx = kx - 1, shift = dy * n + dx;
+				long p0 = shift < 0 ? -shift : 0, p1 = shift > 0 ? N - shift : N;
+				for (int b = 0; b < nb; b++) {
+					float *o = row + b * N;
+					const float *src = in + ci * BN + (size_t)(b0 + b) * N;
+					if (p0)
+						memset(o, 0, sizeof(float) * p0);
+					memcpy(o + p0, src + p0 + shift, sizeof(float) * (p1 - p0));
+					if (p1 < N)
+						memset(o + p1, 0, sizeof(float) * (N - p1));
+					if (dy < 0)
+						memset(o, 0, sizeof(float) * n);
+					else if (dy > 0)
+						memset(o + N - n, 0, sizeof(float) * n);
+					if (dx < 0)
+						for (long y = 0; y < n; y++)
+							o[y * n] = 0;
+					else if (dx > 0)
+						for (long y = 0; y < n; y++)
+							o[y * n + n - 1] = 0;
+				}
 			}
+}
+
+static void relu_copy(float *restrict o, const float *restrict x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		o[i] = x[i] > 0 ? x[i] : 0.0f;
+}
+
+/* d[i] = 0 where v[i] <= 0 (the ReLU's derivative) */
+static void mask_pos(float *restrict d, const float *restrict v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		d[i] = v[i] > 0 ? d[i] : 0.0f;
+}
+
+/* d[i] += u[i] where v[i] > 0 */
+static void add_masked(float *restrict d, const float *restrict u,
+                       const float *restrict v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		d[i] += v[i] > 0 ? u[i] : 0.0f;
+}
+
+/* im2col of boards b0..b0+nb-1 into c->col; with relu, the boards'
+ * relu is first taken into c->rbuf in one vectorised pass */
+static void im2col_chunk(cpu *c, const float *in, int Cin, size_t BN, int b0, int nb,
+                         int n, float *col, int relu)
+{
+	size_t N = (size_t)n * n, nc = nb * N;
+	if (!relu) {
+		im2col(in, Cin, BN, b0, nb, n, col);
+		return;
+	}
+	for (int ci = 0; ci < Cin; ci++)
+		relu_copy(c->rbuf + ci * nc, in + ci * BN + b0 * N, nc);
+	im2col(c->rbuf, Cin, nc, 0, nb, n, col);
 }
 
 static double now(void)
@@ -273,7 +311,7 @@ static void conv3x3(cpu *c, const float *in, int Cin, int Cout, int B, int n,
 	for (int b0 = 0; b0 < B; b0 += step) {
 		int nb = B - b0 < step ? B - b0 : step;
 		int nc = (int)(nb * N);
-		im2col(in, Cin, BN, b0, nb, n, c->col, relu);
+		im2col_chunk(c, in, Cin, BN, b0, nb, n, c->col, relu);
 		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Cout, nc, K,
 		            1.0f, W, K, c->col, nc, 0.0f, out + b0 * N, (int)BN);
 	}
@@ -304,12 +342,12 @@ static void conv3x3_back(cpu *c, const float *in, int Cin, int Cout, int B, int 
 	for (int b0 = 0; b0 < B; b0 += step) {
 		int nb = B - b0 < step ? B - b0 : step;
 		int nc = (int)(nb * N);
-		im2col(in, Cin, BN, b0, nb, n, c->col, relu);
+		im2col_chunk(c, in, Cin, BN, b0, nb, n, c->col, relu);
 		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Cout, K, nc, alpha,
 		            dout + b0 * N, (int)BN, c->col, nc, 1.0f, dW, K);
 		if (!din)
 			continue;
-		im2col(dout, Cout, BN, b0, nb, n, c->dcol, 0);
+		im2col(dout, Cout, BN, b0, nb, n, c->dcol);
 		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Cin, nc, Kt, alpha,
 		            c->wt, Kt, c->dcol, nc, 0.0f, din + b0 * N, (int)BN);
 	}
@@ -398,8 +436,7 @@ static int cpu_forward(gt_nn *nn, int B, int n, const float *planes,
 		for (size_t i = 0; i < (size_t)C * BN; i++)
 			y[i] = x[i] + s * z[i];
 	}
-	for (size_t i = 0; i < (size_t)C * BN; i++)
-		c->T[i] = X[L][i] > 0 ? X[L][i] : 0;
+	relu_copy(c->T, X[L], (size_t)C * BN);
 
 	/* policy head */
 	conv1x1_relu(c->T, C, Hp, BN, p->pol_w, p->pol_b, c->P);
@@ -461,15 +498,44 @@ static double sigm(double a)
 	return 1.0 / (1.0 + exp(-a));
 }
 
+/* sum of x[0..n) and, if y, of x[i]*y[i]: 8 float lanes over blocks of
+ * 512 (vectorisable), the blocks added in double */
+static double sum_f(const float *x, size_t n)
+{
+	double s = 0;
+	for (size_t i0 = 0; i0 < n; i0 += 512) {
+		size_t e = n - i0 < 512 ? n - i0 : 512, i = 0;
+		float l[8] = {0};
+		for (; i + 8 <= e; i += 8)
+			for (int j = 0; j < 8; j++)
+				l[j] += x[i0 + i + j];
+		for (; i < e; i++)
+			l[0] += x[i0 + i];
+		s += ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+	}
+	return s;
+}
+
+static double dot_f(const float *x, const float *y, size_t n)
+{
+	double s = 0;
+	for (size_t i0 = 0; i0 < n; i0 += 512) {
+		size_t e = n - i0 < 512 ? n - i0 : 512, i = 0;
+		float l[8] = {0};
+		for (; i + 8 <= e; i += 8)
+			for (int j = 0; j < 8; j++)
+				l[j] += x[i0 + i + j] * y[i0 + i + j];
+		for (; i < e; i++)
+			l[0] += x[i0 + i] * y[i0 + i];
+		s += ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+	}
+	return s;
+}
+
 static void rowsum_add(const float *m, int rows, size_t cols, float *acc)
 {
-	for (int r = 0; r < rows; r++) {
-		double s = 0;
-		const float *x = m + r * cols;
-		for (size_t i = 0; i < cols; i++)
-			s += x[i];
-		acc[r] += (float)s;
-	}
+	for (int r = 0; r < rows; r++)
+		acc[r] += (float)sum_f(m + r * cols, cols);
 }
 
 static int cpu_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
@@ -623,33 +689,20 @@ static int cpu_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 
 	/* trunk: dX = dT * [x_L > 0], then the blocks in reverse */
 	float *dX = c->dX;
-	for (size_t i = 0; i < (size_t)C * BN; i++)
-		if (!(c->X[L][i] > 0))
-			dX[i] = 0;
+	mask_pos(dX, c->X[L], (size_t)C * BN);
 	for (int l = L - 1; l >= 0; l--) {
 		float s = p->s[l][0];
-		double ss = 0;
 		const float *Z = c->Z[l], *V = c->V[l], *X = c->X[l];
-		for (size_t i = 0; i < (size_t)C * BN; i++)
-			ss += (double)dX[i] * Z[i];
-		g->s[l][0] += (float)ss;
+		g->s[l][0] += (float)dot_f(dX, Z, (size_t)C * BN);
 		/* z = conv(relu(v)) + b2, dz = s dX */
-		for (int o = 0; o < C; o++) {
-			double sb = 0;
-			for (size_t i = 0; i < BN; i++)
-				sb += dX[o * BN + i];
-			g->b2[l][o] += (float)(s * sb);
-		}
+		for (int o = 0; o < C; o++)
+			g->b2[l][o] += (float)(s * sum_f(dX + o * BN, BN));
 		conv3x3_back(c, V, C, C, B, n, p->w2[l], dX, s, g->w2[l], c->dV, 1);
-		for (size_t i = 0; i < (size_t)C * BN; i++)
-			if (!(V[i] > 0))
-				c->dV[i] = 0;
+		mask_pos(c->dV, V, (size_t)C * BN);
 		rowsum_add(c->dV, C, BN, g->b1[l]);
 		/* v = conv(relu(x)) + b1 */
 		conv3x3_back(c, X, C, C, B, n, p->w1[l], c->dV, 1.0f, g->w1[l], c->dU, 1);
-		for (size_t i = 0; i < (size_t)C * BN; i++)
-			if (X[i] > 0)
-				dX[i] += c->dU[i];
+		add_masked(dX, c->dU, X, (size_t)C * BN);
 	}
 
 	/* input convolution, its bias and the globals */
