@@ -34,7 +34,7 @@ typedef struct cpu {
 	float **X, **V, **Z;    /* this forward's views (aliases in play) */
 	float *T, *P, *Vh, *gp, *gv, *hid, *vpre, *sraw, *opre;
 	float *policy, *value, *score, *own, *tmp;
-	float *dX, *dV, *dU, *dP, *dVh, *dpol, *dvpre, *dsr, *dopre, *dhid, *dgv;
+	float *dX, *dV, *dP, *dVh, *dpol, *dvpre, *dsr, *dopre, *dhid, *dgv;
 } cpu;
 
 /* Convolutions run over chunks of whole boards, about chunk_cols
@@ -116,7 +116,7 @@ static int cpu_init(gt_nn *nn)
 	free(c->T); free(c->P); free(c->Vh); free(c->gp); free(c->gv); \
 	free(c->hid); free(c->vpre); free(c->sraw); free(c->opre); \
 	free(c->policy); free(c->value); free(c->score); free(c->own); free(c->tmp); \
-	free(c->dX); free(c->dV); free(c->dU); free(c->dP); free(c->dVh); \
+	free(c->dX); free(c->dV); free(c->dP); free(c->dVh); \
 	free(c->dpol); free(c->dvpre); free(c->dsr); free(c->dopre); \
 	free(c->dhid); free(c->dgv); } while (0)
 
@@ -214,7 +214,6 @@ static void ensure(gt_nn *nn, cpu *c, int batch, int n, int train)
 		c->dcol = fbuf(kmax * ccols);
 		c->dX = fbuf(C * cb);
 		c->dV = fbuf(C * cb);
-		c->dU = fbuf(C * cb);
 		c->dP = fbuf(Hp * cb);
 		c->dVh = fbuf(Hv * cb);
 		c->dhid = fbuf((size_t)a->value_hidden * B);
@@ -323,14 +322,16 @@ static void conv3x3(cpu *c, const float *in, int Cin, int Cout, int B, int n,
 }
 
 /* Backward of out = alpha * conv3x3(relu?(in); W): dW += alpha * dout
- * im2col(in)^T, and if din is not NULL, din = the gradient with respect
- * to the convolution's input (before the relu's mask), computed as the
- * 3x3 convolution of dout with the transposed, spatially flipped kernel
- * W'[ci][co][ky][kx] = W[co][ci][2-ky][2-kx] (the same GEMM shape as the
- * forward, instead of a K = Cout GEMM and a col2im scatter). */
+ * im2col(relu?(in))^T, and if din is not NULL, the gradient with respect
+ * to relu?(in), g, computed as the 3x3 convolution of dout with the
+ * transposed, spatially flipped kernel W'[ci][co][ky][kx] =
+ * W[co][ci][2-ky][2-kx] (the forward's GEMM shape, no col2im scatter),
+ * goes through the ReLU's derivative [in > 0] (when relu) and is stored
+ * into din (acc 0) or added to it (acc 1), chunk by chunk while it is in
+ * cache. */
 static void conv3x3_back(cpu *c, const float *in, int Cin, int Cout, int B, int n,
                          const float *W, const float *dout, float alpha, float *dW,
-                         float *din, int relu)
+                         float *din, int relu, int acc)
 {
 	size_t N = (size_t)n * n, BN = B * N;
 	int K = Cin * 9, Kt = Cout * 9, step = chunk_boards(n);
@@ -349,7 +350,21 @@ static void conv3x3_back(cpu *c, const float *in, int Cin, int Cout, int B, int 
 			continue;
 		im2col(dout, Cout, BN, b0, nb, n, c->dcol);
 		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Cin, nc, Kt, alpha,
-		            c->wt, Kt, c->dcol, nc, 0.0f, din + b0 * N, (int)BN);
+		            c->wt, Kt, c->dcol, nc, 0.0f, c->rbuf, nc);
+		for (int ci = 0; ci < Cin; ci++) {
+			float *d = din + ci * BN + b0 * N;
+			const float *g = c->rbuf + (size_t)ci * nc, *x = in + ci * BN + b0 * N;
+			if (!relu && !acc)
+				memcpy(d, g, sizeof(float) * nc);
+			else if (!relu)
+				for (int i = 0; i < nc; i++)
+					d[i] += g[i];
+			else if (!acc)
+				for (int i = 0; i < nc; i++)
+					d[i] = x[i] > 0 ? g[i] : 0.0f;
+			else
+				add_masked(d, g, x, (size_t)nc);
+		}
 	}
 }
 
@@ -697,12 +712,10 @@ static int cpu_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 		/* z = conv(relu(v)) + b2, dz = s dX */
 		for (int o = 0; o < C; o++)
 			g->b2[l][o] += (float)(s * sum_f(dX + o * BN, BN));
-		conv3x3_back(c, V, C, C, B, n, p->w2[l], dX, s, g->w2[l], c->dV, 1);
-		mask_pos(c->dV, V, (size_t)C * BN);
+		conv3x3_back(c, V, C, C, B, n, p->w2[l], dX, s, g->w2[l], c->dV, 1, 0);
 		rowsum_add(c->dV, C, BN, g->b1[l]);
 		/* v = conv(relu(x)) + b1 */
-		conv3x3_back(c, X, C, C, B, n, p->w1[l], c->dV, 1.0f, g->w1[l], c->dU, 1);
-		add_masked(dX, c->dU, X, (size_t)C * BN);
+		conv3x3_back(c, X, C, C, B, n, p->w1[l], c->dV, 1.0f, g->w1[l], dX, 1, 1);
 	}
 
 	/* input convolution, its bias and the globals */
@@ -716,7 +729,7 @@ static int cpu_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 			for (int k = 0; k < G; k++)
 				g->in_g[o * G + k] += (float)s * c->glob[b * G + k];
 		}
-	conv3x3_back(c, c->xin, Cin, C, B, n, p->in_w, dX, 1.0f, g->in_w, NULL, 0);
+	conv3x3_back(c, c->xin, Cin, C, B, n, p->in_w, dX, 1.0f, g->in_w, NULL, 0, 0);
 	return 0;
 }
 
