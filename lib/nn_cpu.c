@@ -1,9 +1,12 @@
 /*
  * nn_cpu.c: the CPU backend of lib/nn: convolutions as im2col + OpenBLAS
  * cblas_sgemm. Activations are kept channel-major over the whole batch,
- * [c][b*N + p] (N = n*n), so each convolution is ONE GEMM of
- * (Cout x Cin*9) by (Cin*9 x B*N); inputs arrive NCHW and are transposed
- * once. See nn.h for the network and the loss.
+ * [c][b*N + p] (N = n*n), so a convolution is a few large GEMMs of
+ * (Cout x Cin*9) by (Cin*9 x columns), one per chunk of whole boards of
+ * about 1024 columns (the im2col buffer stays in cache); inputs arrive
+ * NCHW and are transposed once. Backward recomputes the im2col of the
+ * layer inputs and gets input gradients as convolutions with flipped,
+ * transposed kernels. See nn.h for the network and the loss.
  */
 #include "nn.h"
 #include "nn_backend.h"
