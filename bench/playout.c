@@ -39,16 +39,20 @@ static int playout(gt_board *b)
 	int16_t cand[GT_MAX_PTS];
 	while (!gt_board_over(b)) {
 		int c = b->to_move, k = b->nempty, mv = GT_PASS(b->n);
-		memcpy(cand, b->empty, k * sizeof cand[0]);
+		const int16_t *from = b->empty;
 		while (k > 0) {
-			int i = rnd(k), p = cand[i];
+			int i = rnd(k), p = from[i];
 			if (!own_eye(b, c, p) && gt_board_legal(b, c, p) == 0) {
 				mv = p;
 				break;
 			}
+			if (from != cand) { /* first rejection: work on a copy */
+				memcpy(cand, from, k * sizeof cand[0]);
+				from = cand;
+			}
 			cand[i] = cand[--k];
 		}
-		gt_board_play(b, c, mv);
+		gt_board_play_legal(b, c, mv);
 	}
 	return b->nmoves;
 }

@@ -304,6 +304,8 @@ int gt_board_setup(gt_board *b, int color, int pt)
 
 void gt_board_set_to_move(gt_board *b, int color)
 {
+	if (color != b->to_move)
+		b->ko = -1; /* the simple-ko ban was the other colour's */
 	b->to_move = color;
 	if (b->nmoves == 0) {
 		b->setup_to_move = color;
@@ -442,8 +444,11 @@ int gt_board_legal(const gt_board *b, int color, int pt)
 int gt_board_play(gt_board *b, int color, int pt)
 {
 	int r = gt_board_legal(b, color, pt);
-	if (r)
-		return r;
+	return r ? r : gt_board_play_legal(b, color, pt);
+}
+
+int gt_board_play_legal(gt_board *b, int color, int pt)
+{
 	if (b->nmoves >= GT_MAX_HIST)
 		return GT_ETOOLONG;
 	b->ko = -1;

@@ -115,6 +115,11 @@ int gt_board_legal(const gt_board *b, int color, int pt);
  * history is full) returned. */
 int gt_board_play(gt_board *b, int color, int pt);
 
+/* gt_board_play_legal: play a move that gt_board_legal has just accepted
+ * for this colour on this very board (skips the second check; search and
+ * playouts use it). Returns 0 or GT_ETOOLONG. */
+int gt_board_play_legal(gt_board *b, int color, int pt);
+
 /* gt_board_undo: take back the last move by replaying the game from the
  * setup (O(moves)); returns GT_EINVAL when there is nothing to undo. */
 int gt_board_undo(gt_board *b);

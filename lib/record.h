@@ -1,7 +1,7 @@
 /*
  * record.h: the NDJSON game record (DESIGN.md section 4; man page
- * gt-record(5) is the truth). One game per line; read and written with
- * jansson, one line at a time, so memory does not grow with the input.
+ * gt-record(5) is the truth). One game per line, read and written one
+ * line at a time, so memory does not grow with the input.
  *
  * Perspectives: the game-level score and ownership are Black's view
  * (score > 0: Black won by that much; ownership +1 Black, -1 White). A
@@ -53,6 +53,10 @@ typedef struct gt_record {
 	float *ownership;    /* n*n, Black's view, final; NULL if none */
 	int npos;
 	gt_position *pos;    /* positions in move order */
+	/* Fields added after the first draft; gt_record_init zeroes them. */
+	char *boards;        /* npos*n*n chars '.' 'X' 'O', the board of each
+	                        position in point order; NULL if none carried */
+	int symmetry;        /* symmetry gt-augment applied (lib/sym.h), 0 none */
 } gt_record;
 
 /* gt_record_init / gt_record_release: a caller-owned record; release frees
@@ -78,11 +82,56 @@ int gt_record_read_line(gt_record_reader *rd, const char **line, size_t *len, gt
 
 /* gt_record_parse: parse one JSON line into r (released first). Checks
  * types and shapes only (not Go legality: that is the validator's replay).
- * Returns 0 or GT_EFORMAT with e->text naming the field. */
+ * Returns 0 or GT_EFORMAT with e->text naming the field (e->line is left
+ * as the caller set it; e->offset is the byte of a JSON syntax error). */
 int gt_record_parse(gt_record *r, const char *line, size_t len, gt_error *e);
 
+/* gt_record_parse_ex: gt_record_parse, and *reason (if not NULL) gets a
+ * static reason code for a failure (gt-validate(1) lists them): "json",
+ * "utf8", "nonfinite", "nesting", "version", "field", "rules",
+ * "board-size", "length", "move", "setup", "colors", "result", "policy",
+ * "ownership", "board", "positions". Fields read before the failure
+ * (model, worker, game_id) stay filled so that a caller can report them.
+ * After a successful parse, colors is always filled (alternating from
+ * first_to_move unless the line had "colors"), missing position values
+ * and scores are NAN, and a missing game score is NAN.
+ * Lines are parsed by the module's own strict JSON parser, with jansson as
+ * the fallback and the judge of errors (see gt_record_fastjson). While a
+ * line is parsed, jansson's allocations come from a per-thread arena (this
+ * module installs json_set_alloc_funcs once; outside a parse they are
+ * malloc and free), so do not install other jansson allocators. */
+int gt_record_parse_ex(gt_record *r, const char *line, size_t len, gt_error *e,
+                       const char **reason);
+
+/* gt_record_fastjson: 1 (the default) parses lines with the module's own
+ * strict JSON parser and falls back to jansson for what it does not take;
+ * 0 parses every line with jansson. For tests and benchmarks; per thread. */
+void gt_record_fastjson(int on);
+
+/* gt_record_format: r as one compact JSON line with newline, in a new
+ * NUL-terminated string (caller frees) of *len bytes. Returns NULL (with e
+ * filled) for a record that cannot be written: a board size out of range, a
+ * move off the board, a non-finite float. */
+char *gt_record_format(const gt_record *r, size_t *len, gt_error *e);
+
+/* gt_record_sym: apply symmetry k (lib/sym.h) in place to moves, setup
+ * stones, boards, policies (the pass entry stays last) and ownership;
+ * r->symmetry becomes the composition. Scores, values and komi unchanged. */
+void gt_record_sym(gt_record *r, int k);
+
+/* gt_record_sym_compose: the symmetry c with sym(c, p) == sym(b, sym(a, p)). */
+int gt_record_sym_compose(int a, int b);
+
+/* gt_winner_str / gt_winner_parse: "B", "W", "draw", "?" and back
+ * (GT_EFORMAT for anything else). */
+const char *gt_winner_str(int winner);
+int gt_winner_parse(const char *s);
+
 /* gt_record_write: write r as one compact JSON line (with newline) to f.
- * Floats round-trip to within 1e-6. Returns 0 or GT_EIO. */
+ * Floats round-trip to within 1e-6. colors may be NULL (moves alternate
+ * from first_to_move); NAN position values and scores and a NAN game score
+ * are left out; every position's weight is written unless it is 1. Returns 0, GT_EIO, or GT_EINVAL for
+ * a record gt_record_format refuses (nothing is written then). */
 int gt_record_write(const gt_record *r, FILE *f);
 
 #endif

@@ -108,6 +108,10 @@ static void test_triple_ko(void)
 	is_int(b.ko, V(&b, "H8"), "simple-ko ban point after G8 is H8");
 	is_int(gt_board_legal(&b, GT_WHITE, V(&b, "H8")), GT_EKO, "white may not retake H8 at once");
 	is_int(play(&b, "B4"), GT_ESUPERKO, "the sixth capture B4 repeats the start: superko");
+	/* the ban is the other colour's: with Black to move again (SGF allows
+	 * two moves in a row), H8 is no ko for Black */
+	gt_board_set_to_move(&b, GT_BLACK);
+	is_int(b.ko, -1, "changing the side to move lifts the simple-ko ban");
 	/* the same cycle with a simple-ko ruleset goes round */
 	gt_rules simple = *TT;
 	simple.ko = GT_KO_SIMPLE;

@@ -1,0 +1,553 @@
+/* outer.c: the Decoupled DiLoCo outer optimizer: admission, weighted
+ * averaging, Nesterov step, ledger, atomic save and load. */
+#include "outer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <openssl/evp.h>
+
+#define OUTER_MAGIC "gtouter\n"
+#define OUTER_FORMAT 1
+#define OUTER_HEADER 72
+#define ENTRY_BYTES 112
+#define LEDGER_MAX ((uint64_t)1 << 28)
+
+struct gt_outer {
+	gt_outer_cfg cfg;
+	size_t n;
+	uint64_t version;
+	float *theta, *m;
+	float *acc;          /* sum of w * delta of the pending deltas */
+	float *scratch;      /* decoded packed delta */
+	double wsum;
+	/* sha256 of versions V-s_max..V: ring indexed by v % (s_max+1) */
+	uint64_t *sha_v;
+	uint8_t (*sha)[32];
+	gt_outer_entry *ledger, *pend;
+	size_t nledger, capledger, npend, cappend;
+};
+
+void gt_outer_cfg_default(gt_outer_cfg *cfg)
+{
+	cfg->lr = 0.7;
+	cfg->momentum = 0.9;
+	cfg->s_max = 2;
+	cfg->stale_decay = 0.25;
+}
+
+const char *gt_outer_decision_name(int d)
+{
+	static const char *names[] = { "fresh", "stale", "too-stale", "duplicate", "checksum",
+		"base-sha256", "future", "shape", "format" };
+	return d >= 0 && d < (int)(sizeof names / sizeof *names) ? names[d] : "unknown";
+}
+
+static int cfg_ok(const gt_outer_cfg *c)
+{
+	return isfinite(c->lr) && c->lr > 0 && isfinite(c->momentum) && c->momentum >= 0
+		&& c->momentum < 1 && c->s_max >= 0 && c->s_max <= GT_OUTER_SMAX_MAX
+		&& isfinite(c->stale_decay) && c->stale_decay >= 0;
+}
+
+static gt_outer *alloc(size_t n, const gt_outer_cfg *cfg)
+{
+	gt_outer *o = gt_xcalloc(1, sizeof *o);
+	o->cfg = *cfg;
+	o->n = n;
+	o->theta = gt_xcalloc(n, sizeof *o->theta);
+	o->m = gt_xcalloc(n, sizeof *o->m);
+	o->acc = gt_xcalloc(n, sizeof *o->acc);
+	o->scratch = gt_xcalloc(n, sizeof *o->scratch);
+	o->sha_v = gt_xcalloc((size_t)cfg->s_max + 1, sizeof *o->sha_v);
+	o->sha = gt_xcalloc((size_t)cfg->s_max + 1, sizeof *o->sha);
+	for (int i = 0; i <= cfg->s_max; i++)
+		o->sha_v[i] = UINT64_MAX; /* empty slot */
+	return o;
+}
+
+void gt_outer_free(gt_outer *o)
+{
+	if (!o)
+		return;
+	free(o->theta);
+	free(o->m);
+	free(o->acc);
+	free(o->scratch);
+	free(o->sha_v);
+	free(o->sha);
+	free(o->ledger);
+	free(o->pend);
+	free(o);
+}
+
+static int record_sha(gt_outer *o)
+{
+	size_t slot = o->version % ((uint64_t)o->cfg.s_max + 1);
+	if (gt_delta_params_sha256(o->theta, o->n, o->sha[slot]))
+		return GT_EIO;
+	o->sha_v[slot] = o->version;
+	return 0;
+}
+
+int gt_outer_new(gt_outer **out, const float *theta0, size_t n, const gt_outer_cfg *cfg,
+		gt_error *e)
+{
+	gt_outer_cfg def;
+	gt_outer *o;
+	if (!cfg) {
+		gt_outer_cfg_default(&def);
+		cfg = &def;
+	}
+	if (!cfg_ok(cfg))
+		return gt_error_set(e, GT_EINVAL, -1, -1, "bad outer settings");
+	if (n == 0 || n > GT_DELTA_MAX_PARAMS)
+		return gt_error_set(e, GT_EINVAL, -1, -1, "parameter count %zu out of range", n);
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(theta0[i]))
+			return gt_error_set(e, GT_EINVAL, -1, -1, "parameter %zu is not finite", i);
+	o = alloc(n, cfg);
+	memcpy(o->theta, theta0, n * sizeof *theta0);
+	if (record_sha(o)) {
+		gt_outer_free(o);
+		return gt_error_set(e, GT_EIO, -1, -1, "sha256 failed");
+	}
+	*out = o;
+	return 0;
+}
+
+uint64_t gt_outer_version(const gt_outer *o) { return o->version; }
+size_t gt_outer_size(const gt_outer *o) { return o->n; }
+void gt_outer_cfg_get(const gt_outer *o, gt_outer_cfg *cfg) { *cfg = o->cfg; }
+const float *gt_outer_params(const gt_outer *o) { return o->theta; }
+const float *gt_outer_momentum(const gt_outer *o) { return o->m; }
+size_t gt_outer_pending(const gt_outer *o) { return o->npend; }
+size_t gt_outer_ledger_size(const gt_outer *o) { return o->nledger; }
+
+const gt_outer_entry *gt_outer_ledger(const gt_outer *o, size_t i)
+{
+	return i < o->nledger ? &o->ledger[i] : NULL;
+}
+
+int gt_outer_version_sha256(const gt_outer *o, uint64_t v, uint8_t out[32])
+{
+	size_t slot = v % ((uint64_t)o->cfg.s_max + 1);
+	if (v > o->version || o->sha_v[slot] != v)
+		return GT_ENOTFOUND;
+	memcpy(out, o->sha[slot], 32);
+	return 0;
+}
+
+static int same(const gt_outer_entry *a, const gt_delta_hdr *h)
+{
+	return a->generation == h->generation && a->seq == h->seq
+		&& strncmp(a->unit, h->unit, sizeof a->unit) == 0;
+}
+
+static void push(gt_outer_entry **v, size_t *n, size_t *cap, const gt_outer_entry *x)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 16;
+		*v = gt_xrealloc(*v, *cap * sizeof **v);
+	}
+	(*v)[(*n)++] = *x;
+}
+
+int gt_outer_admit(gt_outer *o, const gt_delta_hdr *h, const float *delta, double *weight,
+		gt_error *e)
+{
+	uint8_t sha[32];
+	uint64_t s;
+	double w;
+	gt_outer_entry ent;
+	if (weight)
+		*weight = 0;
+	if (!h || !delta)
+		return gt_error_set(e, GT_EINVAL, -1, -1, "no delta");
+	if (h->nparams != o->n)
+		return gt_error_set(e, GT_REFUSE_SHAPE, -1, -1, "%llu parameters, the model has %zu",
+			(unsigned long long)h->nparams, o->n);
+	if (h->samples == 0)
+		return gt_error_set(e, GT_REFUSE_FORMAT, -1, -1, "zero samples");
+	if (h->base_version > o->version)
+		return gt_error_set(e, GT_REFUSE_FUTURE, -1, -1, "base version %llu is newer than %llu",
+			(unsigned long long)h->base_version, (unsigned long long)o->version);
+	s = o->version - h->base_version;
+	if (s > (uint64_t)o->cfg.s_max)
+		return gt_error_set(e, GT_REFUSE_TOO_STALE, -1, -1,
+			"staleness %llu (version %llu, now %llu) over %d",
+			(unsigned long long)s, (unsigned long long)h->base_version,
+			(unsigned long long)o->version, o->cfg.s_max);
+	for (size_t i = 0; i < o->nledger; i++)
+		if (same(&o->ledger[i], h))
+			return gt_error_set(e, GT_REFUSE_DUPLICATE, -1, -1,
+				"%s generation %016llx seq %llu already applied in version %llu",
+				h->unit, (unsigned long long)h->generation, (unsigned long long)h->seq,
+				(unsigned long long)o->ledger[i].version);
+	for (size_t i = 0; i < o->npend; i++)
+		if (same(&o->pend[i], h))
+			return gt_error_set(e, GT_REFUSE_DUPLICATE, -1, -1,
+				"%s generation %016llx seq %llu already pending", h->unit,
+				(unsigned long long)h->generation, (unsigned long long)h->seq);
+	if (gt_outer_version_sha256(o, h->base_version, sha) || memcmp(sha, h->base_sha256, 32))
+		return gt_error_set(e, GT_REFUSE_BASE_SHA, -1, -1,
+			"base sha256 is not that of version %llu", (unsigned long long)h->base_version);
+	for (size_t i = 0; i < o->n; i++)
+		if (!isfinite(delta[i]))
+			return gt_error_set(e, GT_REFUSE_FORMAT, -1, -1, "value %zu is not finite", i);
+	w = (double)h->samples / (1 + o->cfg.stale_decay * (double)s);
+	for (size_t i = 0; i < o->n; i++)
+		o->acc[i] += (float)w * delta[i];
+	o->wsum += w;
+	memset(&ent, 0, sizeof ent);
+	ent.version = o->version + 1;
+	ent.base_version = h->base_version;
+	memcpy(ent.unit, h->unit, sizeof ent.unit);
+	ent.unit[GT_DELTA_UNIT_MAX] = 0;
+	ent.generation = h->generation;
+	ent.seq = h->seq;
+	ent.samples = h->samples;
+	ent.weight = w;
+	push(&o->pend, &o->npend, &o->cappend, &ent);
+	if (weight)
+		*weight = w;
+	if (s == 0)
+		return gt_error_set(e, GT_ADMIT_FRESH, -1, -1, "fresh, weight %g", w);
+	return gt_error_set(e, GT_ADMIT_STALE, -1, -1, "staleness %llu, weight %g",
+		(unsigned long long)s, w);
+}
+
+int gt_outer_admit_packed(gt_outer *o, const uint8_t *buf, size_t len, double *weight,
+		gt_error *e)
+{
+	gt_delta_hdr h;
+	int rc;
+	if (weight)
+		*weight = 0;
+	rc = gt_delta_read_header(buf, len, &h, NULL, e);
+	if (rc == 0 && h.nparams != o->n)
+		return gt_error_set(e, GT_REFUSE_SHAPE, -1, -1, "%llu parameters, the model has %zu",
+			(unsigned long long)h.nparams, o->n);
+	if (rc == 0)
+		rc = gt_delta_unpack(buf, len, &h, o->scratch, o->n, e);
+	if (rc == GT_ECHECKSUM)
+		return GT_REFUSE_CHECKSUM;
+	if (rc)
+		return GT_REFUSE_FORMAT;
+	return gt_outer_admit(o, &h, o->scratch, weight, e);
+}
+
+int gt_outer_step(gt_outer *o, gt_error *e)
+{
+	const float lr = (float)o->cfg.lr, mu = (float)o->cfg.momentum;
+	float inv;
+	int rc;
+	if (o->npend == 0)
+		return gt_error_set(e, GT_EINVAL, -1, -1, "no admitted deltas");
+	inv = (float)(1 / o->wsum);
+	for (size_t i = 0; i < o->n; i++) {
+		float g = o->acc[i] * inv;
+		o->m[i] = mu * o->m[i] + g;
+		o->theta[i] -= lr * (g + mu * o->m[i]);
+		o->acc[i] = 0;
+	}
+	o->wsum = 0;
+	o->version++;
+	for (size_t i = 0; i < o->npend; i++)
+		push(&o->ledger, &o->nledger, &o->capledger, &o->pend[i]);
+	o->npend = 0;
+	rc = record_sha(o);
+	if (rc)
+		return gt_error_set(e, rc, -1, -1, "sha256 failed");
+	return 0;
+}
+
+/* Serialization: little-endian, see gt_outer_save in outer.h. Header:
+ *   0 magic "gtouter\n"   8 u32 format   12 u32 s_max   16 u64 V   24 u64 P
+ *  32 f64 lr  40 f64 momentum  48 f64 stale_decay  56 u64 ledger entries L
+ *  64 u64 sha entries K
+ * then theta (4P), m (4P), K x (u64 version, sha256[32]), L entries of
+ * ENTRY_BYTES (u64 version, base_version, generation, seq, samples,
+ * f64 weight, unit[64] NUL-padded), then sha256 of everything before. */
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void putd(uint8_t *p, double d)
+{
+	uint64_t u;
+	memcpy(&u, &d, 8);
+	put64(p, u);
+}
+
+static double getd(const uint8_t *p)
+{
+	uint64_t u = get64(p);
+	double d;
+	memcpy(&d, &u, 8);
+	return d;
+}
+
+static void putf(uint8_t *p, float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(u >> (8 * i));
+}
+
+static float getf(const uint8_t *p)
+{
+	uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+static uint64_t nsha(const gt_outer *o)
+{
+	uint64_t k = 0;
+	for (int i = 0; i <= o->cfg.s_max; i++)
+		k += o->sha_v[i] != UINT64_MAX;
+	return k;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int gt_outer_save(const gt_outer *o, const char *path, gt_error *e)
+{
+	uint64_t k = nsha(o);
+	size_t size = OUTER_HEADER + 8 * o->n + k * 40 + o->nledger * ENTRY_BYTES + 32;
+	uint8_t *b = gt_xcalloc(1, size), *p = b;
+	char *tmp = gt_xmalloc(strlen(path) + 16), *dir;
+	int fd, rc = 0, err;
+	unsigned dl = 0;
+
+	memcpy(p, OUTER_MAGIC, 8);
+	put64(p + 8, OUTER_FORMAT | (uint64_t)o->cfg.s_max << 32);
+	put64(p + 16, o->version);
+	put64(p + 24, o->n);
+	putd(p + 32, o->cfg.lr);
+	putd(p + 40, o->cfg.momentum);
+	putd(p + 48, o->cfg.stale_decay);
+	put64(p + 56, o->nledger);
+	put64(p + 64, k);
+	p += OUTER_HEADER;
+	for (size_t i = 0; i < o->n; i++, p += 4)
+		putf(p, o->theta[i]);
+	for (size_t i = 0; i < o->n; i++, p += 4)
+		putf(p, o->m[i]);
+	for (uint64_t v = o->version + 1 - k; v <= o->version; v++, p += 40) {
+		size_t slot = v % ((uint64_t)o->cfg.s_max + 1);
+		put64(p, v);
+		memcpy(p + 8, o->sha[slot], 32);
+	}
+	for (size_t i = 0; i < o->nledger; i++, p += ENTRY_BYTES) {
+		const gt_outer_entry *x = &o->ledger[i];
+		put64(p, x->version);
+		put64(p + 8, x->base_version);
+		put64(p + 16, x->generation);
+		put64(p + 24, x->seq);
+		put64(p + 32, x->samples);
+		putd(p + 40, x->weight);
+		memcpy(p + 48, x->unit, strnlen(x->unit, GT_DELTA_UNIT_MAX));
+	}
+	if (!EVP_Digest(b, size - 32, p, &dl, EVP_sha256(), NULL) || dl != 32) {
+		free(b);
+		free(tmp);
+		return gt_error_set(e, GT_EIO, -1, -1, "sha256 failed");
+	}
+
+	sprintf(tmp, "%s.tmp.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err = errno;
+		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(err));
+		goto out;
+	}
+	if (write_all(fd, b, size) || fsync(fd)) {
+		err = errno;
+		close(fd);
+		unlink(tmp);
+		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(err));
+		goto out;
+	}
+	if (close(fd) || rename(tmp, path)) {
+		err = errno;
+		unlink(tmp);
+		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(err));
+		goto out;
+	}
+	strcpy(tmp, path);
+	dir = dirname(tmp);
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	if (fd >= 0) {
+		if (fsync(fd))
+			err = errno, rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", dir, strerror(err));
+		close(fd);
+	}
+out:
+	free(b);
+	free(tmp);
+	if (rc)
+		errno = err;
+	return rc;
+}
+
+static int read_all(int fd, uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t r = read(fd, p, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+int gt_outer_load(gt_outer **out, const char *path, gt_error *e)
+{
+	uint8_t h[OUTER_HEADER], sum[32], *b = NULL, *p;
+	struct stat st;
+	gt_outer_cfg cfg;
+	uint64_t fmt, v, n, nl, k, size;
+	unsigned dl = 0;
+	gt_outer *o = NULL;
+	int fd = open(path, O_RDONLY), rc = 0;
+	if (fd < 0)
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st)) {
+		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (st.st_size < OUTER_HEADER || read_all(fd, h, sizeof h)) {
+		rc = gt_error_set(e, GT_EFORMAT, -1, 0, "%s: truncated header", path);
+		goto out;
+	}
+	if (memcmp(h, OUTER_MAGIC, 8)) {
+		rc = gt_error_set(e, GT_EFORMAT, -1, 0, "%s: not an outer state (bad magic)", path);
+		goto out;
+	}
+	fmt = get64(h + 8);
+	cfg.s_max = (int)(fmt >> 32 & 0x7fffffff);
+	fmt &= 0xffffffff;
+	v = get64(h + 16);
+	n = get64(h + 24);
+	cfg.lr = getd(h + 32);
+	cfg.momentum = getd(h + 40);
+	cfg.stale_decay = getd(h + 48);
+	nl = get64(h + 56);
+	k = get64(h + 64);
+	if (fmt > OUTER_FORMAT) {
+		rc = gt_error_set(e, GT_EUNSUPPORTED, -1, 8, "%s: format %llu is newer than %d",
+			path, (unsigned long long)fmt, OUTER_FORMAT);
+		goto out;
+	}
+	if (fmt != OUTER_FORMAT || (get64(h + 8) >> 63) || !cfg_ok(&cfg) || n == 0
+			|| n > GT_DELTA_MAX_PARAMS || nl > LEDGER_MAX || k == 0
+			|| k > (uint64_t)cfg.s_max + 1 || k > v + 1) {
+		rc = gt_error_set(e, GT_EFORMAT, -1, 8, "%s: bad header", path);
+		goto out;
+	}
+	size = OUTER_HEADER + 8 * n + 40 * k + ENTRY_BYTES * nl + 32;
+	if ((uint64_t)st.st_size != size) {
+		rc = gt_error_set(e, GT_EFORMAT, -1, (long)st.st_size,
+			"%s: %lld bytes, header says %llu", path, (long long)st.st_size,
+			(unsigned long long)size);
+		goto out;
+	}
+	b = gt_xmalloc(size);
+	memcpy(b, h, OUTER_HEADER);
+	if (read_all(fd, b + OUTER_HEADER, size - OUTER_HEADER)) {
+		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: short read", path);
+		goto out;
+	}
+	if (!EVP_Digest(b, size - 32, sum, &dl, EVP_sha256(), NULL) || dl != 32) {
+		rc = gt_error_set(e, GT_EIO, -1, -1, "sha256 failed");
+		goto out;
+	}
+	if (memcmp(sum, b + size - 32, 32)) {
+		rc = gt_error_set(e, GT_ECHECKSUM, -1, (long)(size - 32), "%s: sha256 mismatch", path);
+		goto out;
+	}
+	o = alloc(n, &cfg);
+	o->version = v;
+	p = b + OUTER_HEADER;
+	for (size_t i = 0; i < n; i++, p += 4)
+		o->theta[i] = getf(p);
+	for (size_t i = 0; i < n; i++, p += 4)
+		o->m[i] = getf(p);
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(o->theta[i]) || !isfinite(o->m[i])) {
+			rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: value %zu not finite", path, i);
+			goto out;
+		}
+	for (uint64_t j = 0; j < k; j++, p += 40) {
+		uint64_t sv = get64(p);
+		size_t slot = sv % ((uint64_t)cfg.s_max + 1);
+		if (sv != v + 1 - k + j) {
+			rc = gt_error_set(e, GT_EFORMAT, -1, (long)(p - b), "%s: bad version list", path);
+			goto out;
+		}
+		o->sha_v[slot] = sv;
+		memcpy(o->sha[slot], p + 8, 32);
+	}
+	for (uint64_t j = 0; j < nl; j++, p += ENTRY_BYTES) {
+		gt_outer_entry x;
+		memset(&x, 0, sizeof x);
+		x.version = get64(p);
+		x.base_version = get64(p + 8);
+		x.generation = get64(p + 16);
+		x.seq = get64(p + 24);
+		x.samples = get64(p + 32);
+		x.weight = getd(p + 40);
+		memcpy(x.unit, p + 48, GT_DELTA_UNIT_MAX);
+		if (p[48 + GT_DELTA_UNIT_MAX] || x.version > v || x.version == 0) {
+			rc = gt_error_set(e, GT_EFORMAT, -1, (long)(p - b), "%s: bad ledger entry %llu",
+				path, (unsigned long long)j);
+			goto out;
+		}
+		push(&o->ledger, &o->nledger, &o->capledger, &x);
+	}
+out:
+	close(fd);
+	free(b);
+	if (rc) {
+		gt_outer_free(o);
+		return rc;
+	}
+	*out = o;
+	return 0;
+}

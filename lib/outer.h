@@ -1,0 +1,134 @@
+/*
+ * outer.h: the outer optimizer of Decoupled DiLoCo (arXiv 2604.21428)
+ * over DiLoCo's outer Nesterov step (arXiv 2311.08105, Alg. 1).
+ *
+ * The state is the float32 master parameters theta[P] of the global
+ * version V, the Nesterov momentum buffer m[P], the sha256 of the
+ * parameters of the last S_max+1 versions, and a ledger of every applied
+ * delta: (unit, generation, seq) with the version it went into.
+ *
+ * Learning units send deltas (lib/delta.h) computed from some version
+ * v <= V. Each is admitted or refused on arrival (gt_outer_admit), then
+ * gt_outer_step applies the admitted ones and makes version V+1:
+ *
+ *   s_i  = V - v_i                         staleness, admitted if <= S_max
+ *   w_i  = samples_i / (1 + c * s_i)       c = 0.25 (stale_decay)
+ *   g    = sum_i w_i delta_i / sum_i w_i
+ *   m    = mu * m + g                      mu = 0.9 (momentum)
+ *   theta = theta - lr * (g + mu * m)      lr = 0.7
+ *
+ * The last two lines are PyTorch's torch.optim.SGD with nesterov=True,
+ * dampening 0 and no weight decay, the outer optimizer of DiLoCo (whose
+ * paper gives lr 0.7, momentum 0.9); m starts at zero, which makes the
+ * first step m = g as PyTorch does. With lr 1, mu 0 and one delta this
+ * is theta = theta_unit: plain model replacement.
+ */
+#ifndef GT_OUTER_H
+#define GT_OUTER_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "delta.h"
+#include "gt.h"
+
+typedef struct gt_outer_cfg {
+	double lr;           /* outer learning rate, > 0; default 0.7 */
+	double momentum;     /* Nesterov momentum mu in [0, 1); default 0.9 */
+	int s_max;           /* largest admitted staleness, 0..GT_OUTER_SMAX_MAX; default 2 */
+	double stale_decay;  /* c in 1/(1 + c s), >= 0; default 0.25 */
+} gt_outer_cfg;
+#define GT_OUTER_SMAX_MAX 64
+
+/* Admission decisions (gt_outer_admit's non-negative results). */
+enum gt_outer_decision {
+	GT_ADMIT_FRESH = 0,        /* s = 0 */
+	GT_ADMIT_STALE = 1,        /* 0 < s <= S_max: admitted, down-weighted */
+	GT_REFUSE_TOO_STALE = 2,   /* s > S_max */
+	GT_REFUSE_DUPLICATE = 3,   /* (unit, generation, seq) already applied or pending */
+	GT_REFUSE_CHECKSUM = 4,    /* checksum mismatch */
+	GT_REFUSE_BASE_SHA = 5,    /* base sha256 is not that of version v */
+	GT_REFUSE_FUTURE = 6,      /* v > V: from another outer process or a bug */
+	GT_REFUSE_SHAPE = 7,       /* parameter count is not P */
+	GT_REFUSE_FORMAT = 8,      /* malformed, truncated, or zero samples */
+};
+#define GT_OUTER_ADMITTED(d) ((d) == GT_ADMIT_FRESH || (d) == GT_ADMIT_STALE)
+
+/* gt_outer_cfg_default: lr 0.7, momentum 0.9, s_max 2, stale_decay 0.25. */
+void gt_outer_cfg_default(gt_outer_cfg *cfg);
+
+/* gt_outer_decision_name: "fresh", "stale", "too-stale", "duplicate",
+ * "checksum", "base-sha256", "future", "shape", "format"; "unknown"
+ * otherwise. Static storage. */
+const char *gt_outer_decision_name(int d);
+
+/* The outer state. Opaque; gt_outer_new and gt_outer_load return a new
+ * object the caller frees with gt_outer_free. */
+typedef struct gt_outer gt_outer;
+
+/* gt_outer_new: version 0 with parameters theta0[n] (copied), momentum 0,
+ * an empty ledger; cfg NULL means the defaults. Returns 0 and sets *out,
+ * or GT_EINVAL (bad cfg, n of 0 or over GT_DELTA_MAX_PARAMS, a value not
+ * finite) or GT_EIO (OpenSSL). */
+int gt_outer_new(gt_outer **out, const float *theta0, size_t n, const gt_outer_cfg *cfg,
+		gt_error *e);
+void gt_outer_free(gt_outer *o);
+
+uint64_t gt_outer_version(const gt_outer *o);       /* V */
+size_t gt_outer_size(const gt_outer *o);            /* P */
+void gt_outer_cfg_get(const gt_outer *o, gt_outer_cfg *cfg);
+const float *gt_outer_params(const gt_outer *o);    /* theta[P], borrowed */
+const float *gt_outer_momentum(const gt_outer *o);  /* m[P], borrowed */
+/* gt_outer_version_sha256: sha256 of version v's parameters (as
+ * gt_delta_params_sha256) into out[32], for V - S_max <= v <= V.
+ * Returns 0 or GT_ENOTFOUND. */
+int gt_outer_version_sha256(const gt_outer *o, uint64_t v, uint8_t out[32]);
+
+/* gt_outer_admit: decide on a delta h, delta[h->nparams] (already decoded
+ * and checked) and, if it is admitted, add it to the pending step with its
+ * weight (*weight, may be NULL; 0 when refused). Checks in this order:
+ * shape, zero samples (format), future, too stale, duplicate, base sha256.
+ * Returns the decision (enum gt_outer_decision, e's text says why) or a
+ * negative gt_err for a bad argument. */
+int gt_outer_admit(gt_outer *o, const gt_delta_hdr *h, const float *delta, double *weight,
+		gt_error *e);
+/* gt_outer_admit_packed: the same for a serialized delta buf[len]
+ * (gt-delta(5)); a bad checksum is GT_REFUSE_CHECKSUM, anything
+ * malformed or truncated GT_REFUSE_FORMAT, a count other than P
+ * GT_REFUSE_SHAPE (refused from the header, before decoding). */
+int gt_outer_admit_packed(gt_outer *o, const uint8_t *buf, size_t len, double *weight,
+		gt_error *e);
+/* gt_outer_pending: how many admitted deltas wait for the next step. */
+size_t gt_outer_pending(const gt_outer *o);
+
+/* gt_outer_step: apply the pending deltas (formula above), move them to
+ * the ledger under version V+1, record the new parameters' sha256 and make
+ * V+1 current. Returns 0; GT_EINVAL if nothing is pending; GT_EIO if
+ * OpenSSL fails (the state is then unchanged but for theta and m). */
+int gt_outer_step(gt_outer *o, gt_error *e);
+
+/* The ledger: entry i < gt_outer_ledger_size of the applied deltas in the
+ * order applied. */
+typedef struct gt_outer_entry {
+	uint64_t version;       /* the version it went into (V after its step) */
+	uint64_t base_version;  /* v */
+	char unit[GT_DELTA_UNIT_MAX + 1];
+	uint64_t generation, seq, samples;
+	double weight;          /* w before normalisation */
+} gt_outer_entry;
+size_t gt_outer_ledger_size(const gt_outer *o);
+const gt_outer_entry *gt_outer_ledger(const gt_outer *o, size_t i); /* borrowed; NULL past the end */
+
+/* gt_outer_save: write the state (cfg, V, theta, m, version sha256s,
+ * ledger; not the pending deltas) to path atomically: a temporary file in
+ * the same directory, fsync, rename, fsync of the directory. The format
+ * ends with a sha256 of all before it. Returns 0 or GT_EIO (e says what,
+ * errno is kept; the temporary file is removed). */
+int gt_outer_save(const gt_outer *o, const char *path, gt_error *e);
+/* gt_outer_load: read a state written by gt_outer_save into a new object
+ * *out. Sizes in the header are checked against the file's size before
+ * anything large is allocated. Returns 0; GT_EIO (cannot read),
+ * GT_EFORMAT (malformed, wrong size), GT_ECHECKSUM, GT_EUNSUPPORTED
+ * (newer format). */
+int gt_outer_load(gt_outer **out, const char *path, gt_error *e);
+
+#endif

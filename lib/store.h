@@ -1,0 +1,196 @@
+/*
+ * store.h: the object store that workers and the trainer share (DESIGN.md
+ * section 1). A store is a URL:
+ *   /plain/dir or file:///dir   a local directory (no server)
+ *   http://host/... https://... any server that answers GET/HEAD, takes PUT
+ *                               and lists a folder URL as nginx's JSON
+ *                               autoindex (name, type, mtime, size)
+ * Objects are immutable: a put of different bytes under an existing name is
+ * refused (unless overwrite is asked for, for pointer files such as
+ * models/latest.json). Downloads go to a temporary file next to the target,
+ * are checked (byte count, optional sha256 and size), fsynced and renamed,
+ * so nothing half-written ever appears under the final name.
+ *
+ * Names of objects (the last path component) are untrusted when they come
+ * from a listing: gt_store_name_ok() is the one gate every listed name
+ * passes before it is fetched or used as a local file name.
+ *
+ * HTTP credentials come from a netrc file or a bearer token, never from the
+ * URL (a URL with user:password@ is refused). Connection errors, timeouts,
+ * HTTP 408, 429 and 5xx are retried with exponential backoff and jitter;
+ * other 4xx are not.
+ */
+#ifndef GT_STORE_H
+#define GT_STORE_H
+#include <stdio.h>
+#include "gt.h"
+
+/* Options shared by every store call; caller-owned, strings borrowed. */
+typedef struct gt_store_opts {
+	int retries;          /* extra attempts after a retryable failure (default 5) */
+	double timeout_s;     /* whole-request timeout in seconds, 0 = none (default 300) */
+	double connect_timeout_s; /* connect timeout in seconds (default 10) */
+	double backoff_s;     /* first backoff delay; doubles per attempt, capped at 8 s,
+	                       * times a random factor in [0.5, 1.5) (default 0.5) */
+	const char *token;    /* sent as "Authorization: Bearer TOKEN", or NULL */
+	const char *netrc;    /* netrc file for user/password, or NULL for ~/.netrc */
+	/* warn: called with one line of text (no newline) for each thing that
+	 * was skipped or retried; NULL to stay silent. Names in the text are
+	 * quoted with control characters escaped. */
+	void (*warn)(void *ctx, const char *msg);
+	void *warn_ctx;
+} gt_store_opts;
+
+/* gt_store_opts_init: fill o with the defaults above. */
+void gt_store_opts_init(gt_store_opts *o);
+
+/* One object of a listing; name is owned by the array (gt_store_entries_free). */
+typedef struct gt_store_entry {
+	char *name;           /* a name that passed gt_store_name_ok() */
+	long long bytes;      /* size, -1 if unknown */
+	long long mtime;      /* seconds since the epoch, -1 if unknown */
+} gt_store_entry;
+
+/* Hex sha256 of 64 lowercase digits plus NUL. */
+#define GT_SHA256_HEX 65
+
+/* gt_store_name_ok: 1 if name may be used as an object name and a local
+ * file name: non-empty, at most 255 bytes, no "..", no '/', no '\\', no
+ * control character (bytes < 0x20 and 0x7f), not starting with '.'
+ * (hidden and temporary files). 0 otherwise; *why (may be NULL) then
+ * points at a static phrase saying which rule failed. */
+int gt_store_name_ok(const char *name, const char **why);
+
+/* gt_store_parse_listing: parse nginx's JSON autoindex (an array of
+ * {"name","type","mtime","size"}) into *ents and *n (new array, free with
+ * gt_store_entries_free), regular files only, sorted by name. Names that
+ * fail gt_store_name_ok are left out and reported through o->warn (o may
+ * be NULL). Returns 0, or GT_EFORMAT (e filled) if the text is not such an
+ * array. */
+int gt_store_parse_listing(const gt_store_opts *o, const char *json, size_t len,
+                           gt_store_entry **ents, size_t *n, gt_error *e);
+
+/* gt_store_list: list the objects directly under the folder URL (a trailing
+ * '/' is added if missing): nginx JSON autoindex over HTTP, readdir for a
+ * local store. Same result and filtering as gt_store_parse_listing.
+ * Errors: GT_ENOTFOUND (no such folder), GT_EIO, GT_EFORMAT, GT_EINVAL. */
+int gt_store_list(const gt_store_opts *o, const char *url,
+                  gt_store_entry **ents, size_t *n, gt_error *e);
+
+/* gt_store_entries_free: free an array from gt_store_list/parse_listing. */
+void gt_store_entries_free(gt_store_entry *ents, size_t n);
+
+/* gt_store_join: new string base + '/' + name (one slash between them); for
+ * an HTTP base the name is percent-escaped. Caller frees. */
+char *gt_store_join(const char *base, const char *name);
+
+/* gt_store_basename: the last path component of a URL or path (borrowed
+ * pointer into url; "" if url ends with '/'). */
+const char *gt_store_basename(const char *url);
+
+/* gt_store_get: download url to the local file path. The bytes go to
+ * "<dir>/.<name>.part" first; an existing partial file of that name is
+ * resumed with an HTTP Range request. The byte count must match the
+ * server's Content-Length; if sha256 (hex, may be NULL) or bytes (>= 0; -1
+ * for no check) are given they must match too. Then fsync and rename onto
+ * path. A failed check deletes the temporary file. On success *got_sha
+ * (may be NULL) receives the hex sha256.
+ * Errors: GT_ENOTFOUND, GT_ECHECKSUM (size or digest differ), GT_EIO,
+ * GT_EINVAL (bad URL or path). */
+int gt_store_get(const gt_store_opts *o, const char *url, const char *path,
+                 const char *sha256, long long bytes, char got_sha[GT_SHA256_HEX],
+                 gt_error *e);
+
+/* gt_store_get_stream: download url and write its bytes to out (no resume,
+ * no retry once bytes were written). Errors as gt_store_get. */
+int gt_store_get_stream(const gt_store_opts *o, const char *url, FILE *out,
+                        gt_error *e);
+
+/* gt_store_get_mem: download a small object into a new NUL-terminated
+ * buffer *buf (caller frees) of *len bytes; more than max bytes is
+ * GT_ETOOLONG. Errors as gt_store_get. */
+int gt_store_get_mem(const gt_store_opts *o, const char *url, size_t max,
+                     char **buf, size_t *len, gt_error *e);
+
+/* gt_store_put: upload the seekable stream in (from its start) to url.
+ * Without overwrite the object is immutable: if url exists with the same
+ * bytes this succeeds and *existed (may be NULL) is set to 1; different
+ * bytes are GT_ECHECKSUM. With overwrite the object is replaced. A local
+ * store writes a temporary file, fsyncs and renames (or links, for
+ * immutable objects), creating missing folders.
+ * Errors: GT_ECHECKSUM, GT_EIO, GT_EINVAL. */
+int gt_store_put(const gt_store_opts *o, FILE *in, const char *url, int overwrite,
+                 int *existed, gt_error *e);
+
+/* gt_store_sha256_file: hex sha256 and size (may be NULL) of the bytes of
+ * a stream from its start; leaves it positioned at the end. GT_EIO. */
+int gt_store_sha256_stream(FILE *f, char hex[GT_SHA256_HEX], long long *bytes,
+                           gt_error *e);
+
+/* Validation of a downloaded model before it is installed: return 0 to
+ * accept, a negative gt_err (e filled) to refuse. */
+typedef int (*gt_store_validate_fn)(const char *path, void *ctx, gt_error *e);
+
+/* gt_store_latest: read STORE/models/latest.json ({"name","sha256","bytes",
+ * ...}); if verify_key (a PEM Ed25519 public key file) is not NULL, its
+ * "signature" must verify (sign.h) or nothing is fetched (GT_ECHECKSUM);
+ * then if dir/<name> is absent or its sha256 differs, download
+ * STORE/models/<name> checking sha256 and bytes, call validate (may be NULL)
+ * on the temporary file, and rename it into dir. *path receives the new
+ * string dir/<name> (caller frees); *fetched (may be NULL) is 1 if it was
+ * downloaded, 0 if it was already installed.
+ * Errors: GT_EFORMAT (bad pointer file or name), GT_ECHECKSUM, GT_ENOTFOUND,
+ * GT_EIO, or validate's error. */
+int gt_store_latest(const gt_store_opts *o, const char *store, const char *dir,
+                    const char *verify_key, gt_store_validate_fn validate, void *vctx,
+                    char **path, int *fetched, gt_error *e);
+
+/* Limits and counts of gt_store_pull. */
+typedef struct gt_store_pull_stats {
+	long batches;         /* batches written out completely */
+	long bad;             /* batches skipped as corrupt or over a limit */
+	long long records;    /* lines written */
+} gt_store_pull_stats;
+
+/* gt_store_pull: for every object under the folder URL named *.ndjson or
+ * *.ndjson.gz that the state file does not list, in name order: download
+ * it, decompress it (zlib; plain text passes through) and check it whole
+ * first, then write its non-empty lines, each ending in '\n', to out,
+ * fflush(out), and only then add it to the state file (one "name\tok" or
+ * "name\tbad" line per batch, rewritten atomically; absent = empty). A
+ * batch that is corrupt, truncated, has a line longer than max_line bytes
+ * or expands beyond max_batch bytes is reported through o->warn, written
+ * nothing, and recorded as bad. Memory stays bounded (a 64 kB buffer,
+ * whatever max_line is). A folder that does not exist yet is empty (with a
+ * warning).
+ * Errors: GT_EIO (store, state file or out), GT_EFORMAT (state file). */
+int gt_store_pull(const gt_store_opts *o, const char *url, const char *state,
+                  size_t max_line, long long max_batch, FILE *out,
+                  gt_store_pull_stats *st, gt_error *e);
+
+/* ---- publishing (gt-publish) ---- */
+
+/* A match summary as gt-elo prints it (the fields a decision needs). */
+typedef struct gt_store_match {
+	long games, wins, draws, losses;  /* from the candidate's side */
+	double elo;          /* candidate minus reference; +-INFINITY when gt-elo
+	                      * printed null (all decisive games won or lost) */
+} gt_store_match;
+
+/* gt_store_match_parse: read one gt-elo summary line ({"games","wins",
+ * "draws","losses","elo",...}) into m. The counts must be integers >= 0
+ * with wins + draws + losses == games; "elo" a number, or null when one
+ * side won every decisive game. Returns 0 or GT_EFORMAT (e says why). */
+int gt_store_match_parse(const char *line, size_t len, gt_store_match *m, gt_error *e);
+
+/* gt_store_publish_decide: 1 to release the candidate, 0 not; why (why_size
+ * bytes) says which rule decided. Rules in order: a match without decisive
+ * games (wins + losses == 0) never releases; elo > threshold releases;
+ * steps crossing a multiple of every (steps / every > prev_steps / every,
+ * prev_steps -1 when nothing was published yet, every <= 0 disables the
+ * rule) releases; otherwise not. */
+int gt_store_publish_decide(const gt_store_match *m, double threshold, long long steps,
+                            long long prev_steps, long long every,
+                            char *why, size_t why_size);
+
+#endif

@@ -1,0 +1,518 @@
+/* validate.c: the checks of gt-validate(1) (see validate.h). */
+#include "validate.h"
+#include "board.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <openssl/evp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void gt_validate_opts_init(gt_validate_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->min_moves = 10;
+	o->max_moves = 500;
+}
+
+static int __attribute__((format(printf, 5, 6)))
+bad(const char **reason, char *detail, size_t size, const char *why, const char *fmt, ...)
+{
+	*reason = why;
+	if (detail && size) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(detail, size, fmt, ap);
+		va_end(ap);
+	}
+	return GT_EFORMAT;
+}
+
+/* Winner and Black's score stated by a result string: returns 0 and sets
+ * *w (GT_WIN_*) and *score (NAN when the margin is not a number), or -1. */
+static int parse_result(const char *s, int *w, double *score)
+{
+	*score = NAN;
+	if (!strcmp(s, "0") || !strcmp(s, "Draw") || !strcmp(s, "draw")) {
+		*w = GT_WIN_DRAW;
+		*score = 0;
+		return 0;
+	}
+	if (!strcmp(s, "?") || !strcmp(s, "Void") || !strcmp(s, "")) {
+		*w = GT_WIN_UNKNOWN;
+		return 0;
+	}
+	if ((s[0] != 'B' && s[0] != 'W') || s[1] != '+')
+		return -1;
+	*w = s[0] == 'B' ? GT_WIN_BLACK : GT_WIN_WHITE;
+	const char *m = s + 2;
+	if (!*m || !strcmp(m, "R") || !strcmp(m, "Resign") || !strcmp(m, "T") || !strcmp(m, "Time") ||
+	    !strcmp(m, "F") || !strcmp(m, "Forfeit"))
+		return 0;
+	char *end;
+	errno = 0;
+	double d = strtod(m, &end);
+	if (*end || errno || !isfinite(d) || !(d > 0) || m[0] == '-' || m[0] == '+' || m[0] == ' ')
+		return -1;
+	*score = *w == GT_WIN_BLACK ? d : -d;
+	return 0;
+}
+
+static int winner_of(double score)
+{
+	return score > 0 ? GT_WIN_BLACK : score < 0 ? GT_WIN_WHITE : GT_WIN_DRAW;
+}
+
+static char *vtx(int n, int p, char *buf)
+{
+	return gt_vertex_str(n, p, buf);
+}
+
+/* Checks of one position against the replayed board b (k moves played). */
+static int check_position(const gt_record *r, int i, const gt_board *b, int want_to_move,
+                          const char **reason, char *detail, size_t size)
+{
+	const gt_position *p = &r->pos[i];
+	int n = r->board_size, npts = n * n;
+	char v[8];
+	if (p->to_move != want_to_move)
+		return bad(reason, detail, size, "to-move", "position %d (move %d): to_move %s, replay says %s",
+		           i, p->move_number, p->to_move == GT_BLACK ? "B" : "W",
+		           want_to_move == GT_BLACK ? "B" : "W");
+	if (r->boards) {
+		const char *bs = r->boards + (size_t)i * npts;
+		static const char sym[3] = {'.', 'X', 'O'};
+		for (int q = 0; q < npts; q++)
+			if (bs[q] != sym[b->color[q]])
+				return bad(reason, detail, size, "board",
+				           "position %d (move %d): board has '%c' at %s, replay '%c'",
+				           i, p->move_number, bs[q], vtx(n, q, v), sym[b->color[q]]);
+	}
+	if (p->policy) {
+		double sum = 0;
+		for (int q = 0; q <= npts; q++) {
+			float x = p->policy[q];
+			if (!isfinite(x) || x < 0)
+				return bad(reason, detail, size, "policy", "position %d (move %d): policy[%d] = %g",
+				           i, p->move_number, q, x);
+			sum += x;
+			if (x > 0) {
+				if (q < npts && b->color[q] != GT_EMPTY)
+					return bad(reason, detail, size, "policy",
+					           "position %d (move %d): policy %g on occupied %s",
+					           i, p->move_number, x, vtx(n, q, v));
+				int lg = gt_board_legal(b, want_to_move, q);
+				if (lg)
+					return bad(reason, detail, size, "policy",
+					           "position %d (move %d): policy %g on illegal %s (%s)",
+					           i, p->move_number, x, vtx(n, q, v), gt_strerror(lg));
+			}
+		}
+		if (fabs(sum - 1) > GT_VALIDATE_TOL)
+			return bad(reason, detail, size, "policy", "position %d (move %d): policy sums to %.6g",
+			           i, p->move_number, sum);
+	}
+	if (!isnan(p->value)) {
+		if (!(p->value >= -1 && p->value <= 1))
+			return bad(reason, detail, size, "value", "position %d (move %d): value %g outside [-1,1]",
+			           i, p->move_number, p->value);
+		if (r->winner == GT_WIN_BLACK || r->winner == GT_WIN_WHITE || r->winner == GT_WIN_DRAW) {
+			double want = r->winner == GT_WIN_DRAW ? 0 :
+			              (r->winner == GT_WIN_BLACK) == (want_to_move == GT_BLACK) ? 1 : -1;
+			if (fabs(p->value - want) > GT_VALIDATE_TOL)
+				return bad(reason, detail, size, "value",
+				           "position %d (move %d): value %g, but %s to move %s",
+				           i, p->move_number, p->value, want_to_move == GT_BLACK ? "B" : "W",
+				           want > 0 ? "won" : want < 0 ? "lost" : "drew");
+		}
+	}
+	if (!isnan(p->score) && !isnan(r->score)) {
+		double want = want_to_move == GT_BLACK ? r->score : -r->score;
+		if (fabs(p->score - want) > GT_VALIDATE_TOL)
+			return bad(reason, detail, size, "score",
+			           "position %d (move %d): score %g, game score %g from %s's view is %g",
+			           i, p->move_number, p->score, r->score, want_to_move == GT_BLACK ? "B" : "W", want);
+	}
+	return 0;
+}
+
+static int replay(const gt_record *r, const gt_rules *rules, const gt_validate_opts *o, gt_board *b,
+                  const char **reason, char *detail, size_t size)
+{
+	int n = r->board_size, npts = n * n, rc;
+	char v[8];
+	if (gt_board_init(b, n, rules, r->komi))
+		return bad(reason, detail, size, "board-size", "board size %d not supported", n);
+	for (int c = GT_BLACK; c <= GT_WHITE; c++)
+		for (int i = 0; i < r->nsetup[c]; i++) {
+			int q = r->setup[c][i];
+			if (q < 0 || q >= npts || b->color[q] != GT_EMPTY)
+				return bad(reason, detail, size, "setup", "setup stone %s repeated or off the board",
+				           q >= 0 && q < npts ? vtx(n, q, v) : "?");
+			if ((rc = gt_board_setup(b, c, q)))
+				return bad(reason, detail, size, "setup", "setup stone %s: %s", vtx(n, q, v),
+				           gt_strerror(rc));
+		}
+	if (r->nmoves)
+		gt_board_set_to_move(b, r->colors ? r->colors[0] : r->first_to_move);
+	else
+		gt_board_set_to_move(b, r->first_to_move == GT_WHITE ? GT_WHITE : GT_BLACK);
+	/* a failing position is reported after the moves and the result, which
+	 * are more often the cause */
+	const char *pend = NULL;
+	char pdetail[256];
+	int pi = 0, last = -1;
+	for (int k = 0; k <= r->nmoves; k++) {
+		int c = k < r->nmoves ? (r->colors ? r->colors[k] : ((k & 1) ? GT_OTHER(r->first_to_move)
+		                                                              : r->first_to_move))
+		                      : b->to_move;
+		for (; pi < r->npos && r->pos[pi].move_number == k; pi++) {
+			if (r->pos[pi].move_number <= last)
+				break;
+			if (!pend)
+				check_position(r, pi, b, c, &pend, pdetail, sizeof pdetail);
+			last = k;
+		}
+		if (pi < r->npos && r->pos[pi].move_number <= last)
+			return bad(reason, detail, size, "positions",
+			           "position %d: move_number %d is not after the previous position's %d",
+			           pi, r->pos[pi].move_number, last);
+		if (k == r->nmoves)
+			break;
+		if (c != b->to_move)
+			gt_board_set_to_move(b, c);
+		int m = r->moves[k];
+		if ((rc = gt_board_play(b, c, m)))
+			return bad(reason, detail, size, "illegal-move", "move %d (%s %s): %s", k + 1,
+			           c == GT_BLACK ? "B" : "W", vtx(n, m, v), gt_strerror(rc));
+	}
+	if (pi < r->npos)
+		return bad(reason, detail, size, "positions", "position %d: move_number %d out of order",
+		           pi, r->pos[pi].move_number);
+
+	/* the result against area scoring of the final position */
+	float own[GT_MAX_PTS];
+	int ended = b->passes >= 2;
+	if (ended && r->score_checkable) {
+		double area = gt_board_area(b, own);
+		if (isnan(r->score))
+			return bad(reason, detail, size, "result", "no score, area scoring gives %g", area);
+		if (fabs(r->score - area) > GT_VALIDATE_TOL)
+			return bad(reason, detail, size, "result", "score %g, area scoring gives %g", r->score, area);
+		if (r->winner != winner_of(area))
+			return bad(reason, detail, size, "result", "winner %s, area scoring gives %g",
+			           gt_winner_str(r->winner), area);
+		int rw;
+		double rs;
+		parse_result(r->result, &rw, &rs);
+		if (isnan(rs) || fabs(rs - area) > GT_VALIDATE_TOL)
+			return bad(reason, detail, size, "result", "result \"%s\", area scoring gives %g",
+			           r->result, area);
+		if (r->ownership)
+			for (int q = 0; q < npts; q++)
+				if (fabs(r->ownership[q] - own[q]) > GT_VALIDATE_TOL)
+					return bad(reason, detail, size, "ownership",
+					           "ownership %g at %s, final position says %g",
+					           r->ownership[q], vtx(n, q, v), own[q]);
+	} else if (!o->allow_unscored) {
+		return bad(reason, detail, size, "unscored", "%s, so area scoring cannot check the result",
+		           !ended ? "the game did not end by two passes" : "score_checkable is false");
+	}
+	if (pend)
+		return bad(reason, detail, size, pend, "%s", pdetail);
+	return 0;
+}
+
+int gt_validate_record(const gt_record *r, const gt_validate_opts *o, const char **reason,
+                       char *detail, size_t size)
+{
+	gt_validate_opts def;
+	if (!o) {
+		gt_validate_opts_init(&def);
+		o = &def;
+	}
+	int n = r->board_size;
+	if (r->version != GT_RECORD_VERSION)
+		return bad(reason, detail, size, "version", "version %d not supported", r->version);
+	const gt_rules *rules = gt_rules_find(r->rules);
+	if (!rules)
+		return bad(reason, detail, size, "rules", "rules \"%s\" not supported", r->rules);
+	if (n < 2 || n > GT_MAX_N)
+		return bad(reason, detail, size, "board-size", "board size %d not in 2..%d", n, GT_MAX_N);
+	if (!isfinite(r->komi) || fabs(r->komi) > n * n || r->komi * 2 != floor(r->komi * 2))
+		return bad(reason, detail, size, "komi", "komi %g is not a multiple of 0.5 within +-%d",
+		           r->komi, n * n);
+	if (r->nmoves < o->min_moves || r->nmoves > o->max_moves)
+		return bad(reason, detail, size, "length", "%d moves, not within %d..%d", r->nmoves,
+		           o->min_moves, o->max_moves);
+	if (r->nmoves > GT_MAX_HIST)
+		return bad(reason, detail, size, "length", "%d moves, more than the board holds (%d)",
+		           r->nmoves, GT_MAX_HIST);
+	/* result, winner and score agree with each other */
+	int rw;
+	double rs;
+	if (parse_result(r->result, &rw, &rs))
+		return bad(reason, detail, size, "result", "result \"%s\" not understood", r->result);
+	if (rw != r->winner && !(rw == GT_WIN_UNKNOWN && r->winner == GT_WIN_NONE))
+		return bad(reason, detail, size, "result", "result \"%s\" but winner %s", r->result,
+		           gt_winner_str(r->winner));
+	if (!isnan(r->score)) {
+		if (!isfinite(r->score))
+			return bad(reason, detail, size, "result", "score is not finite");
+		if (!isnan(rs) && fabs(rs - r->score) > GT_VALIDATE_TOL)
+			return bad(reason, detail, size, "result", "result \"%s\" but score %g", r->result,
+			           r->score);
+		if (r->winner != GT_WIN_UNKNOWN && r->winner != GT_WIN_NONE && winner_of(r->score) != r->winner)
+			return bad(reason, detail, size, "result", "winner %s but score %g",
+			           gt_winner_str(r->winner), r->score);
+	} else if (!isnan(rs)) {
+		return bad(reason, detail, size, "result", "result \"%s\" but no score", r->result);
+	}
+	if (r->ownership)
+		for (int q = 0; q < n * n; q++)
+			if (!(r->ownership[q] >= -1 && r->ownership[q] <= 1))
+				return bad(reason, detail, size, "ownership", "ownership[%d] = %g outside [-1,1]", q,
+				           r->ownership[q]);
+	gt_board *b = gt_xmalloc(sizeof *b);
+	int rc = replay(r, rules, o, b, reason, detail, size);
+	free(b);
+	return rc;
+}
+
+/* ---- duplicates ---- */
+
+struct gt_seen {
+	uint8_t (*slot)[16];
+	size_t cap, count;
+	int has_zero;
+};
+
+static const uint8_t zero16[16];
+
+gt_seen *gt_seen_new(void)
+{
+	gt_seen *s = gt_xcalloc(1, sizeof *s);
+	s->cap = 1024;
+	s->slot = gt_xcalloc(s->cap, 16);
+	return s;
+}
+
+void gt_seen_free(gt_seen *s)
+{
+	if (s) {
+		free(s->slot);
+		free(s);
+	}
+}
+
+static size_t seen_find(const gt_seen *s, const uint8_t h[16])
+{
+	uint64_t x;
+	memcpy(&x, h, 8);
+	size_t i = (size_t)x & (s->cap - 1);
+	while (memcmp(s->slot[i], zero16, 16) && memcmp(s->slot[i], h, 16))
+		i = (i + 1) & (s->cap - 1);
+	return i;
+}
+
+int gt_seen_has(const gt_seen *s, const uint8_t h[16])
+{
+	if (!memcmp(h, zero16, 16))
+		return s->has_zero;
+	return memcmp(s->slot[seen_find(s, h)], zero16, 16) != 0;
+}
+
+int gt_seen_add(gt_seen *s, const uint8_t h[16])
+{
+	if (!memcmp(h, zero16, 16)) {
+		int was = s->has_zero;
+		s->has_zero = 1;
+		return !was;
+	}
+	size_t i = seen_find(s, h);
+	if (memcmp(s->slot[i], zero16, 16))
+		return 0;
+	memcpy(s->slot[i], h, 16);
+	if (++s->count * 2 > s->cap) {
+		gt_seen old = *s;
+		s->cap *= 2;
+		s->slot = gt_xcalloc(s->cap, 16);
+		for (size_t j = 0; j < old.cap; j++)
+			if (memcmp(old.slot[j], zero16, 16))
+				memcpy(s->slot[seen_find(s, old.slot[j])], old.slot[j], 16);
+		free(old.slot);
+	}
+	return 1;
+}
+
+size_t gt_seen_count(const gt_seen *s)
+{
+	return s->count + (size_t)s->has_zero;
+}
+
+static int hexval(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int gt_seen_load(gt_seen *s, FILE *f, gt_error *e)
+{
+	char line[128];
+	long no = 0;
+	while (fgets(line, sizeof line, f)) {
+		uint8_t h[16];
+		no++;
+		size_t l = strlen(line);
+		if (l != 33 || line[32] != '\n')
+			return gt_error_set(e, GT_EFORMAT, no, -1, "not a 32-digit hash");
+		for (int i = 0; i < 16; i++) {
+			int a = hexval(line[2 * i]), b = hexval(line[2 * i + 1]);
+			if (a < 0 || b < 0)
+				return gt_error_set(e, GT_EFORMAT, no, -1, "not a 32-digit hash");
+			h[i] = (uint8_t)(a << 4 | b);
+		}
+		gt_seen_add(s, h);
+	}
+	if (ferror(f))
+		return gt_error_set(e, GT_EIO, no + 1, -1, "%s", strerror(errno));
+	return 0;
+}
+
+char *gt_hash_hex(const uint8_t h[16], char *out)
+{
+	static const char hx[] = "0123456789abcdef";
+	for (int i = 0; i < 16; i++) {
+		out[2 * i] = hx[h[i] >> 4];
+		out[2 * i + 1] = hx[h[i] & 15];
+	}
+	out[32] = 0;
+	return out;
+}
+
+static void sha16(const void *p, size_t n, uint8_t out[16])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int len = 0;
+	EVP_Digest(p, n, md, &len, EVP_sha256(), NULL);
+	memcpy(out, md, 16);
+}
+
+void gt_record_hashes(const gt_record *r, uint8_t id[16], int *has_id, uint8_t game[16])
+{
+	*has_id = r->game_id != NULL;
+	if (r->game_id) {
+		size_t l = strlen(r->game_id);
+		char *k = gt_xmalloc(l + 8);
+		memcpy(k, "id", 3);
+		memcpy(k + 3, r->game_id, l + 1);
+		k[l + 4] = (char)r->symmetry;
+		sha16(k, l + 5, id);
+		free(k);
+	} else {
+		memset(id, 0, 16);
+	}
+	size_t cap = 32 + 2 * (size_t)(r->nmoves + r->nsetup[1] + r->nsetup[2] + 3), o = 0;
+	uint8_t *k = gt_xmalloc(cap);
+	memcpy(k, "game", 5);
+	o = 5;
+	k[o++] = (uint8_t)r->board_size;
+	k[o++] = (uint8_t)r->symmetry;
+	for (int i = 0; i < 8; i++)
+		k[o++] = (uint8_t)(r->seed >> (8 * i));
+#define PUT16(x) do { int v_ = (x); k[o++] = (uint8_t)(v_ & 255); k[o++] = (uint8_t)((v_ >> 8) & 255); } while (0)
+	for (int c = 1; c <= 2; c++) {
+		PUT16(r->nsetup[c]);
+		for (int i = 0; i < r->nsetup[c]; i++)
+			PUT16(r->setup[c][i]);
+	}
+	PUT16(r->nmoves);
+	for (int i = 0; i < r->nmoves; i++)
+		PUT16(r->moves[i]);
+#undef PUT16
+	sha16(k, o, game);
+	free(k);
+}
+
+/* ---- statistics ---- */
+
+#define STATS_MAX_KEYS 10000
+
+struct gt_vstats {
+	long in, out, rejected, positions, moves, bwins2, decided;
+	json_t *by_reason, *by_worker, *by_model;
+};
+
+gt_vstats *gt_vstats_new(void)
+{
+	gt_vstats *st = gt_xcalloc(1, sizeof *st);
+	st->by_reason = json_object();
+	st->by_worker = json_object();
+	st->by_model = json_object();
+	if (!st->by_reason || !st->by_worker || !st->by_model)
+		abort(); /* out of memory */
+	return st;
+}
+
+void gt_vstats_free(gt_vstats *st)
+{
+	if (!st)
+		return;
+	json_decref(st->by_reason);
+	json_decref(st->by_worker);
+	json_decref(st->by_model);
+	free(st);
+}
+
+void gt_vstats_accept(gt_vstats *st, const gt_record *r)
+{
+	st->in++;
+	st->out++;
+	st->positions += r->npos;
+	st->moves += r->nmoves;
+	if (r->winner == GT_WIN_BLACK || r->winner == GT_WIN_WHITE || r->winner == GT_WIN_DRAW) {
+		st->decided++;
+		st->bwins2 += r->winner == GT_WIN_BLACK ? 2 : r->winner == GT_WIN_DRAW ? 1 : 0;
+	}
+}
+
+static void bump(json_t *o, const char *key)
+{
+	if (!json_object_get(o, key) && json_object_size(o) >= STATS_MAX_KEYS)
+		key = "(others)";
+	json_t *v = json_object_get(o, key);
+	json_object_set_new(o, key, json_integer(v ? json_integer_value(v) + 1 : 1));
+}
+
+void gt_vstats_reject(gt_vstats *st, const char *reason, const char *worker, const char *model)
+{
+	st->in++;
+	st->rejected++;
+	bump(st->by_reason, reason ? reason : "?");
+	bump(st->by_worker, worker ? worker : "?");
+	bump(st->by_model, model ? model : "?");
+}
+
+long gt_vstats_rejected(const gt_vstats *st)
+{
+	return st->rejected;
+}
+
+char *gt_vstats_json(const gt_vstats *st)
+{
+	json_t *o = json_pack("{sI sI sI sO sO sO sI so so}",
+	                      "records_in", (json_int_t)st->in, "records_out", (json_int_t)st->out,
+	                      "rejected", (json_int_t)st->rejected,
+	                      "rejects_by_reason", st->by_reason, "rejects_by_worker", st->by_worker,
+	                      "rejects_by_model", st->by_model, "positions", (json_int_t)st->positions,
+	                      "mean_game_length", st->out ? json_real((double)st->moves / st->out) : json_null(),
+	                      "black_win_rate", st->decided ? json_real(st->bwins2 / (2.0 * st->decided)) : json_null());
+	char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(6));
+	json_decref(o);
+	if (!s)
+		abort(); /* out of memory */
+	char *copy = gt_xstrdup(s);
+	free(s);
+	return copy;
+}

@@ -1,0 +1,77 @@
+/*
+ * validate.h: the checks of gt-validate(1) on game records (gt-record(5)):
+ * shapes and types (via gt_record_parse_ex), rules, sizes, komi, a replay
+ * of every move under the record's rules with the boards, policies,
+ * values, scores, ownership and result checked against it, and duplicate
+ * detection by game id and by (seed, moves) over a stream and across runs.
+ *
+ * Every failure has a reason code (a static lowercase string, listed in
+ * gt-validate(1)) and a detail text.
+ */
+#ifndef GT_VALIDATE_H
+#define GT_VALIDATE_H
+#include <stdint.h>
+#include <stdio.h>
+#include "gt.h"
+#include "record.h"
+
+/* Tolerance of float comparisons (policy sum, values, scores, ownership). */
+#define GT_VALIDATE_TOL 1e-3
+
+typedef struct gt_validate_opts {
+	int min_moves, max_moves;  /* accepted number of moves (defaults 10, 500) */
+	int allow_unscored;        /* 1: accept results area scoring cannot check */
+} gt_validate_opts;
+
+/* gt_validate_opts_init: the defaults. */
+void gt_validate_opts_init(gt_validate_opts *o);
+
+/* gt_validate_record: check a parsed record (everything but duplicates).
+ * Returns 0 if it passes, else GT_EFORMAT with *reason set to a reason
+ * code and detail (if not NULL, size bytes) describing the first failure. */
+int gt_validate_record(const gt_record *r, const gt_validate_opts *o, const char **reason,
+                       char *detail, size_t size);
+
+/* ---- duplicates ---- */
+
+/* A set of 128-bit record hashes (open addressing; grows). */
+typedef struct gt_seen gt_seen;
+gt_seen *gt_seen_new(void);
+void gt_seen_free(gt_seen *s);
+/* gt_seen_has / gt_seen_add: membership of a 16-byte hash; add returns 1
+ * if it was new, 0 if already present. */
+int gt_seen_has(const gt_seen *s, const uint8_t h[16]);
+int gt_seen_add(gt_seen *s, const uint8_t h[16]);
+size_t gt_seen_count(const gt_seen *s);
+/* gt_seen_load: add the hashes of a seen file (one 32-digit lowercase hex
+ * hash a line) read from f. Returns 0, or GT_EFORMAT with e->line set for
+ * a malformed line, GT_EIO on a read error. */
+int gt_seen_load(gt_seen *s, FILE *f, gt_error *e);
+
+/* gt_record_hashes: the duplicate keys of a record: id (SHA-256 of the
+ * game_id and symmetry, first 16 bytes; *has_id 0 when there is no
+ * game_id) and game (SHA-256 of board size, symmetry, seed, setup and
+ * moves, first 16 bytes). */
+void gt_record_hashes(const gt_record *r, uint8_t id[16], int *has_id, uint8_t game[16]);
+
+/* gt_hash_hex: 32 lowercase hex digits and a NUL into out (33 bytes). */
+char *gt_hash_hex(const uint8_t h[16], char *out);
+
+/* ---- statistics of a run ---- */
+
+typedef struct gt_vstats gt_vstats;
+gt_vstats *gt_vstats_new(void);
+void gt_vstats_free(gt_vstats *st);
+/* gt_vstats_accept: count a record that passed. */
+void gt_vstats_accept(gt_vstats *st, const gt_record *r);
+/* gt_vstats_reject: count a rejected input line; worker and model may be
+ * NULL (counted as "?"). */
+void gt_vstats_reject(gt_vstats *st, const char *reason, const char *worker, const char *model);
+/* gt_vstats_json: the summary as one JSON object line (new string, caller
+ * frees): records_in, records_out, rejected, rejects_by_reason,
+ * rejects_by_worker, rejects_by_model, positions, mean_game_length,
+ * black_win_rate (draws count half; null when no game has a winner). */
+char *gt_vstats_json(const gt_vstats *st);
+long gt_vstats_rejected(const gt_vstats *st);
+
+#endif

@@ -1,0 +1,91 @@
+#!/bin/sh
+# gt-sync pull: order, state, re-delivery after a failed write, and hostile
+# batches (corrupt, truncated, gzip bombs) that are skipped with bounded memory.
+. "${GT_SRC:-.}/tests/cmd/tap.sh"
+S=$T/store/games
+mkdir -p "$S"
+python3 - "$S" <<'PY'
+import gzip, sys, os, zlib
+d = sys.argv[1]
+def gz(name, data):
+    with gzip.open(os.path.join(d, name), "wb", compresslevel=6) as f:
+        f.write(data)
+gz("a-1.ndjson.gz", b'{"g":"a1"}\n{"g":"a2"}\n\n{"g":"a3"}')           # blank line, no final newline
+gz("b-bomb.ndjson.gz", b"x" * (8 << 20))                              # one 8 MiB line
+good = gzip.compress(b''.join(b'{"g":"c%d"}\n' % i for i in range(20000)))
+open(os.path.join(d, "c-trunc.ndjson.gz"), "wb").write(good[:len(good) // 2])
+bad = bytearray(gzip.compress(b'{"g":"x"}\n' * 1000)); bad[-8] ^= 0xff   # crc mismatch
+open(os.path.join(d, "c-crc.ndjson.gz"), "wb").write(bytes(bad))
+open(os.path.join(d, "d-2.ndjson"), "wb").write(b'{"g":"d1"}\n{"g":"d2"}\n')
+gz("e-endless.ndjson.gz", b'{"g":"e"}\n' * 300000)                     # 3 MB of short lines
+open(os.path.join(d, "f-notgz.ndjson.gz"), "wb").write(b'{"g":"f"}\n')
+open(os.path.join(d, "README.txt"), "wb").write(b"not a batch\n")
+PY
+ls -l "$S" | sed 's/^/# /'
+
+gt-sync pull "$S/" --state "$T/state" --max-line 65536 --max-batch 1000000 > /dev/full 2>"$T/err"
+is $? 1 "a failed write on stdout is an error"
+[ ! -s "$T/state" ] || ! grep -q "a-1" "$T/state"; ok $? "and the batch is not marked consumed"
+
+gt-sync pull "$S/" --state "$T/state" --max-line 65536 --max-batch 1000000 > "$T/out" 2>"$T/err"
+ok $? "pull skips bad batches and goes on"
+is "$(tr '\n' ' ' < "$T/out")" '{"g":"a1"} {"g":"a2"} {"g":"a3"} {"g":"d1"} {"g":"d2"} ' \
+	"records of good batches, in name order, blank lines dropped, last newline added"
+is "$(tr '\t\n' ': ' < "$T/state")" \
+	"a-1.ndjson.gz:ok b-bomb.ndjson.gz:bad c-crc.ndjson.gz:bad c-trunc.ndjson.gz:bad d-2.ndjson:ok e-endless.ndjson.gz:bad f-notgz.ndjson.gz:bad " \
+	"state: good ones ok, bad ones bad, other names ignored"
+grep -q 'b-bomb.ndjson.gz.*longer than 65536 bytes' "$T/err"; ok $? "the one-line bomb is stopped by --max-line"
+grep -q 'e-endless.ndjson.gz.*beyond 1000000 bytes' "$T/err"; ok $? "the endless batch is stopped by --max-batch"
+grep -q 'c-trunc.ndjson.gz.*corrupt or truncated' "$T/err"; ok $? "a truncated gzip is reported"
+grep -q 'c-crc.ndjson.gz.*corrupt or truncated' "$T/err"; ok $? "a gzip with a bad CRC is reported"
+grep -q 'f-notgz.ndjson.gz.*not gzip' "$T/err"; ok $? "a .gz that is not gzip is reported"
+grep -q "c[0-9]" "$T/out"; is $? 1 "nothing of the truncated batch was written"
+
+gt-sync pull "$S/" --state "$T/state" > "$T/out2" 2>"$T/err2"
+is "$(wc -c < "$T/out2")" 0 "bad batches are not retried, good ones not re-delivered"
+is "$(wc -c < "$T/err2")" 0 "quietly"
+
+printf '{"g":"g1"}\n' | gzip > "$S/g-3.ndjson.gz"
+printf '{"g":"0"}\n' | gzip > "$S/0-late.ndjson.gz"
+gt-sync pull "$S/" --state "$T/state" > "$T/out3"
+is "$(tr '\n' ' ' < "$T/out3")" '{"g":"0"} {"g":"g1"} ' "new batches only, even one sorting before consumed ones"
+
+# the default --max-line lets a long but legal line through
+python3 -c 'import gzip,sys; sys.stdout.buffer.write(gzip.compress(b"{\"g\":\"" + b"y"*200000 + b"\"}\n"))' > "$S/h-long.ndjson.gz"
+gt-sync pull "$S/" --state "$T/state" > "$T/out4"
+is "$(wc -c < "$T/out4")" 200009 "a 200 kB line passes the default limit"
+
+# memory stays bounded whatever a batch expands to: a 64 MiB line (64 kB
+# of gzip) is refused, or with a larger --max-line streamed, in a few MB
+mkdir -p "$T/bomb"
+python3 - "$T/bomb/a-bomb.ndjson.gz" <<'PY'
+import sys, zlib
+c = zlib.compressobj(9, zlib.DEFLATED, 31)
+with open(sys.argv[1], "wb") as f:
+    for i in range(64):
+        f.write(c.compress(b"x" * (1 << 20)))
+    f.write(c.flush())
+PY
+printf '{"g":"after"}\n' | gzip > "$T/bomb/b-after.ndjson.gz"
+rss() { # command...: exit status, then the peak RSS of the command in kB
+	python3 -c 'import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
+}
+set -- $(rss gt-sync pull --max-line 1048576 "$T/bomb/" --state "$T/bst1")
+is "$1" 0 "a 64 MiB line is refused and the pull goes on"
+[ "$2" -lt 49152 ]; ok $? "in bounded memory (peak $2 kB)"
+is "$(tr '\t\n' ': ' < "$T/bst1")" "a-bomb.ndjson.gz:bad b-after.ndjson.gz:ok " "the next batch is processed"
+set -- $(rss gt-sync pull --max-line 104857600 "$T/bomb/" --state "$T/bst2")
+is "$1" 0 "with --max-line 100 MiB the 64 MiB line passes"
+[ "$2" -lt 49152 ]; ok $? "streamed, not buffered (peak $2 kB)"
+
+gt-sync pull "$T/nothing/games/" --state "$T/nstate" > "$T/out6" 2>"$T/err"
+ok $? "pulling a folder that does not exist yet succeeds"
+grep -q "no such folder" "$T/err"; ok $? "with a warning"
+
+printf '../x\tok\n' > "$T/badstate"
+gt-sync pull "$S/" --state "$T/badstate" > "$T/out5" 2>"$T/err"
+is $? 1 "a malformed state file is an error"
+is "$(wc -c < "$T/out5")" 0 "and nothing is delivered"
+done_testing
