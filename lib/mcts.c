@@ -54,6 +54,8 @@ static int uniform_eval(void *ctx, int n, int nb, const gt_board *const *boards,
 {
 	(void)ctx, (void)boards;
 	size_t stride = (size_t)n * n + 1;
+	if (nb < 1)
+		return GT_EINVAL; /* the contract: nb >= 1, as for a network */
 	memset(logits, 0, nb * stride * sizeof *logits);
 	for (int b = 0; b < nb; b++) {
 		value[b] = 0;

@@ -1,6 +1,7 @@
 /* selfplay.c: many games in flight per thread, their searches' leaves
  * evaluated together; finished records handed out in game order. */
 #include "selfplay.h"
+#include "neteval.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -400,10 +401,12 @@ static void *work(void *arg)
 		}
 		if (err || !active || stopping(sh))
 			break;
-		memset(score, 0, total * sizeof *score);
-		err = ev->eval(ev->ctx, n, total, boards, logits, value, score, NULL);
-		atomic_fetch_add(&sh->evals, total);
-		atomic_fetch_add(&sh->calls, 1);
+		if (total > 0) { /* every leaf may have been a finished game */
+			memset(score, 0, total * sizeof *score);
+			err = ev->eval(ev->ctx, n, total, boards, logits, value, score, NULL);
+			atomic_fetch_add(&sh->evals, total);
+			atomic_fetch_add(&sh->calls, 1);
+		}
 		for (int j = 0; j < ng && !err; j++) {
 			game *g = &gs[j];
 			if (!g->active)
@@ -526,17 +529,5 @@ int gt_selfplay_game(const gt_selfplay_params *p, const gt_evaluator *ev, long i
 int gt_selfplay_model_open(const char *path, gt_evaluator *ev, char *name, size_t size,
                            gt_error *e)
 {
-	memset(ev, 0, sizeof *ev);
-	if (strcmp(path, "none") == 0) {
-		*ev = gt_evaluator_uniform();
-		if (name && size)
-			snprintf(name, size, "none");
-		return 0;
-	}
-	/* The network evaluator (lib/model + lib/nn) plugs in here: load the
-	 * file, make ev->ctx a per-thread network, ev->eval its batched forward
-	 * pass (logits, tanh value, score), ev->close its destructor, and name
-	 * the model after the file: base name without ".bin.gz". */
-	return gt_error_set(e, GT_EUNSUPPORTED, -1, -1,
-	                    "%s: network models are not supported yet (only --model none)", path);
+	return gt_neteval_open_file(path, NULL, ev, name, size, e);
 }
