@@ -42,23 +42,28 @@ all: $(CMDS) $(TESTS) $(BENCHES)
 
 $(OBJDIR)/lib/%.o: lib/%.c $(wildcard lib/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) -c -o $@ $<
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(LIBGT): $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	@echo "  AR      $@"
+	@ar rcs $@ $^
 
 $(BINDIR)/%: cmd/%.c $(LIBGT)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
+	@echo "  LD      $@"
+	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
 
 $(OBJDIR)/tests/%: tests/unit/%.c tests/unit/tap.h $(LIBGT)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/unit $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
+	@echo "  LD      $@"
+	@$(CC) $(CPPFLAGS) -Itests/unit $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
 
 $(OBJDIR)/bench/%: bench/%.c $(LIBGT)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
+	@echo "  LD      $@"
+	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
 
 # Unit tests are C programs printing TAP; command tests are tests/cmd/*.t shell
 # scripts printing TAP. prove runs both and ends with one "Result:" line.
