@@ -1,4 +1,5 @@
-"""nn_torch.py BLOCKS CHANNELS N BATCH THREADS: PyTorch float32 throughput
+"""nn_torch.py BLOCKS CHANNELS N BATCH THREADS [ROUNDS [SECONDS]]: PyTorch
+float32 throughput
 of gt's architecture (man5 gt-model) for bench/nn.c: prints
 "fwd <positions/s> train <samples/s>" (train: forward, the full loss,
 backward and an AdamW step)."""
@@ -10,6 +11,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 L, C, n, B, threads = (int(a) for a in sys.argv[1:6])
+ROUNDS = int(sys.argv[6]) if len(sys.argv) > 6 else 3
+SECONDS = float(sys.argv[7]) if len(sys.argv) > 7 else 0.5
 torch.set_num_threads(threads)
 torch.manual_seed(1)
 CIN, G, HP, HV, H = 15, 11, 32, 32, 64
@@ -61,17 +64,17 @@ tp = torch.softmax(torch.randn(B, N + 1), 1)
 tv, ts, to = torch.rand(B) * 2 - 1, torch.randn(B) * 10, torch.rand(B, N) * 2 - 1
 
 
-def timed(f, min_s=0.5, rounds=3):
+def timed(f):
     """calls per second, the best of rounds windows (the CPU is shared)"""
     f()
     best = 0
-    for _ in range(rounds):
+    for _ in range(ROUNDS):
         k, t0 = 0, time.perf_counter()
         while True:
             f()
             k += 1
             dt = time.perf_counter() - t0
-            if dt >= min_s and k >= 2:
+            if dt >= SECONDS and k >= 2:
                 break
         best = max(best, k / dt)
     return best

@@ -372,6 +372,20 @@ fail:
 	return r;
 }
 
+int gt_model_validate(const char *path, gt_arch *arch, gt_model_meta *meta, gt_error *e)
+{
+	gt_model *m;
+	int r = gt_model_read(path, &m, e);
+	if (r)
+		return r;
+	if (arch)
+		*arch = m->arch;
+	if (meta)
+		*meta = m->meta;
+	gt_model_free(m);
+	return 0;
+}
+
 gt_nn *gt_model_nn(const gt_model *m, const char *backend, gt_error *e)
 {
 	const gt_arch *a = &m->arch;

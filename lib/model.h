@@ -59,6 +59,12 @@ int gt_model_check(const gt_model *m, gt_error *e);
  * reason and byte offset in e. Never crashes on hostile input. */
 int gt_model_read(const char *path, gt_model **out, gt_error *e);
 
+/* gt_model_validate: gt_model_read's checks on a file without keeping
+ * the model (for gt-sync and gt-publish before installing a download).
+ * If arch or meta are not NULL they receive the header's. Returns 0 or
+ * gt_model_read's errors. */
+int gt_model_validate(const char *path, gt_arch *arch, gt_model_meta *meta, gt_error *e);
+
 /* gt_model_write: write m to path atomically (temporary file in the same
  * directory, fsync, rename). Returns 0, GT_EIO or GT_EFORMAT (m fails
  * gt_model_check). */

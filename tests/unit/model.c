@@ -135,6 +135,15 @@ int main(void)
 		r->arch.feat_version++;
 		ok(gt_model_nn(r, NULL, &e) == NULL, "other feature version refused: %s", e.text);
 	}
+	{
+		gt_arch va;
+		gt_model_meta vm;
+		is_int(gt_model_validate(good, &va, &vm, &e), 0, "gt_model_validate accepts the file");
+		ok(va.channels == 8 && vm.steps == 1200, "gt_model_validate returns the header");
+		write_file(tpath("junk.bin.gz"), "junk", 4);
+		ok(gt_model_validate(tpath("junk.bin.gz"), NULL, NULL, &e) == GT_EFORMAT,
+		   "gt_model_validate rejects junk: %s", e.text);
+	}
 	gt_model_free(r);
 	ok(access(tpath("good.bin.gz.tmp"), F_OK) != 0, "no temporary file left");
 
