@@ -282,6 +282,7 @@ __global__ void k_add_masked(float *d, const float *u, const float *x, size_t to
 			d[i] += u[i];
 }
 
+#ifndef GT_CUDA_MOCK /* tests/gpu/mock/run has sequential versions of these */
 __device__ float warp_sum(float v)
 {
 	for (int o = 16; o > 0; o >>= 1)
@@ -339,6 +340,9 @@ __global__ void k_rowdot(const float *A, const float *v, int vrow, size_t cols, 
 		out[r] = acc ? out[r] + t : t;
 	}
 }
+#else
+#include "reduce.h"
+#endif
 
 /* point logits: policy[b*(N+1)+q] = ob + sum_h ow[h] P[h][b*N+q] */
 __global__ void k_pol_points(const float *P, int Hp, int B, int N, const float *ow,

@@ -9,8 +9,12 @@
  * layer's backward: the input convolution and globals, each block's two
  * convolutions, biases and Fixup scalar, the 1x1 heads, pooling and the
  * value MLP. The measure is the relative L2 error ||cuda - cpu|| /
- * max(||cpu||, floor) per array, against a tolerance suited to BF16
- * operands with FP32 accumulation (the callers state it).
+ * max(||cpu||, floor) per array, against tolerances suited to BF16
+ * operands with FP32 accumulation (the callers state them): tol for the
+ * forward outputs and the loss, gtol for each tensor's gradient and gtol/2
+ * for the whole gradient vector. Gradients get more room because BF16
+ * errors of the forward pass grow through softmax differences (p - pi),
+ * ReLU masks that flip near zero and every layer of the backward pass.
  */
 #ifndef GT_NNCMP_H
 #define GT_NNCMP_H
@@ -18,6 +22,7 @@
 #include "nn.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,7 +120,8 @@ static double cmp_rel(const float *got, const float *want, size_t n, double floo
 
 /* Run one batch through cpu and gpu (same parameters already synced) and
  * compare; one TAP line per array. Returns the number of failures. */
-static int cmp_run(gt_nn *cpu, gt_nn *gpu, cmp_batch *d, double tol, const char *what)
+static int cmp_run(gt_nn *cpu, gt_nn *gpu, cmp_batch *d, double tol, double gtol,
+                   const char *what)
 {
 	const gt_arch *a = gt_nn_arch(cpu);
 	int B = d->B, n = d->n, N = n * n, bad = 0;
@@ -155,7 +161,7 @@ static int cmp_run(gt_nn *cpu, gt_nn *gpu, cmp_batch *d, double tol, const char 
 		bad++;
 	const float *gc = gt_nn_grads(cpu), *gg = gt_nn_grads(gpu);
 	double worst = 0;
-	const char *wname = "";
+	char wname[24] = "";
 	int nt = gt_arch_ntensors(a), tbad = 0;
 	for (int i = 0; i < nt; i++) {
 		gt_tensor ts;
@@ -164,18 +170,19 @@ static int cmp_run(gt_nn *cpu, gt_nn *gpu, cmp_batch *d, double tol, const char 
 		                   1e-6 * sqrt((double)ts.size));
 		if (r > worst) {
 			worst = r;
-			wname = ts.name;
+			snprintf(wname, sizeof wname, "%s", ts.name);
 		}
-		if (r > tol) {
+		if (r > gtol) {
 			tbad++;
-			diag("  %s: gradient of %s: relative error %.2e > %.0e", what, ts.name, r, tol);
+			diag("  %s: gradient of %s: relative error %.2e > %.0e", what, ts.name, r, gtol);
 		}
 	}
-	if (!ok(tbad == 0, "%s: gradients of all %d tensors, worst %.2e (%s)", what, nt, worst,
-	        wname))
+	if (!ok(tbad == 0, "%s: gradients of all %d tensors, worst %.2e (%s) <= %.0e", what, nt,
+	        worst, wname, gtol))
 		bad++;
 	double all = cmp_rel(gg, gc, np, 1e-6);
-	if (!ok(all <= tol, "%s: whole gradient vector, relative error %.2e", what, all))
+	if (!ok(all <= gtol / 2, "%s: whole gradient vector, relative error %.2e <= %.0e", what,
+	        all, gtol / 2))
 		bad++;
 	return bad;
 }

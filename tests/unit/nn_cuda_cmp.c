@@ -3,12 +3,14 @@
  * terms and the gradient of every parameter tensor, on several board
  * sizes and batches with the buffers reused, plus play-versus-training
  * forwards and gradient accumulation. Skipped without a CUDA device.
- * Tolerance: relative L2 error 2e-2 per array (BF16 operands, FP32
- * accumulation). */
+ * Tolerances (BF16 operands, FP32 accumulation), relative L2 error: 2e-2
+ * for outputs and loss, 8e-2 for each tensor's gradient, 4e-2 for the
+ * whole gradient vector (see nncmp.h). */
 #include "tap.h"
 #include "../gpu/nncmp.h"
 
 #define TOL 2e-2
+#define GTOL 8e-2
 
 int main(void)
 {
@@ -28,7 +30,7 @@ int main(void)
 		char what[64];
 		cmp_batch_make(&d, &a, sizes[k][0], sizes[k][1]);
 		snprintf(what, sizeof what, "b2c32 batch %d %dx%d", d.B, d.n, d.n);
-		cmp_run(cpu, gpu, &d, TOL, what);
+		cmp_run(cpu, gpu, &d, TOL, GTOL, what);
 		cmp_batch_free(&d);
 	}
 
