@@ -9,6 +9,13 @@
  *           without CUDA") when it cannot run;
  *   "auto"  "cuda" when gt_gpu_probe() says yes, else "cpu";
  *           gt_nn_backend_name() then tells which.
+ * A command with --backend and a verbose flag says what "auto" chose:
+ *   gt_nn *nn = gt_nn_new(&arch, backend, &e);   (NULL: print e.text)
+ *   if (verbose && !strcmp(backend, "auto")) {
+ *       gt_error why;
+ *       gt_gpu_probe(&why);
+ *       fprintf(stderr, "gt-x: backend %s (%s)\n", gt_nn_backend_name(nn), why.text);
+ *   }
  * On the cuda backend gt_nn_sync_params() must follow every write of
  * gt_nn_params() (the device keeps its own copy); gt_nn_backward() adds
  * the device's gradient to the host gt_nn_grads() array.
