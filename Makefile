@@ -44,7 +44,7 @@ $(OBJDIR)/lib/cuda/%.o: lib/cuda/%.cu $(wildcard lib/*.h)
 gpu: all $(patsubst tests/gpu/%.c,$(OBJDIR)/gpu/%,$(wildcard tests/gpu/*.c))
 $(OBJDIR)/gpu/%: tests/gpu/%.c $(wildcard tests/gpu/*.h) tests/unit/tap.h $(OBJDIR)/libgt.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/unit $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OBJDIR)/libgt.a $(LDLIBS)
+	$(CC) $(CPPFLAGS) -Itests/unit -I$(CUDA_HOME)/include $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OBJDIR)/libgt.a $(LDLIBS)
 endif
 
 LIB_SRC  := $(wildcard lib/*.c)

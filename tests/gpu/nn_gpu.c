@@ -23,6 +23,8 @@
 #include "nn_backend.h" /* nn->profile, nn->prof_conv_s */
 #include "optim.h"
 
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
 #include <time.h>
 
 /* Tolerances, relative L2 error per array: BF16 operands (8 significant
@@ -107,6 +109,49 @@ static double time_forward(gt_nn *nn, int B, int n, const float *planes, const f
 	return t / k;
 }
 
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+	fprintf(stderr, "nn_gpu: %s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } } while (0)
+#define CB(x) do { cublasStatus_t s_ = (x); if (s_ != CUBLAS_STATUS_SUCCESS) { \
+	fprintf(stderr, "nn_gpu: %s: %s\n", #x, cublasGetStatusString(s_)); exit(1); } } while (0)
+
+/* Seconds per BF16 GEMM (M x K) by (K x N) with FP32 output and
+ * accumulation, the GEMM of one 3x3 convolution without its im2col
+ * (M = Cout, K = 9 Cin, N = batch * n * n). Operands hold a constant
+ * nonzero pattern (not random: a bound, not a prediction). */
+static double time_gemm(int M, int N, int K)
+{
+	void *A, *B, *C;
+	cublasHandle_t h;
+	cudaEvent_t e0, e1;
+	float alpha = 1, beta = 0, ms = 0;
+	CK(cudaMalloc(&A, (size_t)M * K * 2));
+	CK(cudaMalloc(&B, (size_t)K * N * 2));
+	CK(cudaMalloc(&C, (size_t)M * N * 4));
+	CK(cudaMemset(A, 0x3c, (size_t)M * K * 2));
+	CK(cudaMemset(B, 0x3c, (size_t)K * N * 2));
+	CB(cublasCreate(&h));
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	int reps = 20;
+	for (int i = 0; i < reps + 3; i++) {
+		if (i == 3)
+			CK(cudaEventRecord(e0, 0));
+		CB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, CUDA_R_16BF, N, A,
+		                CUDA_R_16BF, K, &beta, C, CUDA_R_32F, N, CUBLAS_COMPUTE_32F,
+		                CUBLAS_GEMM_DEFAULT));
+	}
+	CK(cudaEventRecord(e1, 0));
+	CK(cudaEventSynchronize(e1));
+	CK(cudaEventElapsedTime(&ms, e0, e1));
+	cublasDestroy(h);
+	cudaEventDestroy(e0);
+	cudaEventDestroy(e1);
+	cudaFree(A);
+	cudaFree(B);
+	cudaFree(C);
+	return ms / 1e3 / reps;
+}
+
 static double conv_flops(const gt_arch *a, int n)
 {
 	double N = (double)n * n, C = a->channels;
@@ -124,8 +169,10 @@ static int bench(double peak)
 	static const int nets[][2] = {{10, 128}, {20, 256}};
 	static const int batches[] = {64, 256, 1024};
 	const int n = 19;
-	printf("%-8s %6s %12s %10s %8s %10s %8s\n", "net", "batch", "evals/s", "TFLOP/s",
-	       "of peak", "conv TF/s", "of peak");
+	printf("conv: im2col + GEMM + bias, timed with a synchronisation around each; gemm: the\n"
+	       "GEMM of one block convolution alone (cuBLAS BF16, FP32 accumulation)\n");
+	printf("%-8s %6s %12s %10s %8s %10s %8s %10s %8s\n", "net", "batch", "evals/s",
+	       "TFLOP/s", "of peak", "conv TF/s", "of peak", "gemm TF/s", "of peak");
 	for (int k = 0; k < 2; k++) {
 		gt_arch a;
 		gt_arch_default(&a, nets[k][0], nets[k][1]);
@@ -152,8 +199,11 @@ static int bench(double peak)
 					die(nn, "forward", r);
 			nn->profile = 0;
 			double ctf = conv_flops(&a, n) * B * reps / nn->prof_conv_s / 1e12;
-			printf("b%dc%-4d %6d %12.0f %10.1f %7.1f%% %10.1f %7.1f%%\n", a.blocks,
-			       a.channels, B, B / s, tf, 100 * tf / peak, ctf, 100 * ctf / peak);
+			int C = a.channels, BN = B * n * n;
+			double gtf = 2.0 * C * 9 * C * BN / time_gemm(C, BN, 9 * C) / 1e12;
+			printf("b%dc%-4d %6d %12.0f %10.1f %7.1f%% %10.1f %7.1f%% %10.1f %7.1f%%\n",
+			       a.blocks, a.channels, B, B / s, tf, 100 * tf / peak, ctf,
+			       100 * ctf / peak, gtf, 100 * gtf / peak);
 			fflush(stdout);
 			free(planes);
 			free(glob);

@@ -83,13 +83,15 @@ int main(void)
 	memcpy(pa, oa.policy, sizeof pa);
 	memcpy(va, oa.value, sizeof va);
 	is_int(gt_nn_forward(cp, B, n, planes, glob, 0, &oc), 0, "forward on cpu");
-	double md = 0;
-	for (int i = 0; i < B * (N + 1); i++)
+	double md = 0, big = 1;
+	for (int i = 0; i < B * (N + 1); i++) {
 		md = fmax(md, fabs(pa[i] - oc.policy[i]));
+		big = fmax(big, fabs(oc.policy[i]));
+	}
 	for (int b = 0; b < B; b++)
 		md = fmax(md, fabs(va[b] - oc.value[b]));
 	if (have)
-		ok(md < 2e-2, "auto (cuda) agrees with cpu to BF16 precision (%.2g)", md);
+		ok(md < 2e-2 * big, "auto (cuda) agrees with cpu to BF16 precision (%.2g)", md);
 	else
 		ok(md == 0, "auto (cpu) equals cpu exactly (%.2g)", md);
 	gt_nn_free(cp);
