@@ -3,7 +3,7 @@
  * GEMM shape of a block convolution, and PyTorch (bench/nn_torch.py) on
  * the same architecture, batch and threads. Peak RSS is measured first,
  * for one training step of b6c64 9x9 batch 256. Other engineers share the
- * CPU: the numbers are noisy. */
+ * CPU: the numbers are noisy; each figure is the best of 3 windows. */
 #include "nn.h"
 #include "nn_backend.h"
 #include "model.h"
@@ -23,7 +23,7 @@ static double now(void)
 	return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-static double min_s = 0.4;
+static double min_s = 0.25;
 
 typedef struct data {
 	int B, n;
@@ -61,7 +61,8 @@ static void free_data(data *d)
 	free(d->planes); free(d->glob); free(d->pol); free(d->val); free(d->score); free(d->own);
 }
 
-/* positions per second of forwards; *conv_frac: share of time in block convs */
+/* positions per second of forwards over one window of about min_s/3;
+ * *conv_s_per_pos: seconds per position in the block convolutions */
 static double fwd_rate(gt_nn *nn, data *d, double *conv_s_per_pos)
 {
 	gt_nn_forward(nn, d->B, d->n, d->planes, d->glob, 0, NULL);
@@ -72,7 +73,7 @@ static double fwd_rate(gt_nn *nn, data *d, double *conv_s_per_pos)
 	do {
 		gt_nn_forward(nn, d->B, d->n, d->planes, d->glob, 0, NULL);
 		k++;
-	} while ((dt = now() - t0) < min_s || k < 2);
+	} while ((dt = now() - t0) < min_s / 3 || k < 2);
 	nn->profile = 0;
 	if (conv_s_per_pos)
 		*conv_s_per_pos = nn->prof_conv_s / ((double)k * d->B);
@@ -115,7 +116,7 @@ static double sgemm_gflops(int M, int N, int K)
 	do {
 		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1, A, K, Bm, N, 0, Cm, N);
 		k++;
-	} while ((dt = now() - t0) < min_s / 2 || k < 3);
+	} while ((dt = now() - t0) < min_s / 4 || k < 3);
 	free(A); free(Bm); free(Cm);
 	return 2.0 * M * N * K * k / dt / 1e9;
 }
@@ -163,8 +164,12 @@ int main(int argc, char **argv)
 	/* 2. against PyTorch: b6c64 9x9 batch 256, 1 and 2 threads */
 	for (int th = 1; th <= 2; th++) {
 		gt_nn_set_threads(th);
-		double tr = th == 1 ? tr1 : train_rate(nn, opt, &d, 2);
-		double fw = fwd_rate(nn, &d, NULL), pf, pt;
+		double tr = th == 1 ? tr1 : 0, fw = 0, pf, pt;
+		for (int round = 0; round < 3; round++) {
+			double x = train_rate(nn, opt, &d, 2), y = fwd_rate(nn, &d, NULL);
+			tr = x > tr ? x : tr;
+			fw = y > fw ? y : fw;
+		}
 		if (torch_rates(src, 6, 64, 9, 256, th, &pf, &pt) == 0)
 			printf("vs PyTorch b6c64 9x9 batch 256 threads %d: forward %.0f pos/s vs %.0f (%.2fx), "
 			       "train %.0f samples/s vs %.0f (%.2fx)\n", th, fw, pf, fw / pf, tr, pt, tr / pt);
@@ -190,11 +195,22 @@ int main(int argc, char **argv)
 					int n = sizes[si], B = batches[bi], N = n * n;
 					gt_nn_set_threads(th);
 					make_data(&d, &a, B, n);
-					double conv_s, rate = fwd_rate(nn, &d, &conv_s);
+					/* alternate the network and the GEMM, keep the best of 3
+					 * windows of each: the CPU is shared, the best window is
+					 * the least disturbed */
+					double conv_s = 1e30, rate = 0, ref = 0;
+					for (int round = 0; round < 3; round++) {
+						double cs, r = fwd_rate(nn, &d, &cs);
+						if (r > rate) {
+							rate = r;
+							conv_s = cs;
+						}
+						double g = sgemm_gflops(C, B * N, 9 * C);
+						ref = g > ref ? g : ref;
+					}
 					double flops = gt_arch_flops(&a, n);
 					double conv_flops = a.blocks * 2 * 2.0 * N * C * C * 9;
 					double net_gf = rate * flops / 1e9, conv_gf = conv_flops / conv_s / 1e9;
-					double ref = sgemm_gflops(C, B * N, 9 * C);
 					printf("forward %s %dx%d batch %2d threads %d: %7.0f pos/s, net %5.1f GFLOP/s, "
 					       "conv %5.1f GFLOP/s, sgemm(%d x %d x %d) %5.1f GFLOP/s: conv/sgemm %.2f, "
 					       "net/sgemm %.2f\n", archs[ai], n, n, B, th, rate, net_gf, conv_gf,

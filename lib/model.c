@@ -1,5 +1,6 @@
 /* model.c: network files (see model.h and man5 gt-model for the layout). */
 #include "model.h"
+#include "feat.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -218,6 +219,17 @@ int gt_model_write(const char *path, const gt_model *m, gt_error *e)
 	return ok ? 0 : r;
 }
 
+/* zlib's message without the "path: " it prefixes */
+static const char *gzmsg(gzFile gz, const char *path)
+{
+	int errnum;
+	const char *m = gzerror(gz, &errnum);
+	size_t n = strlen(path);
+	if (!strncmp(m, path, n) && !strncmp(m + n, ": ", 2))
+		m += n + 2;
+	return m;
+}
+
 static int fmt_err(gt_error *e, const char *path, long off, const char *what)
 {
 	return gt_error_set(e, GT_EFORMAT, -1, off, "%s: %s", path, what);
@@ -236,7 +248,7 @@ int gt_model_read(const char *path, gt_model **out, gt_error *e)
 	int r;
 	gt_model *m = NULL;
 	if (got < 0) {
-		r = fmt_err(e, path, 0, gzerror(gz, &errnum));
+		r = fmt_err(e, path, 0, gzmsg(gz, path));
 		goto fail;
 	}
 	if (gzdirect(gz)) {
@@ -318,7 +330,7 @@ int gt_model_read(const char *path, gt_model **out, gt_error *e)
 			want = 1 << 24;
 		int k = gzread(gz, m->params + have, (unsigned)(want * sizeof(float)));
 		if (k < 0) {
-			r = fmt_err(e, path, (long)(sizeof h + have * 4), gzerror(gz, &errnum));
+			r = fmt_err(e, path, (long)(sizeof h + have * 4), gzmsg(gz, path));
 			goto fail;
 		}
 		if ((size_t)k < want * sizeof(float)) {
@@ -332,12 +344,12 @@ int gt_model_read(const char *path, gt_model **out, gt_error *e)
 	got = gzread(gz, &extra, 1);
 	if (got != 0) {
 		r = fmt_err(e, path, (long)(sizeof h + np * 4),
-		            got < 0 ? gzerror(gz, &errnum) : "trailing data after the parameters");
+		            got < 0 ? gzmsg(gz, path) : "trailing data after the parameters");
 		goto fail;
 	}
 	gzerror(gz, &errnum);
 	if (errnum != Z_OK) {
-		r = fmt_err(e, path, (long)(sizeof h + np * 4), gzerror(gz, &errnum));
+		r = fmt_err(e, path, (long)(sizeof h + np * 4), gzmsg(gz, path));
 		goto fail;
 	}
 	if (gzclose(gz) != Z_OK) {
@@ -358,6 +370,33 @@ fail:
 		gzclose(gz);
 	gt_model_free(m);
 	return r;
+}
+
+gt_nn *gt_model_nn(const gt_model *m, const char *backend, gt_error *e)
+{
+	const gt_arch *a = &m->arch;
+	if (a->feat_version != GT_FEAT_VERSION || a->in_planes != GT_FEAT_PLANES ||
+	    a->globals != GT_FEAT_GLOBALS) {
+		gt_error_set(e, GT_EUNSUPPORTED, -1, -1,
+		             "network inputs are feature version %d (%d planes, %d globals), "
+		             "this build has version %d (%d, %d)", a->feat_version, a->in_planes,
+		             a->globals, GT_FEAT_VERSION, GT_FEAT_PLANES, GT_FEAT_GLOBALS);
+		return NULL;
+	}
+	gt_nn *nn = gt_nn_new(a, backend, e);
+	if (!nn)
+		return NULL;
+	memcpy(gt_nn_params(nn), m->params, m->nparams * sizeof(float));
+	gt_nn_sync_params(nn);
+	return nn;
+}
+
+int gt_model_set_params(gt_model *m, gt_nn *nn)
+{
+	if (gt_nn_nparams(nn) != m->nparams || memcmp(gt_nn_arch(nn), &m->arch, sizeof m->arch))
+		return GT_EINVAL;
+	memcpy(m->params, gt_nn_params(nn), m->nparams * sizeof(float));
+	return 0;
 }
 
 char *gt_model_name(const gt_model *m, char *buf, size_t size)

@@ -64,6 +64,15 @@ int gt_model_read(const char *path, gt_model **out, gt_error *e);
  * gt_model_check). */
 int gt_model_write(const char *path, const gt_model *m, gt_error *e);
 
+/* gt_model_nn: a new network (nn.h) on backend (NULL: "cpu") holding a
+ * copy of m's parameters. Refuses, with GT_EUNSUPPORTED in e, a model
+ * whose inputs are not this build's features (feature version, planes,
+ * global inputs of feat.h). Returns NULL on error; free with gt_nn_free.
+ * gt_model_set_params: copy nn's parameters into m (same architecture;
+ * GT_EINVAL otherwise), e.g. before gt_model_write after training. */
+gt_nn *gt_model_nn(const gt_model *m, const char *backend, gt_error *e);
+int gt_model_set_params(gt_model *m, gt_nn *nn);
+
 /* gt_model_name: "<series>-b<blocks>c<channels>-s<steps>-d<rows>" into buf
  * (size bytes; 128 suffice). Returns buf. */
 char *gt_model_name(const gt_model *m, char *buf, size_t size);

@@ -205,6 +205,7 @@ static const gt_nn_backend *backends[] = {
 	&gt_nn_backend_cuda,
 #endif
 };
+static int threads_set;
 
 gt_nn *gt_nn_new(const gt_arch *a, const char *backend, gt_error *e)
 {
@@ -226,6 +227,8 @@ gt_nn *gt_nn_new(const gt_arch *a, const char *backend, gt_error *e)
 		gt_error_set(e, GT_ENOTFOUND, -1, -1, "unknown backend '%s'", backend);
 		return NULL;
 	}
+	if (!threads_set)
+		gt_nn_set_threads(1);
 	gt_nn *nn = gt_xcalloc(1, sizeof *nn);
 	nn->arch = *a;
 	nn->be = be;
@@ -298,4 +301,5 @@ int gt_nn_eval_loss(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 void gt_nn_set_threads(int nthreads)
 {
 	openblas_set_num_threads(nthreads < 1 ? 1 : nthreads);
+	threads_set = 1;
 }

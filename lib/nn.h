@@ -149,12 +149,13 @@ int gt_nn_forward(gt_nn *nn, int batch, int n, const float *planes,
 int gt_nn_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
                    gt_nn_loss *loss);
 
-/* gt_nn_loss: the loss of the last forward's outputs against t, without
+/* gt_nn_eval_loss: the loss of the last forward's outputs against t, without
  * gradients (for validation). */
 int gt_nn_eval_loss(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
                     gt_nn_loss *loss);
 
-/* gt_nn_set_threads: BLAS threads for every CPU network (default 1). */
+/* gt_nn_set_threads: BLAS threads for every CPU network in the process
+ * (openblas_set_num_threads; 1 unless set before or after gt_nn_new). */
 void gt_nn_set_threads(int nthreads);
 
 #endif

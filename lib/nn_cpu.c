@@ -36,8 +36,6 @@ typedef struct cpu {
 	float *dX, *dV, *dU, *dP, *dVh, *dpol, *dvpre, *dsr, *dopre, *dhid, *dgv;
 } cpu;
 
-static int threads_set;
-
 /* Convolutions run over chunks of whole boards, about chunk_cols
  * columns each (at most max(chunk_cols, n*n)), so that the im2col buffer stays in cache and is small. */
 static int chunk_cols = GT_NN_CPU_CHUNK_MAX;
@@ -97,10 +95,6 @@ static int cpu_init(gt_nn *nn)
 {
 	cpu *c = gt_xcalloc(1, sizeof *c);
 	int L = nn->arch.blocks;
-	if (!threads_set) {
-		openblas_set_num_threads(1);
-		threads_set = 1;
-	}
 	alloc_views(&c->p, L);
 	alloc_views(&c->g, L);
 	make_views(nn, nn->params, &c->p);

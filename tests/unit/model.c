@@ -124,6 +124,17 @@ int main(void)
 	ok(r && r->meta.steps == 1200 && r->meta.rows == 50000 &&
 	   !memcmp(r->meta.parent, m->meta.parent, 32) && !strcmp(r->meta.series, "run1"),
 	   "metadata round-trips");
+	{
+		gt_nn *nn = gt_model_nn(r, NULL, &e);
+		ok(nn && !memcmp(gt_nn_params(nn), m->params, m->nparams * 4),
+		   "gt_model_nn copies the parameters");
+		gt_nn_params(nn)[0] += 1;
+		is_int(gt_model_set_params(r, nn), 0, "gt_model_set_params");
+		is_dbl(r->params[0], m->params[0] + 1, 1e-6, "parameters copied back");
+		gt_nn_free(nn);
+		r->arch.feat_version++;
+		ok(gt_model_nn(r, NULL, &e) == NULL, "other feature version refused: %s", e.text);
+	}
 	gt_model_free(r);
 	ok(access(tpath("good.bin.gz.tmp"), F_OK) != 0, "no temporary file left");
 

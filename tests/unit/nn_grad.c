@@ -6,6 +6,7 @@
 #include "tap.h"
 #include "nn.h"
 #include "nn_backend.h"
+#include "optim.h"
 
 static unsigned long long rs = 12345;
 static double urand(void)
@@ -226,6 +227,38 @@ int main(void)
 			is_dbl(p[t.offset], 1, 0, "Fixup init: blk0.s is 1");
 	}
 	ok(found, "tensor blk1.w2 exists");
+	/* training end to end: AdamW from the Fixup init fits a small batch */
+	{
+		batch f;
+		make_batch(&f, &a, 8, 5);
+		gt_optim_conf oc = gt_optim_defaults(GT_OPTIM_ADAMW);
+		oc.lr = 1e-2f;
+		gt_optim *opt = gt_optim_new(&oc, np);
+		gt_nn_target t = {f.pol, f.val, f.score, f.own, NULL};
+		gt_nn_loss l0, l;
+		for (int k = 0; k < 150; k++) {
+			gt_nn_zero_grad(nn);
+			gt_nn_forward(nn, f.B, f.n, f.planes, f.glob, 1, NULL);
+			gt_nn_backward(nn, &t, NULL, k ? &l : &l0);
+			gt_optim_step(opt, p, gt_nn_grads(nn));
+			gt_nn_sync_params(nn);
+		}
+		diag("loss %.4f -> %.4f after 150 AdamW steps (policy %.3f -> %.3f, value %.3f -> %.3f, score %.3f -> %.3f, own %.3f -> %.3f)",
+		     l0.total, l.total, l0.policy, l.policy, l0.value, l.value, l0.score, l.score, l0.own, l.own);
+		/* the value loss cannot go below the entropy of its targets */
+		double floor = 0;
+		for (int b = 0; b < f.B; b++) {
+			double q = (1 + f.val[b]) / 2;
+			floor -= (q * log(q) + (1 - q) * log(1 - q)) / f.B;
+		}
+		diag("value loss floor (target entropy) %.4f", floor);
+		ok(l.value - floor < 0.1 * (l0.value - floor),
+		   "training removes 90%% of the value loss above its floor");
+		ok(l.score < 0.05 * l0.score, "training fits the scores");
+		ok(l.total < l0.total - 0.5, "total loss falls");
+		gt_optim_free(opt);
+		free_batch(&f);
+	}
 	free_batch(&d);
 	gt_nn_free(nn);
 	return done_testing();
