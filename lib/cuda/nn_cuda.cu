@@ -28,6 +28,13 @@
  * Every CUDA and cuBLAS call is checked; a failure is written to
  * nn->errtext (gt_gpu_error) and returned as GT_EIO (GT_ENOMEM when
  * device memory ran out). Nothing here prints.
+ *
+ * One network is used by one thread at a time (as on the CPU). Create
+ * networks after any fork(): the CUDA runtime does not survive one.
+ * Tests: tests/unit/nn_cuda*.c and tests/gpu/run on a GPU;
+ * tests/gpu/mock/run runs this file on the host, without a GPU, against
+ * a mock of the runtime and cuBLAS (GT_CUDA_MOCK: k_rowdot and k_pool
+ * are then replaced by sequential versions).
  */
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -101,7 +108,6 @@ typedef struct cu {
 	views p, g;                    /* views of dparam and dgrad */
 	bf16 *wbf;                     /* in_w, w1[l], w2[l], w1f[l], w2f[l] in BF16 */
 	bf16 *in_wb, **w1b, **w2b, **w1f, **w2f;
-	int synced;
 
 	size_t cap_bn;
 	int cap_b, cap_train;
@@ -693,7 +699,6 @@ static int cu_sync(gt_nn *nn)
 	}
 	/* the host array may change as soon as we return */
 	CK(cudaStreamSynchronize(c->st));
-	c->synced = 1;
 	return 0;
 }
 
