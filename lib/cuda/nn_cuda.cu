@@ -257,13 +257,20 @@ __global__ void k_bias(float *out, int BN, const float *bias, int relu)
 	}
 }
 
-/* y = x + s[0] * z */
-__global__ void k_residual(const float *x, const float *z, const float *s, size_t total,
-                           float *y)
+/* y = x + s[0] (z + b[c]) with c = blockIdx.y (grid2), the second
+ * convolution's bias and the residual in one pass; z += b[c] as well when
+ * keepz (training keeps z for the gradient of s). y may be x. */
+__global__ void k_residual(const float *x, float *z, const float *b, const float *s, int BN,
+                           int keepz, float *y)
 {
-	float sc = s[0];
-	GSL(i, total)
-		y[i] = x[i] + sc * z[i];
+	float sc = s[0], bb = b[blockIdx.y];
+	size_t o = (size_t)blockIdx.y * BN;
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < BN; i += blockDim.x * gridDim.x) {
+		float zz = z[o + i] + bb;
+		if (keepz)
+			z[o + i] = zz;
+		y[o + i] = x[o + i] + sc * zz;
+	}
 }
 
 __global__ void k_relu(const float *x, size_t total, float *y)
@@ -856,9 +863,9 @@ static int cu_forward(gt_nn *nn, int B, int n, const float *planes, const float 
 	/* residual blocks: v = conv(relu x) + b1, z = conv(relu v) + b2, x += s z */
 	for (int l = 0; l < L; l++) {
 		TRY(conv3x3(nn, c, X[l], C, C, B, n, c->w1b[l], p->b1[l], V[l], 1));
-		TRY(conv3x3(nn, c, V[l], C, C, B, n, c->w2b[l], p->b2[l], Z[l], 1));
-		k_residual<<<grid(C * BN), THREADS, 0, c->st>>>(X[l], Z[l], p->s[l], C * BN,
-		                                                X[l + 1]);
+		TRY(conv3x3(nn, c, V[l], C, C, B, n, c->w2b[l], NULL, Z[l], 1));
+		k_residual<<<grid2(BN, C), THREADS, 0, c->st>>>(X[l], Z[l], p->b2[l], p->s[l],
+		                                                (int)BN, train, X[l + 1]);
 		CL("k_residual");
 	}
 	k_relu<<<grid(C * BN), THREADS, 0, c->st>>>(X[L], C * BN, c->T);

@@ -46,8 +46,10 @@ static int check(int quick)
 	gt_error pe;
 	if (!gt_gpu_probe(&pe))
 		skip_all(pe.text);
-	diag("device: %s; tolerances (relative L2): outputs %.0e, gradients %.0e", pe.text, TOL,
-	     GTOL);
+	double tol = TOL, gtol = GTOL;
+	cmp_tols(&tol, &gtol);
+	diag("device: %s; tolerances (relative L2): outputs %.0e, gradients %.0e", pe.text, tol,
+	     gtol);
 	gt_nn_set_threads(8);
 	static const struct { int blocks, channels, B, n; } nets[] = {
 		{2, 32, 4, 9}, {6, 64, 3, 13}, {6, 64, 4, 19}, {10, 128, 8, 19},
@@ -64,7 +66,7 @@ static int check(int quick)
 		cmp_batch_make(&d, &a, nets[k].B, nets[k].n);
 		snprintf(what, sizeof what, "b%dc%d batch %d %dx%d", a.blocks, a.channels, d.B,
 		         d.n, d.n);
-		cmp_run(cpu, gpu, &d, TOL, GTOL, what);
+		cmp_run(cpu, gpu, &d, tol, gtol, what);
 		diag("  %s compared in %.1f s", what, now() - t0);
 		cmp_batch_free(&d);
 		gt_nn_free(cpu);

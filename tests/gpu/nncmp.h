@@ -105,6 +105,19 @@ static void cmp_params(const gt_arch *a, float *p, uint64_t seed)
 	}
 }
 
+/* GT_NNCMP_TOL in the environment replaces both tolerances (for the
+ * mock's exact mode, tests/gpu/mock/run). */
+static void cmp_tols(double *tol, double *gtol)
+{
+	const char *v = getenv("GT_NNCMP_TOL");
+	char *end;
+	double t = v ? strtod(v, &end) : 0;
+	if (v && *end == 0 && t > 0) {
+		*tol = t;
+		*gtol = 2 * t;
+	}
+}
+
 /* relative L2 error of got against want */
 static double cmp_rel(const float *got, const float *want, size_t n, double floor)
 {

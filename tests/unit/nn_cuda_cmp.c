@@ -17,7 +17,9 @@ int main(void)
 	gt_error pe;
 	if (!gt_gpu_probe(&pe))
 		skip_all(pe.text);
-	diag("device: %s", pe.text);
+	double tol = TOL, gtol = GTOL;
+	cmp_tols(&tol, &gtol);
+	diag("device: %s; tolerances %.0e, %.0e", pe.text, tol, gtol);
 	gt_arch a;
 	gt_arch_default(&a, 2, 32);
 	gt_nn *cpu, *gpu;
@@ -30,7 +32,7 @@ int main(void)
 		char what[64];
 		cmp_batch_make(&d, &a, sizes[k][0], sizes[k][1]);
 		snprintf(what, sizeof what, "b2c32 batch %d %dx%d", d.B, d.n, d.n);
-		cmp_run(cpu, gpu, &d, TOL, GTOL, what);
+		cmp_run(cpu, gpu, &d, tol, gtol, what);
 		cmp_batch_free(&d);
 	}
 
