@@ -111,7 +111,7 @@ typedef struct cu {
 
 	size_t cap_bn;
 	int cap_b, cap_train;
-	int batch, n, trained;
+	int batch, lay_b, n, trained; /* lay_b: the batch computed (see cu_forward) */
 	float **X, **V, **Z;           /* this forward's activations (aliases in play) */
 	float **Xo, **Vo, **Zo;        /* owned: L+1, L, L (1, 1, 1 without training) */
 	float *in_raw, *xin, *glob;    /* NCHW planes and globals; planes channel-major */
@@ -820,7 +820,11 @@ static int conv3x3(gt_nn *nn, cu *c, const float *in, int Cin, int Cout, int B, 
 	return 0;
 }
 
-static int cu_forward(gt_nn *nn, int B, int n, const float *planes, const float *globals,
+/* A play forward computes a batch padded with empty boards to a multiple
+ * of 8, so that every GEMM dimension and leading dimension B*n*n is too
+ * (cuBLAS's tensor-core kernels want 16-byte alignment; a search's batch
+ * of leaves can be any size). Training batches are computed as given. */
+static int cu_forward(gt_nn *nn, int Bu, int n, const float *planes, const float *globals,
                       int train)
 {
 	cu *c = (cu *)nn->state;
@@ -828,7 +832,8 @@ static int cu_forward(gt_nn *nn, int B, int n, const float *planes, const float 
 	const views *p = &c->p;
 	int L = a->blocks, C = a->channels, Cin = a->in_planes, G = a->globals;
 	int Hp = a->head_policy, Hv = a->head_value, H = a->value_hidden;
-	size_t N = (size_t)n * n, BN = B * N;
+	int B = train ? Bu : (Bu + 7) / 8 * 8;
+	size_t N = (size_t)n * n, BN = B * N, BNu = (size_t)Bu * N;
 	nn->errtext[0] = 0;
 	c->batch = 0;
 	TRY(ensure(nn, c, B, n, train));
@@ -843,9 +848,12 @@ static int cu_forward(gt_nn *nn, int B, int n, const float *planes, const float 
 	outlay o = out_layout(B, N);
 
 	/* inputs through pinned memory */
-	memcpy(c->hin, planes, sizeof(float) * Cin * BN);
-	if (G > 0)
-		memcpy(c->hin + Cin * BN, globals, sizeof(float) * G * B);
+	memcpy(c->hin, planes, sizeof(float) * Cin * BNu);
+	memset(c->hin + Cin * BNu, 0, sizeof(float) * Cin * (BN - BNu));
+	if (G > 0) {
+		memcpy(c->hin + Cin * BN, globals, sizeof(float) * G * Bu);
+		memset(c->hin + Cin * BN + (size_t)G * Bu, 0, sizeof(float) * G * (B - Bu));
+	}
 	CK(cudaMemcpyAsync(c->in_raw, c->hin, sizeof(float) * Cin * BN, cudaMemcpyHostToDevice,
 	                   c->st));
 	if (G > 0)
@@ -898,10 +906,11 @@ static int cu_forward(gt_nn *nn, int B, int n, const float *planes, const float 
 	CK(cudaMemcpyAsync(c->hout, c->dout, sizeof(float) * (train ? o.all : o.play),
 	                   cudaMemcpyDeviceToHost, c->st));
 	CK(cudaStreamSynchronize(c->st));
-	c->batch = B;
+	c->batch = Bu;
+	c->lay_b = B;
 	c->n = n;
 	c->trained = train;
-	nn->out.batch = B;
+	nn->out.batch = Bu;
 	nn->out.n = n;
 	nn->out.policy = c->hout + o.policy;
 	nn->out.value = c->hout + o.value;
@@ -924,13 +933,13 @@ static double sigm(double a)
 	return 1.0 / (1.0 + exp(-a));
 }
 
-/* The loss (as nn_cpu.c) from the host outputs of a training forward, and
- * its gradient with respect to the raw head outputs into hd (head_layout)
- * when hd is not NULL. */
-static void host_loss(const float *ho, int B, size_t N, const gt_nn_target *t,
+/* The loss (as nn_cpu.c) of the first B rows of the host outputs ho
+ * (out_layout of LB >= B rows), and its gradient with respect to the raw
+ * head outputs into hd (head_layout of B) when hd is not NULL. */
+static void host_loss(const float *ho, int B, int LB, size_t N, const gt_nn_target *t,
                       const gt_nn_lossw *w, gt_nn_loss *loss, float *hd)
 {
-	outlay o = out_layout(B, N);
+	outlay o = out_layout(LB, N);
 	headlay hl = head_layout(B, N);
 	double lp = 0, lv = 0, ls = 0, lo = 0;
 	for (int b = 0; b < B; b++) {
@@ -1011,13 +1020,13 @@ static int cu_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 	nn->errtext[0] = 0;
 	if (!c->trained) {
 		/* a play forward downloaded no raw outputs: fetch them now */
-		outlay o = out_layout(B, N);
+		outlay o = out_layout(c->lay_b, N);
 		CK(cudaMemcpyAsync(c->hout + o.play, c->dout + o.play,
 		                   sizeof(float) * (o.all - o.play), cudaMemcpyDeviceToHost, c->st));
 		CK(cudaStreamSynchronize(c->st));
 	}
 	headlay hl = head_layout(B, N);
-	host_loss(c->hout, B, N, t, w, loss, grads ? c->hdhead : NULL);
+	host_loss(c->hout, B, c->lay_b, N, t, w, loss, grads ? c->hdhead : NULL);
 	if (!grads)
 		return 0;
 	float *dh = c->dhead;

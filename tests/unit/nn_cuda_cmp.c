@@ -51,6 +51,24 @@ int main(void)
 	double pr = cmp_rel(o.policy, keep, 4 * 82, 1e-6);
 	ok(pr <= 1e-6, "play and training forwards give the same logits (%.2g)", pr);
 	is_int(gt_nn_eval_loss(gpu, &t, NULL, &l1), 0, "eval_loss after a play forward");
+	{
+		/* odd batches (padded to 8 inside a play forward): 3 rows alone */
+		gt_nn_loss l3p, l3t;
+		gt_nn_target t3 = {d.pol, d.val, d.score, d.own, d.weight};
+		gt_nn_forward(gpu, 3, 9, d.planes, d.glob, 0, &o);
+		double r3 = cmp_rel(o.policy, keep, 3 * 82, 1e-6);
+		ok(o.batch == 3 && r3 <= 1e-5, "a play batch of 3 gives the rows of the batch of 4 "
+		   "(%.2g)", r3);
+		float v3[3] = {o.value[0], o.value[1], o.value[2]};
+		gt_nn_eval_loss(gpu, &t3, NULL, &l3p);
+		gt_nn_forward(gpu, 3, 9, d.planes, d.glob, 1, &o);
+		ok(fabs(o.value[2] - v3[2]) <= 1e-5 && fabs(o.value[0] - v3[0]) <= 1e-5,
+		   "and the same values as a training forward of 3");
+		gt_nn_eval_loss(gpu, &t3, NULL, &l3t);
+		is_dbl(l3p.total, l3t.total, 1e-5 * fabs(l3t.total), "and the same loss (%.6f)",
+		       l3t.total);
+	}
+	gt_nn_forward(gpu, 4, 9, d.planes, d.glob, 0, &o);
 	is_int(gt_nn_backward(gpu, &t, NULL, NULL), GT_EINVAL,
 	       "backward after a play forward is GT_EINVAL");
 	gt_nn_forward(gpu, 4, 9, d.planes, d.glob, 1, NULL);
