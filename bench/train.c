@@ -55,7 +55,8 @@ static double bare_rate(gt_nn *nn, gt_optim *opt, gt_shard_window *w, int B)
 	gt_shard_window_info wi;
 	gt_shard_window_get_info(w, &wi);
 	int n = wi.n, N = n * n;
-	float *pl = malloc(sizeof(float) * B * wi.nplanes * N), *gl = malloc(sizeof(float) * B * wi.nglobals);
+	float *pl = malloc(sizeof(float) * B * wi.nplanes * N);
+	float *gl = malloc(sizeof(float) * B * wi.nglobals);
 	float *pol = malloc(sizeof(float) * B * (N + 1)), *val = malloc(sizeof(float) * B);
 	float *sc = malloc(sizeof(float) * B), *own = malloc(sizeof(float) * B * N);
 	float *wt = malloc(sizeof(float) * B);
@@ -138,7 +139,8 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		min_s = atof(argv[1]) > 0 ? atof(argv[1]) : min_s;
 	char dir[512], d9[600], d19[600];
-	snprintf(dir, sizeof dir, "%s/gt-bench-train.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	snprintf(dir, sizeof dir, "%s/gt-bench-train.XXXXXX", tmp);
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(d9, sizeof d9, "%s/9", dir);

@@ -37,7 +37,7 @@ static void usage(FILE *f)
 	    "                [--board-size N] [--series NAME] [--seed S] [--threads T]\n"
 	    "                [--state FILE] [--checkpoint-every K] [--log-every K]\n"
 	    "                [--validate DIR] [--validate-every K] [--validate-rows R]\n"
-	    "                [--max-bad-steps K] [--progress]\n");
+	    "                [--max-bad-steps K] [--backend NAME] [--progress]\n");
 }
 
 static void help(void)
@@ -65,6 +65,7 @@ static void help(void)
 	    "  --series NAME         series of the output's name (the input's, or gt)\n"
 	    "  --seed S              sampler and --init seed (1)\n"
 	    "  --threads T           BLAS threads (1)\n"
+	    "  --backend NAME        cpu, cuda or auto (cpu)\n"
 	    "  --state FILE          checkpoint to resume from and write (none)\n"
 	    "  --checkpoint-every K  steps between checkpoints (100)\n"
 	    "  --log-every K         steps between metrics lines (10)\n"
@@ -211,7 +212,8 @@ int main(int argc, char **argv)
 {
 	enum { O_MODEL = 256, O_INIT, O_DATA, O_WINDOW, O_STEPS, O_BATCH, O_LR, O_OPT, O_MOM,
 	       O_WD, O_WP, O_WV, O_WS, O_WO, O_THREADS, O_SEED, O_BOARD, O_SERIES, O_STATE,
-	       O_CKPT, O_LOG, O_VAL, O_VALEVERY, O_VALROWS, O_MAXBAD, O_PROGRESS, O_VERSION };
+	       O_CKPT, O_LOG, O_VAL, O_VALEVERY, O_VALROWS, O_MAXBAD, O_PROGRESS, O_VERSION,
+	       O_BACKEND };
 	static const struct option opts[] = {
 		{"model", required_argument, NULL, O_MODEL},
 		{"init", required_argument, NULL, O_INIT},
@@ -239,13 +241,14 @@ int main(int argc, char **argv)
 		{"validate-every", required_argument, NULL, O_VALEVERY},
 		{"validate-rows", required_argument, NULL, O_VALROWS},
 		{"max-bad-steps", required_argument, NULL, O_MAXBAD},
+		{"backend", required_argument, NULL, O_BACKEND},
 		{"progress", no_argument, NULL, O_PROGRESS},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, O_VERSION},
 		{NULL, 0, NULL, 0},
 	};
 	const char *model_path = NULL, *init = NULL, *data = NULL, *out = NULL, *series = NULL;
-	const char *state = NULL, *valdir = NULL, *optname = "adamw";
+	const char *state = NULL, *valdir = NULL, *optname = "adamw", *backend = "cpu";
 	long window = 250000, steps = 1000, ckpt = 100, log_every = 10, val_every = 0;
 	long val_rows = 4096, max_bad = 10;
 	int batch = 256, threads = 1, board = 0, progress = isatty(2), c;
@@ -288,6 +291,7 @@ int main(int argc, char **argv)
 			break;
 		case O_VALROWS: val_rows = num_long("--validate-rows", optarg, 1, 100000000L); break;
 		case O_MAXBAD: max_bad = num_long("--max-bad-steps", optarg, 1, 1000000000L); break;
+		case O_BACKEND: backend = optarg; break;
 		case O_PROGRESS: progress = 1; break;
 		case 'h': help(); return 0;
 		case O_VERSION: printf("gt-train %s\n", GT_VERSION); return 0;
@@ -324,6 +328,7 @@ int main(int argc, char **argv)
 	tc.batch = batch;
 	tc.lossw = lw;
 	tc.seed = seed;
+	tc.backend = backend;
 	if (!val_every)
 		val_every = log_every;
 	gt_nn_set_threads(threads);
