@@ -25,7 +25,7 @@ gt-train $args --state "$T/s" -o "$T/b.bin.gz" >"$T/b1.out" 2>"$T/e" &
 pid=$!
 wait_state "$T/s" $pid
 kill -KILL $pid 2>/dev/null
-wait $pid
+{ wait $pid; } 2>/dev/null
 is $? 137 "killed by SIGKILL"
 step=$(tail -1 "$T/b1.out" | sed 's/{"step":\([0-9]*\),.*/\1/')
 test ! -f "$T/b.bin.gz" && [ "${step:-0}" -lt 150 ]; ok $? "killed mid-way (at step ${step:-?} of 150)"
@@ -40,7 +40,7 @@ gt-train $args --state "$T/t" -o "$T/c.bin.gz" >"$T/c1.out" 2>"$T/e" &
 pid=$!
 wait_state "$T/t" $pid
 kill -TERM $pid 2>/dev/null
-wait $pid
+{ wait $pid; } 2>/dev/null
 is $? 0 "SIGTERM: exit 0"
 grep -q 'stopped by a signal' "$T/e"; ok $? "says it was stopped"
 gt-model describe "$T/c.bin.gz" >"$T/desc" 2>>"$T/e"; ok $? "SIGTERM: the current model is written"
