@@ -250,6 +250,100 @@ int gt_record_read_line(gt_record_reader *rd, const char **line, size_t *len, gt
 	return 1;
 }
 
+/*
+ * Memory of a parse. The tree of a record line has thousands of nodes (a
+ * 9x9 self-play record: some 7000 numbers); malloc and free of each were
+ * a quarter of the instructions of gt-validate. While a line is parsed and
+ * read, or a record is built and dumped, jansson's allocations come from a
+ * per-thread chain of blocks (this module installs json_set_alloc_funcs
+ * once), dropped all at once at the end, so the tree is never freed node
+ * by node; free() of a pointer into a block is a no-op. Outside these the
+ * functions are malloc and free. Under AddressSanitizer there is no arena:
+ * jansson's memory stays visible to it.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define GT_ARENA 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GT_ARENA 0
+#endif
+#endif
+#ifndef GT_ARENA
+#define GT_ARENA 1
+#endif
+
+#define ARENA_BLOCK ((size_t)1 << 20)
+#define ARENA_KEEP ((size_t)64 << 20)
+typedef struct ablock {
+	struct ablock *next;
+	size_t size, used;
+	max_align_t data[];
+} ablock;
+static _Thread_local ablock *arena;
+static _Thread_local int arena_on;
+
+static void *ar_malloc(size_t n)
+{
+	if (!arena_on)
+		return malloc(n);
+	n = (n + 15) & ~(size_t)15;
+	if (!arena || arena->size - arena->used < n) {
+		size_t size = n > ARENA_BLOCK ? n : ARENA_BLOCK;
+		ablock *b = gt_xmalloc(sizeof *b + size);
+		b->size = size;
+		b->used = 0;
+		b->next = arena;
+		arena = b;
+	}
+	void *p = (char *)arena->data + arena->used;
+	arena->used += n;
+	return p;
+}
+
+static void ar_free(void *p)
+{
+	for (ablock *b = arena; b; b = b->next)
+		if ((char *)p >= (char *)b->data && (char *)p < (char *)b->data + b->size)
+			return;
+	free(p);
+}
+
+static void ar_install(void)
+{
+	json_set_alloc_funcs(ar_malloc, ar_free);
+}
+
+/* Start a parse or a dump: 1 if the jansson values made until arena_end
+ * live in the arena (they must then not be freed), 0 if they must be
+ * json_decref'd. */
+static int arena_begin(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	if (!GT_ARENA)
+		return 0;
+	pthread_once(&once, ar_install);
+	arena_on = 1;
+	return 1;
+}
+
+static void arena_end(void)
+{
+	arena_on = 0;
+	/* keep one block (the newest, if not huge) for the next parse */
+	ablock *keep = arena && arena->size <= ARENA_KEEP ? arena : NULL;
+	ablock *b = keep ? keep->next : arena;
+	while (b) {
+		ablock *next = b->next;
+		free(b);
+		b = next;
+	}
+	arena = keep;
+	if (keep) {
+		keep->next = NULL;
+		keep->used = 0;
+	}
+}
+
 /* ---- parser ---- */
 
 typedef struct pctx {
@@ -601,99 +695,6 @@ static int bare_nonfinite(const char *s, size_t len)
 	return 0;
 }
 
-/*
- * Memory of a parse. The tree of a record line has thousands of nodes (a
- * 9x9 self-play record: some 7000 numbers); malloc and free of each were
- * a third of the instructions of gt-validate. While a line is parsed and
- * read, jansson's allocations come from a per-thread chain of blocks (this
- * module installs json_set_alloc_funcs once), dropped all at once when the
- * parse ends, so the tree is never freed node by node; free() of a pointer
- * into a block is a no-op. Outside a parse the functions are malloc and
- * free. Under AddressSanitizer there is no arena: jansson's memory stays
- * visible to it.
- */
-#if defined(__SANITIZE_ADDRESS__)
-#define GT_ARENA 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GT_ARENA 0
-#endif
-#endif
-#ifndef GT_ARENA
-#define GT_ARENA 1
-#endif
-
-#define ARENA_BLOCK ((size_t)1 << 20)
-#define ARENA_KEEP ((size_t)64 << 20)
-typedef struct ablock {
-	struct ablock *next;
-	size_t size, used;
-	max_align_t data[];
-} ablock;
-static _Thread_local ablock *arena;
-static _Thread_local int arena_on;
-
-static void *ar_malloc(size_t n)
-{
-	if (!arena_on)
-		return malloc(n);
-	n = (n + 15) & ~(size_t)15;
-	if (!arena || arena->size - arena->used < n) {
-		size_t size = n > ARENA_BLOCK ? n : ARENA_BLOCK;
-		ablock *b = gt_xmalloc(sizeof *b + size);
-		b->size = size;
-		b->used = 0;
-		b->next = arena;
-		arena = b;
-	}
-	void *p = (char *)arena->data + arena->used;
-	arena->used += n;
-	return p;
-}
-
-static void ar_free(void *p)
-{
-	for (ablock *b = arena; b; b = b->next)
-		if ((char *)p >= (char *)b->data && (char *)p < (char *)b->data + b->size)
-			return;
-	free(p);
-}
-
-static void ar_install(void)
-{
-	json_set_alloc_funcs(ar_malloc, ar_free);
-}
-
-/* Start a parse: 1 if the tree of this parse lives in the arena (it must
- * then not be freed), 0 if it must be json_decref'd. */
-static int arena_begin(void)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	if (!GT_ARENA)
-		return 0;
-	pthread_once(&once, ar_install);
-	arena_on = 1;
-	return 1;
-}
-
-static void arena_end(void)
-{
-	arena_on = 0;
-	/* keep one block (the newest, if not huge) for the next parse */
-	ablock *keep = arena && arena->size <= ARENA_KEEP ? arena : NULL;
-	ablock *b = keep ? keep->next : arena;
-	while (b) {
-		ablock *next = b->next;
-		free(b);
-		b = next;
-	}
-	arena = keep;
-	if (keep) {
-		keep->next = NULL;
-		keep->used = 0;
-	}
-}
-
 int gt_record_parse_ex(gt_record *r, const char *line, size_t len, gt_error *e, const char **reason)
 {
 	pctx c = {e, reason};
@@ -798,6 +799,27 @@ static void put(wctx *w, json_t *o, const char *k, json_t *v)
 	json_object_set_new_nocheck(o, k, v);
 }
 
+/* the text of json_dump_callback, in memory from gt_xrealloc */
+typedef struct obuf {
+	char *p;
+	size_t len, cap;
+} obuf;
+
+static int obuf_put(const char *s, size_t n, void *data)
+{
+	obuf *b = data;
+	if (b->len + n > b->cap) {
+		size_t c = b->cap ? b->cap : 65536;
+		while (c < b->len + n)
+			c *= 2;
+		b->p = gt_xrealloc(b->p, c);
+		b->cap = c;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	return 0;
+}
+
 char *gt_record_format(const gt_record *r, size_t *len, gt_error *e)
 {
 	wctx w = {0};
@@ -806,6 +828,7 @@ char *gt_record_format(const gt_record *r, size_t *len, gt_error *e)
 		gt_error_set(e, GT_EINVAL, -1, -1, "board_size %d not in 2..%d", n, GT_MAX_N);
 		return NULL;
 	}
+	int in_arena = arena_begin();
 	json_t *o = json_object();
 	put(&w, o, "version", json_integer(r->version));
 	put(&w, o, "rules", json_string(r->rules));
@@ -881,23 +904,23 @@ char *gt_record_format(const gt_record *r, size_t *len, gt_error *e)
 		}
 		put(&w, o, "positions", ps);
 	}
-	char *s = NULL;
-	size_t n_out = 0;
+	obuf b = {0};
 	if (!w.bad) {
-		n_out = json_dumpb(o, NULL, 0, JSON_COMPACT | JSON_REAL_PRECISION(7));
-		s = gt_xmalloc(n_out + 2);
-		json_dumpb(o, s, n_out, JSON_COMPACT | JSON_REAL_PRECISION(7));
-		s[n_out++] = '\n';
-		s[n_out] = 0;
+		json_dump_callback(o, obuf_put, &b, JSON_COMPACT | JSON_REAL_PRECISION(7));
+		obuf_put("\n", 2, &b); /* with the NUL */
+		b.len--;
 	}
-	json_decref(o);
+	if (in_arena)
+		arena_end(); /* the tree goes with it */
+	else
+		json_decref(o);
 	if (w.bad) {
 		gt_error_set(e, GT_EINVAL, -1, -1, "%s", w.why);
 		return NULL;
 	}
 	if (len)
-		*len = n_out;
-	return s;
+		*len = b.len;
+	return b.p;
 }
 
 int gt_record_write(const gt_record *r, FILE *f)
