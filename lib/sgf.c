@@ -20,6 +20,7 @@ int gt_sgf_game_init(gt_sgf_game *g, int n)
 	g->error.offset = -1;
 	g->size = n;
 	g->first = GT_BLACK;
+	g->winner = GT_WIN_UNKNOWN;
 	if (n < 2 || n > GT_MAX_N)
 		return GT_EUNSUPPORTED;
 	return 0;

@@ -74,9 +74,8 @@
 
 #include "board.h"
 #include "gt.h"
+#include "record.h" /* GT_WIN_*: the winner of a game (gt_sgf_game.winner), one enum for both */
 
-/* Winner of a game (gt_sgf_game.winner). */
-enum { GT_WIN_UNKNOWN = 0, GT_WIN_BLACK = 1, GT_WIN_WHITE = 2, GT_WIN_DRAW = 3, GT_WIN_NONE = 4 };
 /* How the game was won (gt_sgf_game.method). */
 enum { GT_BY_UNKNOWN = 0, GT_BY_SCORE, GT_BY_RESIGN, GT_BY_TIME, GT_BY_FORFEIT };
 
