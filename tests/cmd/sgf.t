@@ -156,8 +156,26 @@ done > "$T/rules"
 is "$(tr '\n' ',' < "$T/rules")" "chinese false,chinese false,chinese true,new-zealand true,tromp-taylor true,new-zealand true,chinese true,chinese false," \
 	"RU mapping: Japanese Korean AGA NZ Tromp-Taylor Ing Chinese unknown -> rules and score_checkable"
 
+# RU bytes that are not UTF-8 and control bytes: sgf_rules stays valid JSON
+printf '(;GM[1]FF[4]SZ[9]KM[7.5]RU[\202\261\tJapanese\377]RE[W+R];B[ee];W[cc];B[gg];W[gc])' > "$T/ru8.sgf"
+gt-sgf "$T/ru8.sgf" > "$T/ru8.nd"
+grep -q '"sgf_rules":"?? Japanese?"' "$T/ru8.nd"
+ok $? "RU not UTF-8: bytes become ?, a tab a space"
+gt-validate --allow-unscored-results --min-moves 0 "$T/ru8.nd" > /dev/null
+ok $? "RU not UTF-8: the record passes gt-validate"
+# one colour twice in a row: colours kept, replayed as written
+printf '(;GM[1]FF[4]SZ[9]KM[7.5]RE[B+R];B[ee];B[cc];W[gg];B[gc];W[cg])' > "$T/bb.sgf"
+gt-sgf "$T/bb.sgf" > "$T/bb.nd"
+is "$(fields "$T/bb.nd")" "E5 C7 G3 G7 C3 | 7.5 | B+R | B |  |  | B | BBWBW | " "two black moves in a row: colors BBWBW"
+gt-validate --allow-unscored-results --min-moves 0 "$T/bb.nd" > /dev/null
+ok $? "two black moves in a row: passes gt-validate"
+# a komi the record format cannot hold
+printf '(;GM[1]FF[4]SZ[5]KM[30.5];B[cc])' > "$T/km.sgf"
+gt-sgf "$T/km.sgf" > "$T/km.nd" 2> "$T/km.err"
+is "$?:$(cat "$T/km.err")" "1:gt-sgf: $T/km.sgf: game 1: komi 30.5 out of range for 5x5" "komi above N*N: reported, skipped"
+
 # records -> SGF -> records: moves, colours, setup, komi, result kept
-cat "$T"/*.sgf.nd > "$T/all.nd"
+cat "$T"/*.sgf.nd "$T/bb.nd" > "$T/all.nd"
 gt-sgf --to-sgf "$T/all.nd" > "$T/all.sgf"
 ok $? "--to-sgf: exit 0"
 is "$(grep -c '^(;GM\[1\]FF\[4\]' "$T/all.sgf")" "$(wc -l < "$T/all.nd" | tr -d ' ')" "--to-sgf: one game per record, a collection on stdout"
