@@ -28,6 +28,11 @@ typedef enum gt_err {
 	GT_ENOTFOUND = -14, /* no such object */
 } gt_err;
 
+/* Winner of a game (records, SGF, matches). */
+enum { GT_WIN_NONE = 0,    /* no result (void game) */
+       GT_WIN_BLACK = 1, GT_WIN_WHITE = 2, GT_WIN_DRAW = 3,
+       GT_WIN_UNKNOWN = 4  /* a result exists but is not known ("?" or missing) */ };
+
 /* gt_strerror: a lowercase phrase for an error code, e.g. "suicide". Static
  * storage; never NULL. */
 const char *gt_strerror(int err);

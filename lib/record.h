@@ -15,9 +15,7 @@
 
 #define GT_RECORD_VERSION 1
 
-/* Winner of a game. */
-enum { GT_WIN_NONE = 0, GT_WIN_BLACK = 1, GT_WIN_WHITE = 2, GT_WIN_DRAW = 3,
-       GT_WIN_UNKNOWN = 4 };
+/* Winner of a game: GT_WIN_* in gt.h. */
 
 /* One searched (or human-played) position of a game. */
 typedef struct gt_position {

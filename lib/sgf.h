@@ -74,8 +74,8 @@
 
 #include "board.h"
 #include "gt.h"
-#include "record.h" /* GT_WIN_*: the winner of a game (gt_sgf_game.winner), one enum for both */
 
+/* Winner of a game (gt_sgf_game.winner): GT_WIN_* in gt.h. */
 /* How the game was won (gt_sgf_game.method). */
 enum { GT_BY_UNKNOWN = 0, GT_BY_SCORE, GT_BY_RESIGN, GT_BY_TIME, GT_BY_FORFEIT };
 

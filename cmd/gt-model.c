@@ -1,0 +1,167 @@
+/* gt-model: describe network files as JSON, or write a random network. */
+#include "gt.h"
+#include "model.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *prog = "gt-model";
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: %s describe FILE...\n"
+	           "       %s init ARCH [--seed S] [--series NAME] -o FILE\n", prog, prog);
+}
+
+static int describe(const char *path)
+{
+	gt_model *m;
+	gt_error e;
+	uint8_t dg[32];
+	char hex[65], name[160], arch[32];
+	struct stat st;
+	if (gt_model_read(path, &m, &e) != 0) {
+		fprintf(stderr, "%s: %s\n", prog, e.text);
+		return 1;
+	}
+	if (gt_model_sha256_file(path, dg, &e) != 0 || stat(path, &st) != 0) {
+		fprintf(stderr, "%s: %s\n", prog, e.text);
+		gt_model_free(m);
+		return 1;
+	}
+	int has_parent = 0;
+	for (int i = 0; i < 32; i++)
+		has_parent |= m->meta.parent[i];
+	char phex[65];
+	gt_sha256_hex(m->meta.parent, phex);
+	snprintf(arch, sizeof arch, "b%dc%d", m->arch.blocks, m->arch.channels);
+	const gt_arch *a = &m->arch;
+	json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:i, s:s, s:i, s:i, s:i, s:i, s:i, s:i, "
+	                      "s:i, s:i, s:i, s:I, s:I, s:I, s:s, s:o}",
+	                      "file", path, "name", gt_model_name(m, name, sizeof name),
+	                      "sha256", gt_sha256_hex(dg, hex), "bytes", (json_int_t)st.st_size,
+	                      "format_version", GT_MODEL_VERSION, "arch", arch,
+	                      "blocks", a->blocks, "channels", a->channels,
+	                      "input_planes", a->in_planes, "global_inputs", a->globals,
+	                      "feature_version", a->feat_version, "head_policy", a->head_policy,
+	                      "head_value", a->head_value, "value_hidden", a->value_hidden,
+	                      "max_board_size", a->max_n, "params", (json_int_t)m->nparams,
+	                      "steps", (json_int_t)m->meta.steps, "rows", (json_int_t)m->meta.rows,
+	                      "series", m->meta.series,
+	                      "parent", has_parent ? json_string(phex) : json_null());
+	gt_model_free(m);
+	if (!j) {
+		fprintf(stderr, "%s: %s: cannot build JSON\n", prog, path);
+		return 1;
+	}
+	char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	printf("%s\n", s);
+	free(s);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"seed", required_argument, NULL, 's'},
+		{"series", required_argument, NULL, 'S'},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	unsigned long long seed = 1;
+	const char *series = NULL, *out = NULL;
+	int c, init_opts = 0;
+	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': {
+			char *end;
+			errno = 0;
+			seed = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-') {
+				fprintf(stderr, "%s: --seed: not a number 0..2^64-1: '%s'\n", prog, optarg);
+				return 2;
+			}
+			init_opts = 1;
+			break;
+		}
+		case 'S':
+			series = optarg;
+			init_opts = 1;
+			break;
+		case 'o':
+			out = optarg;
+			init_opts = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("%s %s\n", prog, GT_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	const char *verb = argv[optind++];
+	if (!strcmp(verb, "describe")) {
+		if (init_opts || optind >= argc) {
+			usage(stderr);
+			return 2;
+		}
+		int rc = 0;
+		for (; optind < argc; optind++)
+			rc |= describe(argv[optind]);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "%s: write error on stdout\n", prog);
+			return 1;
+		}
+		return rc;
+	}
+	if (!strcmp(verb, "init")) {
+		gt_arch a;
+		gt_error e;
+		if (optind + 1 != argc || !out) {
+			usage(stderr);
+			return 2;
+		}
+		if (gt_model_parse_arch(argv[optind], &a, &e) != 0) {
+			fprintf(stderr, "%s: %s\n", prog, e.text);
+			return 2;
+		}
+		if (series && strlen(series) >= GT_MODEL_SERIES_MAX) {
+			fprintf(stderr, "%s: --series: longer than %d characters\n", prog,
+			        GT_MODEL_SERIES_MAX - 1);
+			return 2;
+		}
+		gt_model *m = gt_model_new_random(&a, seed, &e);
+		if (!m) {
+			fprintf(stderr, "%s: %s\n", prog, e.text);
+			return 1;
+		}
+		if (series)
+			strcpy(m->meta.series, series);
+		int r = gt_model_write(out, m, &e);
+		gt_model_free(m);
+		if (r) {
+			fprintf(stderr, "%s: %s\n", prog, e.text);
+			return r == GT_EFORMAT ? 2 : 1;
+		}
+		return 0;
+	}
+	fprintf(stderr, "%s: unknown command '%s'\n", prog, verb);
+	usage(stderr);
+	return 2;
+}

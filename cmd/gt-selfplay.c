@@ -1,0 +1,261 @@
+/* gt-selfplay: play self-play games with MCTS and write one game record per
+ * line to stdout (gt-selfplay(1), gt-record(5)). */
+#include "gt.h"
+#include "record.h"
+#include "selfplay.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *prog = "gt-selfplay";
+static volatile sig_atomic_t stop;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: gt-selfplay --model FILE|none [--games N] [--visits N] [--cheap-visits N]\n"
+	    "                   [--full-prob P] [--board-size N] [--komi K] [--rules NAME]\n"
+	    "                   [--max-moves N] [--threads T] [--parallel-games G] [--leaves B]\n"
+	    "                   [--temp-early T] [--temp-final T] [--temp-halflife M]\n"
+	    "                   [--seed S] [--worker NAME] [--progress]\n"
+	    "Play self-play games with MCTS and write one game record (gt-record(5)) per\n"
+	    "line to stdout, in game order.\n"
+	    "  --model FILE|none     network, or none: uniform policy, value 0 (required)\n"
+	    "  --games N             games to play (1)\n"
+	    "  --visits N            visits of a full search, with root noise (200)\n"
+	    "  --cheap-visits N      visits of a cheap search, no noise, no policy (50)\n"
+	    "  --full-prob P         probability of a full search (0.25)\n"
+	    "  --board-size N        2..19 (9)\n"
+	    "  --komi K              (7)\n"
+	    "  --rules NAME          chinese, tromp-taylor, ... (chinese)\n"
+	    "  --max-moves N         then the game is ended by two passes (2*n*n)\n"
+	    "  --threads T           worker threads, one evaluator each (1)\n"
+	    "  --parallel-games G    games in flight per thread (16)\n"
+	    "  --leaves B            leaves per game per network call (1)\n"
+	    "  --temp-early T        move temperature at the start (0.75)\n"
+	    "  --temp-final T        move temperature late (0.15)\n"
+	    "  --temp-halflife M     its half-life in moves on 19x19, scaled by n/19 (19)\n"
+	    "  --seed S              0..2^53-1 (random)\n"
+	    "  --worker NAME         the records' worker (none)\n"
+	    "  --progress            rates on stderr (default when stderr is a terminal)\n");
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* number parsing with range checks; exit 2 on a bad value */
+static long long num(const char *opt, const char *s, long long lo, long long hi)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 0);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		fprintf(stderr, "%s: %s: '%s' is not an integer in %lld..%lld\n", prog, opt, s, lo, hi);
+		exit(2);
+	}
+	return v;
+}
+
+static double real(const char *opt, const char *s, double lo, double hi)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi) {
+		fprintf(stderr, "%s: %s: '%s' is not a number in %g..%g\n", prog, opt, s, lo, hi);
+		exit(2);
+	}
+	return v;
+}
+
+typedef struct out {
+	int progress;
+	long games;
+	double t0, last;
+	int werr;
+} out;
+
+static void report(const out *o, const gt_selfplay_stats *st, int final)
+{
+	double t = now() - o->t0;
+	if (t <= 0)
+		t = 1e-9;
+	fprintf(stderr, "%s: %ld/%ld games, %.1f moves/s, %.0f evals/s, batch %.1f, %.0f s%s",
+	        prog, st->games, o->games, st->moves / t, st->evals / t,
+	        st->eval_calls ? (double)st->evals / st->eval_calls : 0.0, t,
+	        final ? "\n" : isatty(2) ? "\r" : "\n");
+}
+
+static int sink(void *ctx, long index, const gt_record *r, const gt_selfplay_stats *st)
+{
+	out *o = ctx;
+	(void)index;
+	if (gt_record_write(r, stdout) != 0 || fflush(stdout) != 0 || ferror(stdout)) {
+		o->werr = errno ? errno : EIO;
+		return GT_EIO;
+	}
+	if (o->progress) {
+		double t = now();
+		if (t - o->last >= 1 && st->games < o->games) {
+			o->last = t;
+			report(o, st, 0);
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	enum { O_MODEL = 256, O_GAMES, O_VISITS, O_CHEAP, O_FULL, O_SIZE, O_KOMI, O_RULES,
+	       O_MAXMOVES, O_THREADS, O_PARALLEL, O_LEAVES, O_TEARLY, O_TFINAL, O_THALF,
+	       O_SEED, O_WORKER, O_PROGRESS, O_VERSION };
+	static const struct option opts[] = {
+		{ "model", required_argument, 0, O_MODEL },
+		{ "games", required_argument, 0, O_GAMES },
+		{ "visits", required_argument, 0, O_VISITS },
+		{ "cheap-visits", required_argument, 0, O_CHEAP },
+		{ "full-prob", required_argument, 0, O_FULL },
+		{ "board-size", required_argument, 0, O_SIZE },
+		{ "komi", required_argument, 0, O_KOMI },
+		{ "rules", required_argument, 0, O_RULES },
+		{ "max-moves", required_argument, 0, O_MAXMOVES },
+		{ "threads", required_argument, 0, O_THREADS },
+		{ "parallel-games", required_argument, 0, O_PARALLEL },
+		{ "leaves", required_argument, 0, O_LEAVES },
+		{ "temp-early", required_argument, 0, O_TEARLY },
+		{ "temp-final", required_argument, 0, O_TFINAL },
+		{ "temp-halflife", required_argument, 0, O_THALF },
+		{ "seed", required_argument, 0, O_SEED },
+		{ "worker", required_argument, 0, O_WORKER },
+		{ "progress", no_argument, 0, O_PROGRESS },
+		{ "version", no_argument, 0, O_VERSION },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	gt_selfplay_params p;
+	gt_selfplay_params_default(&p);
+	const char *model = NULL;
+	int have_seed = 0;
+	out o = { isatty(2), 0, 0, 0, 0 };
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_MODEL: model = optarg; break;
+		case O_GAMES: p.games = num("--games", optarg, 1, 1000000000); break;
+		case O_VISITS: p.visits = num("--visits", optarg, 1, 1000000); break;
+		case O_CHEAP: p.cheap_visits = num("--cheap-visits", optarg, 1, 1000000); break;
+		case O_FULL: p.full_prob = real("--full-prob", optarg, 0, 1); break;
+		case O_SIZE: p.board_size = num("--board-size", optarg, 2, GT_MAX_N); break;
+		case O_KOMI: p.komi = real("--komi", optarg, -1000, 1000); break;
+		case O_RULES:
+			if (!(p.rules = gt_rules_find(optarg))) {
+				fprintf(stderr, "%s: --rules: unknown ruleset '%s'\n", prog, optarg);
+				return 2;
+			}
+			break;
+		case O_MAXMOVES: p.max_moves = num("--max-moves", optarg, 1, GT_MAX_HIST - 2); break;
+		case O_THREADS: p.threads = num("--threads", optarg, 1, 256); break;
+		case O_PARALLEL: p.parallel_games = num("--parallel-games", optarg, 1, 4096); break;
+		case O_LEAVES: p.search.leaves = num("--leaves", optarg, 1, 256); break;
+		case O_TEARLY: p.temp_early = real("--temp-early", optarg, 0, 100); break;
+		case O_TFINAL: p.temp_final = real("--temp-final", optarg, 0, 100); break;
+		case O_THALF: p.temp_halflife = real("--temp-halflife", optarg, 1e-3, 1e6); break;
+		case O_SEED:
+			p.seed = (uint64_t)num("--seed", optarg, 0, (1LL << 53) - 1);
+			have_seed = 1;
+			break;
+		case O_WORKER: p.worker = optarg; break;
+		case O_PROGRESS: o.progress = 1; break;
+		case O_VERSION: printf("gt-selfplay %s\n", GT_VERSION); return 0;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (!model) {
+		fprintf(stderr, "%s: --model FILE or --model none is required\n", prog);
+		usage(stderr);
+		return 2;
+	}
+	gt_error e;
+	if (gt_selfplay_check(&p, &e) != 0) {
+		fprintf(stderr, "%s: %s\n", prog, e.text);
+		return 2;
+	}
+	if (!have_seed) {
+		uint64_t s = 0;
+		if (getrandom(&s, sizeof s, 0) != sizeof s)
+			s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+		p.seed = s & ((1ULL << 53) - 1);
+	}
+
+	gt_evaluator *evs = gt_xcalloc(p.threads, sizeof *evs);
+	char name[256];
+	for (int t = 0; t < p.threads; t++) {
+		if (gt_selfplay_model_open(model, &evs[t], name, sizeof name, &e) != 0) {
+			fprintf(stderr, "%s: %s\n", prog, e.text);
+			return 1;
+		}
+	}
+	p.model = name;
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESETHAND; /* a second signal kills at once */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	o.games = p.games;
+	o.t0 = o.last = now();
+	if (o.progress)
+		fprintf(stderr, "%s: seed %llu, %ld games on %dx%d, threads %d x games in flight %d\n",
+		        prog, (unsigned long long)p.seed, p.games, p.board_size, p.board_size,
+		        p.threads, p.parallel_games);
+	gt_selfplay_stats st;
+	int err = gt_selfplay_run(&p, evs, sink, &o, &stop, &st);
+	for (int t = 0; t < p.threads; t++)
+		gt_evaluator_close(&evs[t]);
+	free(evs);
+	if (o.progress)
+		report(&o, &st, 1);
+	if (err == GT_EIO) {
+		fprintf(stderr, "%s: write error: %s\n", prog, strerror(o.werr));
+		return 1;
+	}
+	if (err) {
+		fprintf(stderr, "%s: %s\n", prog, gt_strerror(err));
+		return 1;
+	}
+	if (stop)
+		fprintf(stderr, "%s: stopped by a signal: %ld games written, %ld in progress dropped\n",
+		        prog, st.games, st.dropped);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s: write error: %s\n", prog, strerror(errno));
+		return 1;
+	}
+	return 0;
+}

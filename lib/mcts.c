@@ -1,0 +1,673 @@
+/* mcts.c: PUCT search with FPU reduction, virtual loss batching, root
+ * Dirichlet noise and tree reuse (see mcts.h for the formulas' sources). */
+#include "mcts.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { N_NEW = 0, N_PENDING, N_EXPANDED, N_TERMINAL };
+
+/* A node of the tree: a position reached by a move (the root: the search's
+ * position). w and s sum values and scores from the view of the player who
+ * moved into the node. */
+typedef struct node {
+	int32_t parent;   /* -1 at the root */
+	int32_t edge;     /* first of nedge edges in the edge pool; -1 until expanded */
+	int32_t n;        /* completed visits */
+	int32_t vl;       /* virtual losses of leaves in flight below (and at) it */
+	int16_t nedge;
+	uint8_t state;    /* N_* */
+	double w, s;
+} node;
+
+/* A move out of an expanded node; child is -1 until first visited. */
+typedef struct edge {
+	int32_t child;
+	float prior;
+	int16_t move;
+} edge;
+
+struct gt_mcts {
+	gt_mcts_params p;
+	gt_board root_board;
+	int have_root;
+	node *nodes, *nodes2;     /* live and spare pools */
+	edge *edges, *edges2;
+	size_t nnodes, nedges, capn, cape, capn2, cape2;
+	/* the current search */
+	int active, target, noise, full, noised;
+	gt_rng *rng;
+	float clean[GT_MAX_PTS + 1];  /* root priors before noise */
+	/* leaves in flight between collect and apply */
+	int nleaves;
+	int32_t *leaf_node;
+	gt_board *leaf_board;
+	gt_mcts_stats st;
+};
+
+/* ---- evaluators ---- */
+
+static int uniform_eval(void *ctx, int n, int nb, const gt_board *const *boards,
+                        float *logits, float *value, float *score, float *ownership)
+{
+	(void)ctx, (void)boards;
+	size_t stride = (size_t)n * n + 1;
+	if (nb < 1)
+		return GT_EINVAL; /* the contract: nb >= 1, as for a network */
+	memset(logits, 0, nb * stride * sizeof *logits);
+	for (int b = 0; b < nb; b++) {
+		value[b] = 0;
+		if (score)
+			score[b] = 0;
+	}
+	if (ownership)
+		memset(ownership, 0, (size_t)nb * n * n * sizeof *ownership);
+	return 0;
+}
+
+gt_evaluator gt_evaluator_uniform(void)
+{
+	gt_evaluator ev = { NULL, uniform_eval, NULL, "none" };
+	return ev;
+}
+
+void gt_evaluator_close(gt_evaluator *ev)
+{
+	if (ev->close)
+		ev->close(ev->ctx);
+	memset(ev, 0, sizeof *ev);
+}
+
+/* ---- pools ---- */
+
+void gt_mcts_params_default(gt_mcts_params *p)
+{
+	p->cpuct = 1.1;
+	p->fpu_reduction = 0.2;
+	p->root_fpu_reduction = 0.1;
+	p->noise_concentration = 10.83;
+	p->noise_weight = 0.25;
+	p->leaves = 8;
+	p->max_bytes = (size_t)64 << 20;
+}
+
+gt_mcts *gt_mcts_new(const gt_mcts_params *p)
+{
+	gt_mcts *m = gt_xcalloc(1, sizeof *m);
+	if (p)
+		m->p = *p;
+	else
+		gt_mcts_params_default(&m->p);
+	if (m->p.leaves < 1)
+		m->p.leaves = 1;
+	m->leaf_node = gt_xmalloc(m->p.leaves * sizeof *m->leaf_node);
+	m->leaf_board = gt_xmalloc(m->p.leaves * sizeof *m->leaf_board);
+	return m;
+}
+
+void gt_mcts_free(gt_mcts *m)
+{
+	if (!m)
+		return;
+	free(m->nodes);
+	free(m->nodes2);
+	free(m->edges);
+	free(m->edges2);
+	free(m->leaf_node);
+	free(m->leaf_board);
+	free(m);
+}
+
+static size_t pool_bytes(size_t capn, size_t cape)
+{
+	return capn * sizeof(node) + cape * sizeof(edge);
+}
+
+/* reserve: room for kn more nodes and ke more edges in the live pools
+ * within max_bytes; returns 0, or -1 when the bound forbids it. */
+static int reserve(gt_mcts *m, size_t kn, size_t ke)
+{
+	size_t wn = m->nnodes + kn, we = m->nedges + ke;
+	if (wn <= m->capn && we <= m->cape)
+		return 0;
+	if (pool_bytes(wn, we) > m->p.max_bytes)
+		return -1;
+	size_t cn = m->capn, ce = m->cape;
+	if (wn > cn)
+		cn = wn > 2 * cn ? wn : 2 * cn;
+	if (we > ce)
+		ce = we > 2 * ce ? we : 2 * ce;
+	if (cn < 256)
+		cn = 256;
+	if (ce < 4096)
+		ce = 4096;
+	while (pool_bytes(cn, ce) > m->p.max_bytes) {
+		/* shrink the growth back towards what is needed */
+		if (cn > wn)
+			cn = wn + (cn - wn) / 2;
+		if (ce > we)
+			ce = we + (ce - we) / 2;
+		if (pool_bytes(cn, ce) > m->p.max_bytes && cn == wn && ce == we)
+			return -1;
+	}
+	if (cn != m->capn) {
+		m->nodes = gt_xrealloc(m->nodes, cn * sizeof *m->nodes);
+		m->capn = cn;
+	}
+	if (ce != m->cape) {
+		m->edges = gt_xrealloc(m->edges, ce * sizeof *m->edges);
+		m->cape = ce;
+	}
+	return 0;
+}
+
+static int32_t new_node(gt_mcts *m, int32_t parent)
+{
+	node *nd = &m->nodes[m->nnodes];
+	memset(nd, 0, sizeof *nd);
+	nd->parent = parent;
+	nd->edge = -1;
+	nd->state = N_NEW;
+	return (int32_t)m->nnodes++;
+}
+
+/* ---- root ---- */
+
+static void clear_tree(gt_mcts *m)
+{
+	m->nnodes = m->nedges = 0;
+	if (reserve(m, 1, 0) < 0) {
+		/* max_bytes below one node: still keep a root */
+		m->nodes = gt_xrealloc(m->nodes, sizeof *m->nodes);
+		m->capn = 1;
+	}
+	new_node(m, -1);
+	m->active = m->full = m->noised = 0;
+	m->nleaves = 0;
+	m->rng = NULL;
+}
+
+int gt_mcts_set_root(gt_mcts *m, const gt_board *b)
+{
+	if (b->to_move != GT_BLACK && b->to_move != GT_WHITE)
+		return GT_EINVAL;
+	gt_board_copy(&m->root_board, b);
+	m->have_root = 1;
+	clear_tree(m);
+	return 0;
+}
+
+const gt_board *gt_mcts_root(const gt_mcts *m)
+{
+	return &m->root_board;
+}
+
+/* copy the subtree at old node `top` into the spare pools (breadth first, so
+ * a node's index is below its children's), then swap the pools */
+static void keep_subtree(gt_mcts *m, int32_t top)
+{
+	if (m->capn2 < m->capn) {
+		m->nodes2 = gt_xrealloc(m->nodes2, m->capn * sizeof *m->nodes2);
+		m->capn2 = m->capn;
+	}
+	if (m->cape2 < m->cape) {
+		m->edges2 = gt_xrealloc(m->edges2, m->cape * sizeof *m->edges2);
+		m->cape2 = m->cape;
+	}
+	node *dn = m->nodes2;
+	edge *de = m->edges2;
+	size_t head = 0, tail = 1, ne = 0;
+	dn[0] = m->nodes[top];
+	dn[0].parent = -1;
+	while (head < tail) {
+		node *nd = &dn[head];
+		nd->vl = 0;
+		if (nd->state == N_PENDING)
+			nd->state = N_NEW;
+		if (nd->edge >= 0) {
+			memcpy(&de[ne], &m->edges[nd->edge], nd->nedge * sizeof *de);
+			nd->edge = (int32_t)ne;
+			for (int i = 0; i < nd->nedge; i++, ne++) {
+				if (de[ne].child < 0)
+					continue;
+				dn[tail] = m->nodes[de[ne].child];
+				dn[tail].parent = (int32_t)head;
+				de[ne].child = (int32_t)tail++;
+			}
+		}
+		head++;
+	}
+	node *tn = m->nodes;
+	m->nodes = m->nodes2, m->nodes2 = tn;
+	edge *te = m->edges;
+	m->edges = m->edges2, m->edges2 = te;
+	size_t c = m->capn;
+	m->capn = m->capn2, m->capn2 = c;
+	c = m->cape;
+	m->cape = m->cape2, m->cape2 = c;
+	m->nnodes = tail;
+	m->nedges = ne;
+}
+
+int gt_mcts_advance(gt_mcts *m, int move)
+{
+	if (!m->have_root)
+		return GT_EINVAL;
+	int err = gt_board_play(&m->root_board, m->root_board.to_move, move);
+	if (err)
+		return err;
+	const node *r = &m->nodes[0];
+	int32_t child = -1;
+	for (int i = 0; r->edge >= 0 && i < r->nedge; i++)
+		if (m->edges[r->edge + i].move == move)
+			child = m->edges[r->edge + i].child;
+	if (child >= 0 && m->nodes[child].state != N_PENDING &&
+	    m->nodes[child].state != N_NEW) {
+		keep_subtree(m, child);
+		m->active = m->full = m->noised = 0;
+		m->nleaves = 0;
+		m->rng = NULL;
+	} else {
+		clear_tree(m);
+	}
+	return 0;
+}
+
+/* ---- noise ---- */
+
+static void apply_noise(gt_mcts *m)
+{
+	node *r = &m->nodes[0];
+	edge *e = &m->edges[r->edge];
+	double eta[GT_MAX_PTS + 1];
+	int k = r->nedge;
+	double wt = m->p.noise_weight;
+	gt_rng_dirichlet(m->rng, m->p.noise_concentration / k, k, eta);
+	for (int i = 0; i < k; i++) {
+		m->clean[i] = e[i].prior;
+		e[i].prior = (float)((1 - wt) * e[i].prior + wt * eta[i]);
+	}
+	m->noised = 1;
+}
+
+static void remove_noise(gt_mcts *m)
+{
+	node *r = &m->nodes[0];
+	if (!m->noised || r->edge < 0)
+		return;
+	for (int i = 0; i < r->nedge; i++)
+		m->edges[r->edge + i].prior = m->clean[i];
+	m->noised = 0;
+}
+
+int gt_mcts_begin(gt_mcts *m, int visits, int noise, gt_rng *rng)
+{
+	if (!m->have_root || visits < 1)
+		return GT_EINVAL;
+	if (m->nleaves)
+		clear_tree(m); /* an abandoned round: its virtual losses are stale */
+	remove_noise(m);
+	m->target = visits;
+	m->noise = noise && rng && m->p.noise_weight > 0;
+	m->rng = rng;
+	m->full = 0;
+	m->active = 1;
+	if (m->noise && m->nodes[0].state == N_EXPANDED)
+		apply_noise(m);
+	return 0;
+}
+
+/* ---- descent ---- */
+
+/* backup: add value v and score sc (view of the player who moved into c) at
+ * c and, alternating the sign, at every ancestor; unvl: also remove one
+ * virtual loss on the way. */
+static void backup(gt_mcts *m, int32_t c, double v, double sc, int unvl)
+{
+	while (c >= 0) {
+		node *nd = &m->nodes[c];
+		nd->n++;
+		nd->w += v;
+		nd->s += sc;
+		if (unvl)
+			nd->vl--;
+		v = -v;
+		sc = -sc;
+		c = nd->parent;
+	}
+}
+
+static int select_edge(const gt_mcts *m, int32_t cur)
+{
+	const node *nd = &m->nodes[cur];
+	const edge *e = &m->edges[nd->edge];
+	double sq = sqrt((double)(nd->n + nd->vl));
+	double parent_q = nd->n > 0 ? -nd->w / nd->n : 0;
+	double mass = 0;
+	for (int i = 0; i < nd->nedge; i++) {
+		int32_t c = e[i].child;
+		if (c >= 0 && m->nodes[c].n + m->nodes[c].vl > 0)
+			mass += e[i].prior;
+	}
+	double r = cur != 0 ? m->p.fpu_reduction : m->noise ? 0 : m->p.root_fpu_reduction;
+	double fpu = parent_q - r * sqrt(mass);
+	double best = -INFINITY;
+	int bi = 0;
+	for (int i = 0; i < nd->nedge; i++) {
+		int32_t c = e[i].child;
+		double q = fpu, nc = 0;
+		if (c >= 0) {
+			const node *ch = &m->nodes[c];
+			nc = ch->n + ch->vl;
+			if (nc > 0)
+				q = (ch->w - ch->vl) / nc;
+		}
+		double u = q + m->p.cpuct * e[i].prior * sq / (1 + nc);
+		if (u > best) {
+			best = u;
+			bi = i;
+		}
+	}
+	return bi;
+}
+
+/* descend: one path from the root into b. Returns 1 with *leaf set for a
+ * node to evaluate (virtual loss added on its path), 0 after backing up an
+ * ended position, 2 for a collision with a leaf in flight, or an error. */
+static int descend(gt_mcts *m, gt_board *b, int32_t *leaf)
+{
+	gt_board_copy(b, &m->root_board);
+	int32_t cur = 0;
+	for (;;) {
+		node *nd = &m->nodes[cur];
+		if (nd->state == N_TERMINAL) {
+			backup(m, cur, nd->w / nd->n, nd->s / nd->n, 0);
+			m->st.terminal++;
+			return 0;
+		}
+		if (nd->state == N_PENDING) {
+			m->st.collisions++;
+			return 2;
+		}
+		if (nd->state == N_NEW) {
+			nd->state = N_PENDING;
+			for (int32_t c = cur; c >= 0; c = m->nodes[c].parent)
+				m->nodes[c].vl++;
+			*leaf = cur;
+			return 1;
+		}
+		int i = select_edge(m, cur);
+		edge *e = &m->edges[nd->edge + i];
+		/* the edges were the legal moves of this very position */
+		int err = gt_board_play_legal(b, b->to_move, e->move);
+		if (err)
+			return err;
+		if (e->child < 0) {
+			int32_t c = new_node(m, cur); /* room reserved by the caller */
+			e->child = c;
+			if (gt_board_over(b)) {
+				double a = gt_board_area(b, NULL);
+				double sc = b->to_move == GT_BLACK ? -a : a; /* mover's view */
+				m->nodes[c].state = N_TERMINAL;
+				backup(m, c, sc > 0 ? 1 : sc < 0 ? -1 : 0, sc, 0);
+				m->st.terminal++;
+				return 0;
+			}
+		}
+		cur = e->child;
+	}
+}
+
+int gt_mcts_done(const gt_mcts *m)
+{
+	if (!m->have_root || !m->active || gt_board_over(&m->root_board))
+		return 1;
+	return m->nleaves == 0 && (m->nodes[0].n >= m->target || m->full);
+}
+
+int gt_mcts_collect(gt_mcts *m, int max_leaves, const gt_board **boards)
+{
+	if (m->nleaves)
+		return GT_EINVAL; /* the last collect was not applied */
+	if (gt_mcts_done(m))
+		return 0;
+	if (max_leaves <= 0 || max_leaves > m->p.leaves)
+		max_leaves = m->p.leaves;
+	size_t per_leaf = (size_t)m->root_board.npts + 1;
+	int collisions = 0;
+	while (m->nleaves < max_leaves && m->nodes[0].n + m->nleaves < m->target) {
+		if (reserve(m, 1, (m->nleaves + 1) * per_leaf) < 0) {
+			m->full = 1;
+			break;
+		}
+		int32_t leaf = -1;
+		int r = descend(m, &m->leaf_board[m->nleaves], &leaf);
+		if (r < 0) {
+			gt_mcts_set_root(m, &m->root_board);
+			return r;
+		}
+		if (r == 1) {
+			m->leaf_node[m->nleaves++] = leaf;
+			if (leaf == 0)
+				break; /* the root itself: nothing else to find */
+		} else if (r == 2 && ++collisions >= max_leaves) {
+			break;
+		}
+	}
+	for (int i = 0; i < m->nleaves; i++)
+		boards[i] = &m->leaf_board[i];
+	m->st.evals += m->nleaves;
+	return m->nleaves;
+}
+
+/* expand: the edges of leaf c at position b from the evaluator's logits:
+ * softmax over the legal moves, points in board order then pass. */
+static int expand(gt_mcts *m, int32_t c, const gt_board *b, const float *logits)
+{
+	int16_t moves[GT_MAX_PTS + 1];
+	double p[GT_MAX_PTS + 1];
+	int k = gt_board_legal_moves(b, b->to_move, moves);
+	moves[k++] = (int16_t)GT_PASS(b->n);
+	double mx = -INFINITY;
+	for (int i = 0; i < k; i++) {
+		float l = logits[moves[i]];
+		if (isnan(l) || l == INFINITY)
+			return GT_EINVAL;
+		if (l > mx)
+			mx = l;
+	}
+	double sum = 0;
+	for (int i = 0; i < k; i++) {
+		p[i] = mx == -INFINITY ? 1 : exp(logits[moves[i]] - mx);
+		sum += p[i];
+	}
+	edge *e = &m->edges[m->nedges];
+	for (int i = 0; i < k; i++) {
+		e[i].child = -1;
+		e[i].prior = (float)(p[i] / sum);
+		e[i].move = moves[i];
+	}
+	node *nd = &m->nodes[c];
+	nd->edge = (int32_t)m->nedges;
+	nd->nedge = (int16_t)k;
+	nd->state = N_EXPANDED;
+	m->nedges += k;
+	return 0;
+}
+
+int gt_mcts_apply(gt_mcts *m, const float *logits, const float *value, const float *score)
+{
+	size_t stride = (size_t)m->root_board.npts + 1;
+	int err = 0;
+	for (int i = 0; i < m->nleaves && !err; i++) {
+		double v = value[i], sc = score ? score[i] : 0;
+		if (isnan(v) || isnan(sc)) {
+			err = GT_EINVAL;
+			break;
+		}
+		v = v > 1 ? 1 : v < -1 ? -1 : v;
+		int32_t c = m->leaf_node[i];
+		err = expand(m, c, &m->leaf_board[i], logits + i * stride);
+		if (err)
+			break;
+		if (c == 0 && m->noise)
+			apply_noise(m);
+		backup(m, c, -v, -sc, 1);
+	}
+	m->nleaves = 0;
+	if (err) {
+		gt_mcts_set_root(m, &m->root_board);
+		return err;
+	}
+	return 0;
+}
+
+int gt_mcts_run_many(gt_mcts *const *ms, int k, const gt_evaluator *ev)
+{
+	if (k <= 0)
+		return 0;
+	int n = ms[0]->root_board.n, cap = 0;
+	for (int j = 0; j < k; j++) {
+		if (ms[j]->root_board.n != n)
+			return GT_EINVAL;
+		cap += ms[j]->p.leaves;
+	}
+	size_t stride = (size_t)n * n + 1;
+	const gt_board **boards = gt_xmalloc(cap * sizeof *boards);
+	float *logits = gt_xmalloc(cap * stride * sizeof *logits);
+	float *value = gt_xmalloc(cap * sizeof *value);
+	float *score = gt_xmalloc(cap * sizeof *score);
+	int *count = gt_xmalloc(k * sizeof *count);
+	int err = 0;
+	for (;;) {
+		int total = 0;
+		for (int j = 0; j < k && !err; j++) {
+			int r = gt_mcts_collect(ms[j], 0, boards + total);
+			if (r < 0)
+				err = r;
+			else
+				total += count[j] = r;
+		}
+		if (err || total == 0)
+			break;
+		memset(score, 0, total * sizeof *score);
+		err = ev->eval(ev->ctx, n, total, boards, logits, value, score, NULL);
+		if (err)
+			break;
+		for (int j = 0, off = 0; j < k && !err; off += count[j], j++)
+			if (count[j])
+				err = gt_mcts_apply(ms[j], logits + off * stride, value + off, score + off);
+	}
+	free(boards);
+	free(logits);
+	free(value);
+	free(score);
+	free(count);
+	return err;
+}
+
+int gt_mcts_search(gt_mcts *m, const gt_evaluator *ev, int visits, int noise, gt_rng *rng)
+{
+	int err = gt_mcts_begin(m, visits, noise, rng);
+	if (err)
+		return err;
+	return gt_mcts_run_many(&m, 1, ev);
+}
+
+/* ---- results ---- */
+
+int gt_mcts_visits(const gt_mcts *m)
+{
+	return m->nodes[0].n;
+}
+
+double gt_mcts_root_value(const gt_mcts *m, double *score)
+{
+	const node *r = &m->nodes[0];
+	if (score)
+		*score = r->n ? -r->s / r->n : 0;
+	return r->n ? -r->w / r->n : 0;
+}
+
+int gt_mcts_child_visits(const gt_mcts *m, int *visits)
+{
+	const node *r = &m->nodes[0];
+	int sum = 0;
+	memset(visits, 0, (m->root_board.npts + 1) * sizeof *visits);
+	for (int i = 0; r->edge >= 0 && i < r->nedge; i++) {
+		const edge *e = &m->edges[r->edge + i];
+		if (e->child >= 0) {
+			visits[e->move] = m->nodes[e->child].n;
+			sum += visits[e->move];
+		}
+	}
+	return sum;
+}
+
+static float clean_prior(const gt_mcts *m, int i)
+{
+	return m->noised ? m->clean[i] : m->edges[m->nodes[0].edge + i].prior;
+}
+
+int gt_mcts_prior(const gt_mcts *m, int noised, float *prior)
+{
+	const node *r = &m->nodes[0];
+	if (r->edge < 0)
+		return GT_EINVAL;
+	memset(prior, 0, (m->root_board.npts + 1) * sizeof *prior);
+	for (int i = 0; i < r->nedge; i++)
+		prior[m->edges[r->edge + i].move] =
+			noised ? m->edges[r->edge + i].prior : clean_prior(m, i);
+	return 0;
+}
+
+int gt_mcts_policy(const gt_mcts *m, float *policy)
+{
+	int visits[GT_MAX_PTS + 1];
+	int np = m->root_board.npts + 1;
+	int sum = gt_mcts_child_visits(m, visits);
+	if (sum == 0) {
+		if (gt_mcts_prior(m, 0, policy) < 0)
+			memset(policy, 0, np * sizeof *policy);
+		return 0;
+	}
+	for (int i = 0; i < np; i++)
+		policy[i] = (float)visits[i] / sum;
+	return sum;
+}
+
+int gt_mcts_choose(const gt_mcts *m, double t, gt_rng *rng)
+{
+	const node *r = &m->nodes[0];
+	if (r->edge < 0 || gt_board_over(&m->root_board))
+		return GT_EOVER;
+	const edge *e = &m->edges[r->edge];
+	int k = r->nedge, best = 0, vmax = 0;
+	for (int i = 0; i < k; i++) {
+		int v = e[i].child >= 0 ? m->nodes[e[i].child].n : 0;
+		int vb = e[best].child >= 0 ? m->nodes[e[best].child].n : 0;
+		if (v > vb || (v == vb && clean_prior(m, i) > clean_prior(m, best)))
+			best = i;
+		if (v > vmax)
+			vmax = v;
+	}
+	if (vmax == 0 || t <= 0 || !rng)
+		return e[best].move;
+	double w[GT_MAX_PTS + 1];
+	double lmax = log((double)vmax);
+	for (int i = 0; i < k; i++) {
+		int v = e[i].child >= 0 ? m->nodes[e[i].child].n : 0;
+		w[i] = v > 0 ? exp((log((double)v) - lmax) / t) : 0;
+	}
+	return e[gt_rng_choose(rng, w, k)].move;
+}
+
+void gt_mcts_get_stats(const gt_mcts *m, gt_mcts_stats *st)
+{
+	*st = m->st;
+	st->nodes = m->nnodes;
+	st->edges = m->nedges;
+	st->bytes = pool_bytes(m->capn, m->cape) + pool_bytes(m->capn2, m->cape2);
+}

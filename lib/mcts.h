@@ -1,0 +1,199 @@
+/*
+ * mcts.h: PUCT Monte-Carlo tree search over gt_board positions, with a
+ * pluggable position evaluator (the network, or a built-in stand-in).
+ *
+ * The search follows AlphaZero (Silver et al. 2018) as modified by KataGo
+ * (Wu, "Accelerating self-play learning in Go", 2019, arXiv:1902.10565):
+ *
+ *   select   argmax over children of  Q + c_puct * P * sqrt(N_parent) / (1 + N_child)
+ *            Q and N count virtual losses in flight; N_parent is the node's
+ *            own visit count (so a freshly expanded node still follows P).
+ *   FPU      an unvisited child is valued Q_parent - r * sqrt(visited policy
+ *            mass) (KataGo's first-play-urgency reduction; r = 0.2 below the
+ *            root, 0.1 at the root, 0 at a root with Dirichlet noise).
+ *   backup   values are from the side to move's view; a node stores the sum
+ *            of the values seen by the player who moved INTO it, so a parent
+ *            maximises its children's Q directly.
+ *   leaves   positions that ended (two passes or the move cap) are valued by
+ *            the area score: +1/-1/0 by its sign, without calling the
+ *            evaluator; the others are evaluated in batches: collect up to B
+ *            leaves under virtual loss, evaluate them in one call, back up.
+ *   noise    at the root of a full search: P' = 0.75 P + 0.25 Dir(alpha),
+ *            alpha = 10.83 / (legal moves, pass included) (KataGo's total
+ *            concentration 10.83 and weight 0.25).
+ *   reuse    after a move the tree below the played child becomes the new
+ *            root (its visits count towards the next search's target).
+ *
+ * A search object owns its tree in two pools (nodes, edges) that grow on
+ * demand up to params.max_bytes and are reused between moves and games;
+ * advancing the root copies the kept subtree into the spare pools, so memory
+ * is bounded by the live tree. Searches of many games run side by side
+ * through the step functions gt_mcts_collect / gt_mcts_apply: a driver
+ * collects leaves from G searches, evaluates the G*B positions in one
+ * evaluator call, and hands each search its slice back. A search's course
+ * depends only on its own leaves and their evaluations, so with a
+ * deterministic evaluator the results do not depend on G.
+ *
+ * Not thread-safe: one thread per gt_mcts at a time (different searches may
+ * run on different threads).
+ */
+#ifndef GT_MCTS_H
+#define GT_MCTS_H
+#include <stddef.h>
+#include "board.h"
+#include "gt.h"
+#include "rng.h"
+
+/*
+ * A position evaluator. eval() evaluates nb >= 1 positions of one board size
+ * n (boards[b]->n == n for all b; the boards are borrowed for the call):
+ *
+ *   logits     nb x (n*n+1): policy logits (natural logarithms of unnormalised
+ *              move probabilities), points in board order then pass. The
+ *              search keeps the legal moves only and softmaxes over them, so
+ *              entries of illegal moves are ignored; -INFINITY means
+ *              probability 0. NaN or +INFINITY on a legal move is an error.
+ *   value      nb: expected result for the side to move, in [-1, 1]
+ *              (+1 a win); values outside are clamped, NaN is an error.
+ *   score      nb: expected final area score from the side to move's view,
+ *              in points, komi included. The search fills it with 0 before
+ *              the call; an evaluator without a score head may leave it.
+ *   ownership  NULL, or nb x (n*n): expected final ownership from the side
+ *              to move's view in [-1, 1]. The search passes NULL.
+ *
+ * Returns 0 or a negative gt_err, which the search passes on. The evaluator
+ * must be deterministic (same positions, same outputs, whatever nb and the
+ * other positions of the batch) for self-play to be reproducible.
+ * close(ctx), if not NULL, frees ctx (gt_evaluator_close).
+ */
+typedef struct gt_evaluator {
+	void *ctx;
+	int (*eval)(void *ctx, int n, int nb, const gt_board *const *boards,
+	            float *logits, float *value, float *score, float *ownership);
+	void (*close)(void *ctx);
+	const char *name;       /* for messages and records, e.g. "none" */
+} gt_evaluator;
+
+/* gt_evaluator_uniform: the evaluator of `--model none`: every logit 0
+ * (uniform priors over the legal moves), value 0, score 0. Stateless and
+ * thread-safe; close is NULL. */
+gt_evaluator gt_evaluator_uniform(void);
+
+/* gt_evaluator_close: calls ev->close(ev->ctx) if set and clears *ev. */
+void gt_evaluator_close(gt_evaluator *ev);
+
+typedef struct gt_mcts_params {
+	double cpuct;              /* c_puct, 1.1 (KataGo paper, appendix) */
+	double fpu_reduction;      /* r below the root, 0.2 (KataGo fpuReductionMax) */
+	double root_fpu_reduction; /* r at a root without noise, 0.1 (KataGo) */
+	double noise_concentration;/* total Dirichlet concentration, 10.83 (KataGo) */
+	double noise_weight;       /* weight of the noise, 0.25 (AlphaZero, KataGo) */
+	int leaves;                /* most leaves per gt_mcts_collect call, 8 */
+	size_t max_bytes;          /* bound on tree memory (both pools), 64 MiB */
+} gt_mcts_params;
+
+/* gt_mcts_params_default: fills p with the defaults listed above. */
+void gt_mcts_params_default(gt_mcts_params *p);
+
+typedef struct gt_mcts gt_mcts;
+
+/* gt_mcts_new: a search object with a copy of p (NULL: defaults) and an
+ * empty tree; gt_mcts_set_root must be called before a search. Owned by the
+ * caller (gt_mcts_free). */
+gt_mcts *gt_mcts_new(const gt_mcts_params *p);
+void gt_mcts_free(gt_mcts *m);
+
+/* gt_mcts_set_root: drop the tree and search from a copy of b. Keeps the
+ * pools' memory. Returns 0, or GT_EINVAL when b's side to move is not a
+ * colour. */
+int gt_mcts_set_root(gt_mcts *m, const gt_board *b);
+
+/* gt_mcts_root: the root position (borrowed; valid until the next call that
+ * changes the root). */
+const gt_board *gt_mcts_root(const gt_mcts *m);
+
+/* gt_mcts_advance: play move (a point or pass) at the root for the side to
+ * move, and keep the subtree under that move as the new tree (or an empty
+ * tree if it was never visited). Any search in progress is abandoned.
+ * Returns 0 or gt_board_play's error (then nothing changed). */
+int gt_mcts_advance(gt_mcts *m, int move);
+
+/* gt_mcts_begin: start a search that ends when the root has `visits` visits
+ * in all (visits kept from earlier searches count; at least 1). With noise
+ * (and rng not NULL) Dirichlet noise is mixed into the root priors for this
+ * search (from clean priors each time) and the root FPU reduction is 0;
+ * rng is borrowed until the search ends. Returns 0 or GT_EINVAL. */
+int gt_mcts_begin(gt_mcts *m, int visits, int noise, gt_rng *rng);
+
+/* gt_mcts_collect: descend from the root up to max_leaves times (at most
+ * params.leaves; <= 0 means params.leaves), stopping at nodes that need an
+ * evaluation; ended positions are backed up at once. Writes the positions
+ * to evaluate to boards[] (borrowed, valid until gt_mcts_apply) and returns
+ * how many, or a negative gt_err. Returns 0 exactly when the search is done
+ * (target reached, tree memory full, or the root position has ended). */
+int gt_mcts_collect(gt_mcts *m, int max_leaves, const gt_board **boards);
+
+/* gt_mcts_apply: the evaluations of the positions of the last
+ * gt_mcts_collect, in the same order, with the evaluator's layout (logits
+ * k x (n*n+1), value k, score k or NULL). Expands the leaves and backs up.
+ * Returns 0, or GT_EINVAL for a NaN value or logit (the search is then
+ * reset to an empty tree at the same root). */
+int gt_mcts_apply(gt_mcts *m, const float *logits, const float *value, const float *score);
+
+/* gt_mcts_done: 1 when the current search has nothing left to do. */
+int gt_mcts_done(const gt_mcts *m);
+
+/* gt_mcts_search: begin, then collect/evaluate/apply until done, with ev
+ * called once per collect. Returns 0 or the first error. */
+int gt_mcts_search(gt_mcts *m, const gt_evaluator *ev, int visits, int noise, gt_rng *rng);
+
+/* gt_mcts_run_many: run k already begun searches (all on one board size)
+ * to the end together, each evaluator call taking the leaves of all of them
+ * that are not done (up to k * params.leaves positions). Returns 0, the
+ * first error, or GT_EINVAL for mixed board sizes. */
+int gt_mcts_run_many(gt_mcts *const *ms, int k, const gt_evaluator *ev);
+
+/* ---- results ---- */
+
+/* gt_mcts_visits: root visits (completed, reused ones included). */
+int gt_mcts_visits(const gt_mcts *m);
+
+/* gt_mcts_root_value: mean value at the root from the root's side to move's
+ * view (0 before any visit); *score (if not NULL) the mean score. */
+double gt_mcts_root_value(const gt_mcts *m, double *score);
+
+/* gt_mcts_child_visits: visits[n*n+1] (pass last) receive the root's
+ * children's visit counts (0 for unvisited and illegal moves); returns their
+ * sum. */
+int gt_mcts_child_visits(const gt_mcts *m, int *visits);
+
+/* gt_mcts_policy: policy[n*n+1] receives the root children's visit shares
+ * (the training target; sums to 1); if no child was visited, the root's
+ * priors (clean, without noise). Returns the number of child visits. */
+int gt_mcts_policy(const gt_mcts *m, float *policy);
+
+/* gt_mcts_prior: prior[n*n+1] receives the root's priors (0 for illegal
+ * moves), with the current search's Dirichlet noise mixed in if noised and
+ * there is some, else the evaluator's (clean) priors. Returns 0, or
+ * GT_EINVAL before the root is expanded. */
+int gt_mcts_prior(const gt_mcts *m, int noised, float *prior);
+
+/* gt_mcts_choose: the move to play: with temperature t <= 0 the most
+ * visited child (ties: higher prior, then lower index); else a child drawn
+ * with probability proportional to visits^(1/t) (KataGo's
+ * chooseIndexWithTemperature). Without child visits, the highest prior.
+ * Returns a point or pass, or GT_EOVER when the root position has ended
+ * or was never expanded. */
+int gt_mcts_choose(const gt_mcts *m, double t, gt_rng *rng);
+
+/* Counters since gt_mcts_new (for progress and benchmarks). */
+typedef struct gt_mcts_stats {
+	long long evals;     /* positions handed to the evaluator */
+	long long terminal;  /* visits that ended in a finished position */
+	long long collisions;/* descents that met a leaf already in flight */
+	size_t nodes, edges; /* live tree size */
+	size_t bytes;        /* pool memory held */
+} gt_mcts_stats;
+void gt_mcts_get_stats(const gt_mcts *m, gt_mcts_stats *st);
+
+#endif

@@ -1,0 +1,450 @@
+/* model.c: network files (see model.h and man5 gt-model for the layout). */
+#include "model.h"
+#include "feat.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+int gt_model_parse_arch(const char *s, gt_arch *a, gt_error *e)
+{
+	long v[2];
+	const char *p = s;
+	if (!s)
+		return gt_error_set(e, GT_EFORMAT, -1, -1, "no architecture");
+	for (int i = 0; i < 2; i++) {
+		char want = i ? 'c' : 'b';
+		if (*p != want || !isdigit((unsigned char)p[1]))
+			return gt_error_set(e, GT_EFORMAT, -1, p - s,
+			                    "architecture '%s': want b<blocks>c<channels>, e.g. b6c64", s);
+		char *end;
+		errno = 0;
+		v[i] = strtol(p + 1, &end, 10);
+		if (errno || v[i] > INT_MAX)
+			v[i] = INT_MAX;
+		p = end;
+	}
+	if (*p)
+		return gt_error_set(e, GT_EFORMAT, -1, p - s,
+		                    "architecture '%s': trailing '%s'", s, p);
+	gt_arch_default(a, (int)v[0], (int)v[1]);
+	return gt_arch_check(a, e);
+}
+
+gt_model *gt_model_new(const gt_arch *a, gt_error *e)
+{
+	if (gt_arch_check(a, e))
+		return NULL;
+	size_t np = gt_arch_nparams(a);
+	if (np > GT_MODEL_MAX_PARAMS) {
+		gt_error_set(e, GT_EFORMAT, -1, -1, "%zu parameters, more than %lu", np,
+		             (unsigned long)GT_MODEL_MAX_PARAMS);
+		return NULL;
+	}
+	gt_model *m = gt_xcalloc(1, sizeof *m);
+	m->arch = *a;
+	m->nparams = np;
+	m->params = gt_xcalloc(np, sizeof(float));
+	strcpy(m->meta.series, "gt");
+	return m;
+}
+
+gt_model *gt_model_new_random(const gt_arch *a, uint64_t seed, gt_error *e)
+{
+	gt_model *m = gt_model_new(a, e);
+	if (m)
+		gt_arch_init_params(a, m->params, seed);
+	return m;
+}
+
+void gt_model_free(gt_model *m)
+{
+	if (!m)
+		return;
+	free(m->params);
+	free(m);
+}
+
+static int series_ok(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '.' && *s != '_')
+			return 0;
+	return 1;
+}
+
+int gt_model_check(const gt_model *m, gt_error *e)
+{
+	if (memchr(m->meta.series, 0, sizeof m->meta.series) == NULL ||
+	    !series_ok(m->meta.series))
+		return gt_error_set(e, GT_EFORMAT, -1, -1,
+		                    "series name must be 1-63 characters of [A-Za-z0-9._]");
+	for (size_t i = 0; i < m->nparams; i++)
+		if (!isfinite(m->params[i])) {
+			int nt = gt_arch_ntensors(&m->arch);
+			for (int k = 0; k < nt; k++) {
+				gt_tensor t;
+				gt_arch_tensor(&m->arch, k, &t);
+				if (i >= t.offset && i < t.offset + t.size)
+					return gt_error_set(e, GT_EFORMAT, -1, -1,
+					                    "parameter %s[%zu] is not finite",
+					                    t.name, i - t.offset);
+			}
+			return gt_error_set(e, GT_EFORMAT, -1, -1, "parameter %zu is not finite", i);
+		}
+	return 0;
+}
+
+/* ---- little-endian header fields ---- */
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+/* floats to/from little-endian bytes in place (a no-op on x86) */
+static void float_le(float *f, size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u;
+		memcpy(&u, &f[i], 4);
+		u = __builtin_bswap32(u);
+		memcpy(&f[i], &u, 4);
+	}
+#else
+	(void)f;
+	(void)n;
+#endif
+}
+
+/* Header: see man5 gt-model. */
+static void header_pack(const gt_model *m, uint8_t *h)
+{
+	const gt_arch *a = &m->arch;
+	uint32_t f[11] = {a->blocks, a->channels, a->in_planes, a->globals,
+	                  a->feat_version, a->head_policy, a->head_value,
+	                  a->value_hidden, a->max_n,
+	                  (uint32_t)(a->max_n * a->max_n + 1), (uint32_t)(a->max_n * a->max_n)};
+	memset(h, 0, GT_MODEL_HEADER_BYTES);
+	memcpy(h, GT_MODEL_MAGIC, 4);
+	put32(h + 4, GT_MODEL_VERSION);
+	for (int i = 0; i < 11; i++)
+		put32(h + 8 + 4 * i, f[i]);
+	put64(h + 52, m->meta.steps);
+	put64(h + 60, m->meta.rows);
+	memcpy(h + 68, m->meta.parent, 32);
+	memcpy(h + 100, m->meta.series, GT_MODEL_SERIES_MAX);
+	put64(h + 164, m->nparams);
+}
+
+int gt_model_write(const char *path, const gt_model *m, gt_error *e)
+{
+	int r = gt_model_check(m, e);
+	if (r)
+		return r;
+	size_t plen = strlen(path);
+	char *tmp = gt_xmalloc(plen + 16);
+	snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		r = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(errno));
+		free(tmp);
+		return r;
+	}
+	fchmod(fd, 0644);
+	int fd2 = dup(fd);
+	gzFile gz = fd2 >= 0 ? gzdopen(fd2, "wb1") : NULL;
+	uint8_t h[GT_MODEL_HEADER_BYTES];
+	header_pack(m, h);
+	int ok = gz != NULL && gzwrite(gz, h, sizeof h) == (int)sizeof h;
+	size_t chunk = 1 << 20;
+	float *buf = gt_xmalloc(chunk * sizeof(float));
+	for (size_t i = 0; ok && i < m->nparams; i += chunk) {
+		size_t k = m->nparams - i < chunk ? m->nparams - i : chunk;
+		memcpy(buf, m->params + i, k * sizeof(float));
+		float_le(buf, k);
+		ok = gzwrite(gz, buf, (unsigned)(k * sizeof(float))) == (int)(k * sizeof(float));
+	}
+	free(buf);
+	if (gz) {
+		if (gzclose(gz) != Z_OK)
+			ok = 0;
+	} else if (fd2 >= 0) {
+		close(fd2);
+	}
+	if (ok && fsync(fd) != 0)
+		ok = 0;
+	int saved = errno;
+	if (close(fd) != 0)
+		ok = 0;
+	if (ok && rename(tmp, path) != 0) {
+		saved = errno;
+		ok = 0;
+	}
+	if (!ok) {
+		unlink(tmp);
+		r = gt_error_set(e, GT_EIO, -1, -1, "%s: write failed: %s", path,
+		                 saved ? strerror(saved) : "gzip error");
+	}
+	free(tmp);
+	return ok ? 0 : r;
+}
+
+/* zlib's message without the "path: " it prefixes */
+static const char *gzmsg(gzFile gz, const char *path)
+{
+	int errnum;
+	const char *m = gzerror(gz, &errnum);
+	size_t n = strlen(path);
+	if (!strncmp(m, path, n) && !strncmp(m + n, ": ", 2))
+		m += n + 2;
+	return m;
+}
+
+static int fmt_err(gt_error *e, const char *path, long off, const char *what)
+{
+	return gt_error_set(e, GT_EFORMAT, -1, off, "%s: %s", path, what);
+}
+
+int gt_model_read(const char *path, gt_model **out, gt_error *e)
+{
+	*out = NULL;
+	gzFile gz = gzopen(path, "rb");
+	if (!gz)
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path,
+		                    errno ? strerror(errno) : "cannot open");
+	gzbuffer(gz, 1 << 16);
+	uint8_t h[GT_MODEL_HEADER_BYTES];
+	int got = gzread(gz, h, sizeof h), errnum;
+	int r;
+	gt_model *m = NULL;
+	if (got < 0) {
+		r = fmt_err(e, path, 0, gzmsg(gz, path));
+		goto fail;
+	}
+	if (gzdirect(gz)) {
+		r = fmt_err(e, path, 0, "not a gzip file");
+		goto fail;
+	}
+	if (got < 4 || memcmp(h, GT_MODEL_MAGIC, 4) != 0) {
+		r = fmt_err(e, path, 0, "bad magic (not a gt network file)");
+		goto fail;
+	}
+	if (got < (int)sizeof h) {
+		r = fmt_err(e, path, got, "truncated header");
+		goto fail;
+	}
+	if (get32(h + 4) != GT_MODEL_VERSION) {
+		char msg[80];
+		snprintf(msg, sizeof msg, "unsupported format version %u", get32(h + 4));
+		r = fmt_err(e, path, 4, msg);
+		goto fail;
+	}
+	gt_arch a;
+	uint32_t f[11];
+	for (int i = 0; i < 11; i++) {
+		f[i] = get32(h + 8 + 4 * i);
+		if (f[i] > INT_MAX) {
+			r = fmt_err(e, path, 8 + 4 * i, "header field out of range");
+			goto fail;
+		}
+	}
+	a.blocks = f[0];
+	a.channels = f[1];
+	a.in_planes = f[2];
+	a.globals = f[3];
+	a.feat_version = f[4];
+	a.head_policy = f[5];
+	a.head_value = f[6];
+	a.value_hidden = f[7];
+	a.max_n = f[8];
+	gt_error ae;
+	if (gt_arch_check(&a, &ae)) {
+		r = fmt_err(e, path, 8, ae.text);
+		goto fail;
+	}
+	if (f[9] != (uint32_t)(a.max_n * a.max_n + 1) || f[10] != (uint32_t)(a.max_n * a.max_n)) {
+		r = fmt_err(e, path, 44, "head sizes disagree with the board size");
+		goto fail;
+	}
+	size_t np = gt_arch_nparams(&a);
+	if (np > GT_MODEL_MAX_PARAMS) {
+		r = fmt_err(e, path, 8, "architecture too large");
+		goto fail;
+	}
+	if (get64(h + 164) != np) {
+		r = fmt_err(e, path, 164, "parameter count disagrees with the architecture");
+		goto fail;
+	}
+	if (!memchr(h + 100, 0, GT_MODEL_SERIES_MAX)) {
+		r = fmt_err(e, path, 100, "series name not terminated");
+		goto fail;
+	}
+	m = gt_xcalloc(1, sizeof *m);
+	m->arch = a;
+	m->nparams = np;
+	m->meta.steps = get64(h + 52);
+	m->meta.rows = get64(h + 60);
+	memcpy(m->meta.parent, h + 68, 32);
+	memcpy(m->meta.series, h + 100, GT_MODEL_SERIES_MAX);
+	/* read the parameters, growing the buffer only as data arrives, so a
+	 * short file with a large (but allowed) header allocates little */
+	size_t cap = np < (1 << 20) ? np : (1 << 20), have = 0;
+	m->params = gt_xmalloc((cap ? cap : 1) * sizeof(float));
+	while (have < np) {
+		if (have == cap) {
+			cap = cap * 2 < np ? cap * 2 : np;
+			m->params = gt_xrealloc(m->params, cap * sizeof(float));
+		}
+		size_t want = cap - have;
+		if (want > (1 << 24))
+			want = 1 << 24;
+		int k = gzread(gz, m->params + have, (unsigned)(want * sizeof(float)));
+		if (k < 0) {
+			r = fmt_err(e, path, (long)(sizeof h + have * 4), gzmsg(gz, path));
+			goto fail;
+		}
+		if ((size_t)k < want * sizeof(float)) {
+			r = fmt_err(e, path, (long)(sizeof h + have * 4 + k), "truncated parameters");
+			goto fail;
+		}
+		have += want;
+	}
+	float_le(m->params, np);
+	uint8_t extra;
+	got = gzread(gz, &extra, 1);
+	if (got != 0) {
+		r = fmt_err(e, path, (long)(sizeof h + np * 4),
+		            got < 0 ? gzmsg(gz, path) : "trailing data after the parameters");
+		goto fail;
+	}
+	gzerror(gz, &errnum);
+	if (errnum != Z_OK) {
+		r = fmt_err(e, path, (long)(sizeof h + np * 4), gzmsg(gz, path));
+		goto fail;
+	}
+	if (gzclose(gz) != Z_OK) {
+		gz = NULL;
+		r = fmt_err(e, path, -1, "gzip error at close");
+		goto fail;
+	}
+	gz = NULL;
+	gt_error ce;
+	if ((r = gt_model_check(m, &ce))) {
+		r = fmt_err(e, path, -1, ce.text);
+		goto fail;
+	}
+	*out = m;
+	return 0;
+fail:
+	if (gz)
+		gzclose(gz);
+	gt_model_free(m);
+	return r;
+}
+
+int gt_model_validate(const char *path, gt_arch *arch, gt_model_meta *meta, gt_error *e)
+{
+	gt_model *m;
+	int r = gt_model_read(path, &m, e);
+	if (r)
+		return r;
+	if (arch)
+		*arch = m->arch;
+	if (meta)
+		*meta = m->meta;
+	gt_model_free(m);
+	return 0;
+}
+
+gt_nn *gt_model_nn(const gt_model *m, const char *backend, gt_error *e)
+{
+	const gt_arch *a = &m->arch;
+	if (a->feat_version != GT_FEAT_VERSION || a->in_planes != GT_FEAT_PLANES ||
+	    a->globals != GT_FEAT_GLOBALS) {
+		gt_error_set(e, GT_EUNSUPPORTED, -1, -1,
+		             "network inputs are feature version %d (%d planes, %d globals), "
+		             "this build has version %d (%d, %d)", a->feat_version, a->in_planes,
+		             a->globals, GT_FEAT_VERSION, GT_FEAT_PLANES, GT_FEAT_GLOBALS);
+		return NULL;
+	}
+	gt_nn *nn = gt_nn_new(a, backend, e);
+	if (!nn)
+		return NULL;
+	memcpy(gt_nn_params(nn), m->params, m->nparams * sizeof(float));
+	gt_nn_sync_params(nn);
+	return nn;
+}
+
+int gt_model_set_params(gt_model *m, gt_nn *nn)
+{
+	if (gt_nn_nparams(nn) != m->nparams || memcmp(gt_nn_arch(nn), &m->arch, sizeof m->arch))
+		return GT_EINVAL;
+	memcpy(m->params, gt_nn_params(nn), m->nparams * sizeof(float));
+	return 0;
+}
+
+char *gt_model_name(const gt_model *m, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s-b%dc%d-s%llu-d%llu", m->meta.series[0] ? m->meta.series : "gt",
+	         m->arch.blocks, m->arch.channels, (unsigned long long)m->meta.steps,
+	         (unsigned long long)m->meta.rows);
+	return buf;
+}
+
+int gt_model_sha256_file(const char *path, uint8_t digest[32], gt_error *e)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned char buf[1 << 16];
+	size_t k;
+	int ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	while (ok && (k = fread(buf, 1, sizeof buf, f)) > 0)
+		ok = EVP_DigestUpdate(ctx, buf, k);
+	unsigned len = 0;
+	if (ok && ferror(f))
+		ok = 0;
+	if (ok)
+		ok = EVP_DigestFinal_ex(ctx, digest, &len) && len == 32;
+	EVP_MD_CTX_free(ctx);
+	fclose(f);
+	return ok ? 0 : gt_error_set(e, GT_EIO, -1, -1, "%s: cannot hash", path);
+}
+
+char *gt_sha256_hex(const uint8_t digest[32], char *hex)
+{
+	for (int i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+	return hex;
+}

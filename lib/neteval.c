@@ -1,0 +1,98 @@
+/* neteval.c: the network behind the search's evaluator interface. */
+#include "neteval.h"
+#include "feat.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct neteval {
+	gt_nn *nn;
+	float *planes, *globals;
+	int cap_pos;   /* positions' worth of room (at the largest n seen) */
+	int cap_n;
+} neteval;
+
+static int ne_eval(void *ctx, int n, int nb, const gt_board *const *boards, float *logits,
+                   float *value, float *score, float *own)
+{
+	neteval *ne = ctx;
+	int np = n * n;
+	if (nb > ne->cap_pos || n > ne->cap_n) {
+		ne->cap_pos = nb > ne->cap_pos ? nb : ne->cap_pos;
+		ne->cap_n = n > ne->cap_n ? n : ne->cap_n;
+		size_t sp = (size_t)ne->cap_pos * GT_FEAT_PLANES * ne->cap_n * ne->cap_n;
+		ne->planes = gt_xrealloc(ne->planes, sp * sizeof(float));
+		ne->globals = gt_xrealloc(ne->globals, (size_t)ne->cap_pos * GT_FEAT_GLOBALS * sizeof(float));
+	}
+	for (int i = 0; i < nb; i++) {
+		int r = gt_feat_encode(boards[i], ne->planes + (size_t)i * GT_FEAT_PLANES * np,
+		                       ne->globals + (size_t)i * GT_FEAT_GLOBALS);
+		if (r)
+			return r;
+	}
+	gt_nn_out out;
+	int r = gt_nn_forward(ne->nn, nb, n, ne->planes, ne->globals, 0, &out);
+	if (r)
+		return r;
+	memcpy(logits, out.policy, (size_t)nb * (np + 1) * sizeof(float));
+	memcpy(value, out.value, (size_t)nb * sizeof(float));
+	if (score)
+		memcpy(score, out.score, (size_t)nb * sizeof(float));
+	if (own)
+		memcpy(own, out.own, (size_t)nb * np * sizeof(float));
+	return 0;
+}
+
+static void ne_close(void *ctx)
+{
+	neteval *ne = ctx;
+	gt_nn_free(ne->nn);
+	free(ne->planes);
+	free(ne->globals);
+	free(ne);
+}
+
+int gt_neteval_open(const gt_model *m, const char *backend, gt_evaluator *ev, gt_error *e)
+{
+	memset(ev, 0, sizeof *ev);
+	gt_nn *nn = gt_model_nn(m, backend, e);
+	if (!nn)
+		return GT_EUNSUPPORTED;
+	neteval *ne = gt_xcalloc(1, sizeof *ne);
+	ne->nn = nn;
+	ev->ctx = ne;
+	ev->eval = ne_eval;
+	ev->close = ne_close;
+	ev->name = "network";
+	return 0;
+}
+
+int gt_neteval_open_file(const char *path, const char *backend, gt_evaluator *ev, char *name,
+                         size_t size, gt_error *e)
+{
+	memset(ev, 0, sizeof *ev);
+	if (strcmp(path, "none") == 0) {
+		*ev = gt_evaluator_uniform();
+		if (name && size)
+			snprintf(name, size, "none");
+		return 0;
+	}
+	gt_model *m;
+	int r = gt_model_read(path, &m, e);
+	if (r)
+		return r;
+	r = gt_neteval_open(m, backend, ev, e);
+	gt_model_free(m);
+	if (r)
+		return r;
+	if (name && size) {
+		const char *base = strrchr(path, '/');
+		base = base ? base + 1 : path;
+		snprintf(name, size, "%s", base);
+		size_t l = strlen(name);
+		if (l > 7 && strcmp(name + l - 7, ".bin.gz") == 0)
+			name[l - 7] = 0;
+	}
+	return 0;
+}

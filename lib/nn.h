@@ -1,0 +1,161 @@
+/*
+ * nn.h: the policy/value network (man5 gt-model): a residual tower of 3x3
+ * convolutions with Fixup-style normalisation-free blocks and globally
+ * pooled heads, forward for a batch and backward for training, behind a
+ * backend interface ("cpu": im2col + OpenBLAS sgemm).
+ *
+ * All parameters live in ONE contiguous float array in the fixed order of
+ * gt_arch_tensors() (the order of the model file), and the gradients in a
+ * matching array, so saving, loading, zeroing, optimizer steps and
+ * DiLoCo deltas are single loops over a flat vector.
+ *
+ * Network (B batch, n board size, N = n*n, C channels, L blocks):
+ *   x0  = conv3x3(planes; in.w) + in.b + in.g . globals     (per channel)
+ *   x_{l+1} = x_l + s_l * (conv3x3(relu(conv3x3(relu(x_l); w1)+b1); w2)+b2)
+ *   t   = relu(x_L)
+ *   policy: P = relu(pol.w t + pol.b) (1x1 conv to Hp channels)
+ *           point logit = pol.out.w . P + pol.out.b; pass logit =
+ *           pol.pass.w . [mean P, mean P*(n-14)/10] + pol.pass.b
+ *   value:  V = relu(val.w t + val.b) (1x1 conv to Hv channels)
+ *           h = relu(fc1 [mean V, mean V*(n-14)/10]) (value_hidden units)
+ *           value = tanh(fc2 . h), score = 20 * (score.w . h + score.b)
+ *           ownership = tanh(own.w . V + own.b) per point
+ * The pooling is KataGo's (mean and mean scaled by (n-14)/10; Wu 2019,
+ * "Accelerating Self-Play Learning in Go"), so one set of weights plays
+ * every board size.
+ */
+#ifndef GT_NN_H
+#define GT_NN_H
+#include <stddef.h>
+#include <stdint.h>
+#include "gt.h"
+
+/* Architecture. gt_arch_check() gives the accepted ranges. */
+typedef struct gt_arch {
+	int blocks;        /* residual blocks, 1..GT_ARCH_MAX_BLOCKS */
+	int channels;      /* trunk channels, 1..GT_ARCH_MAX_CHANNELS */
+	int in_planes;     /* spatial input planes (GT_FEAT_PLANES) */
+	int globals;       /* global inputs (GT_FEAT_GLOBALS) */
+	int feat_version;  /* GT_FEAT_VERSION the inputs follow */
+	int head_policy;   /* policy head channels Hp */
+	int head_value;    /* value head channels Hv */
+	int value_hidden;  /* value head hidden units */
+	int max_n;         /* largest board size, 2..19 */
+} gt_arch;
+
+#define GT_ARCH_MAX_BLOCKS 128
+#define GT_ARCH_MAX_CHANNELS 1024
+#define GT_ARCH_MAX_HEAD 1024
+#define GT_ARCH_MAX_INPUTS 1024
+#define GT_NN_SCORE_SCALE 20.0f /* score output = 20 * raw (points) */
+
+/* One named view into the flat parameter array. */
+typedef struct gt_tensor {
+	char name[24];     /* "in.w", "blk0.w1", ... */
+	size_t offset;     /* first float in the flat array */
+	size_t size;       /* floats */
+	int ndim, shape[4];/* PyTorch order, e.g. conv (out, in, 3, 3) */
+} gt_tensor;
+
+/* gt_arch_default: fill a with blocks, channels and the defaults for the
+ * rest (current feature set, Hp = Hv = 32, value_hidden = 64, max_n 19). */
+void gt_arch_default(gt_arch *a, int blocks, int channels);
+/* gt_arch_check: 0 if every field is in range, else GT_EFORMAT with the
+ * field named in e. Never allocates, so it is safe on untrusted headers. */
+int gt_arch_check(const gt_arch *a, gt_error *e);
+/* gt_arch_ntensors: number of tensors; gt_arch_tensor: the i-th view
+ * (0 <= i < ntensors) in file order. a must have passed gt_arch_check. */
+int gt_arch_ntensors(const gt_arch *a);
+void gt_arch_tensor(const gt_arch *a, int i, gt_tensor *t);
+/* gt_arch_nparams: total floats of all tensors. */
+size_t gt_arch_nparams(const gt_arch *a);
+/* gt_arch_flops: multiply-adds x 2 of one forward position on an n board
+ * (convolutions and 1x1 heads; elementwise work not counted). */
+double gt_arch_flops(const gt_arch *a, int n);
+/* gt_arch_init_params: random initial parameters from seed into params
+ * (gt_arch_nparams floats): He-normal convolutions, the first convolution
+ * of each block scaled by L^-1/2 and the second zero, s = 1, biases 0
+ * (Fixup, Zhang et al. 2019, "Fixup Initialization"). Deterministic. */
+void gt_arch_init_params(const gt_arch *a, float *params, uint64_t seed);
+
+typedef struct gt_nn gt_nn;
+
+/* Outputs of the last forward; arrays owned by the network, valid until
+ * the next forward or free. */
+typedef struct gt_nn_out {
+	int batch, n;
+	const float *policy; /* batch x (n*n+1) logits, pass last */
+	const float *value;  /* batch, tanh in [-1,1], side to move's view */
+	const float *score;  /* batch, points from the side to move's view */
+	const float *own;    /* batch x n*n, tanh in [-1,1], side to move's view */
+} gt_nn_out;
+
+/* Training targets for the batch of the last forward (caller-owned). */
+typedef struct gt_nn_target {
+	const float *policy; /* batch x (n*n+1), a distribution (sums to 1) */
+	const float *value;  /* batch, in [-1,1] (+1 won, 0 draw, -1 lost) */
+	const float *score;  /* batch, points, side to move's view */
+	const float *own;    /* batch x n*n in [-1,1]; NULL: no ownership loss */
+	const float *weight; /* batch row weights; NULL: all 1 */
+} gt_nn_target;
+
+/* Loss weights (DESIGN.md section 5 defaults 1, 1, 0.5, 0.5). */
+typedef struct gt_nn_lossw {
+	float policy, value, score, own;
+} gt_nn_lossw;
+#define GT_NN_LOSSW_DEFAULT ((gt_nn_lossw){1.0f, 1.0f, 0.5f, 0.5f})
+
+/* Losses of a batch: each term sum_b weight_b * term_b / batch (not yet
+ * multiplied by its loss weight); total = sum of lossw * term.
+ *   policy: -sum_i target_i log softmax(logits)_i
+ *   value:  binary cross-entropy of (1+value)/2 against (1+target)/2
+ *   score:  Huber (delta 1) of (score - target) / 20
+ *   own:    the value's cross-entropy per point, mean over the n*n points
+ * No L2 term: weight decay is the optimizer's (AdamW, lib/optim.h). */
+typedef struct gt_nn_loss {
+	double total, policy, value, score, own;
+} gt_nn_loss;
+
+/* gt_nn_new: a network of architecture a on backend ("cpu"; NULL means
+ * "cpu") with zero parameters. Returns NULL with e filled on a bad
+ * architecture or unknown backend. Free with gt_nn_free. */
+gt_nn *gt_nn_new(const gt_arch *a, const char *backend, gt_error *e);
+void gt_nn_free(gt_nn *nn);
+const gt_arch *gt_nn_arch(const gt_nn *nn);
+const char *gt_nn_backend_name(const gt_nn *nn);
+
+/* The flat parameter and gradient arrays (gt_nn_nparams floats each),
+ * owned by nn. After writing params call gt_nn_sync_params (a no-op on
+ * the CPU; a device backend uploads). */
+float *gt_nn_params(gt_nn *nn);
+float *gt_nn_grads(gt_nn *nn);
+size_t gt_nn_nparams(const gt_nn *nn);
+int gt_nn_sync_params(gt_nn *nn);
+/* gt_nn_zero_grad: grads = 0 (backward accumulates). */
+void gt_nn_zero_grad(gt_nn *nn);
+
+/* gt_nn_forward: evaluate batch positions of one board size n (2..max_n).
+ * planes: batch x in_planes x n x n (NCHW float32); globals: batch x
+ * globals. train = 1 keeps the activations for gt_nn_backward (more
+ * memory); 0 for play. Buffers are allocated for the largest (batch, n)
+ * seen and reused. Fills out (may be NULL). Returns 0 or GT_EINVAL. */
+int gt_nn_forward(gt_nn *nn, int batch, int n, const float *planes,
+                  const float *globals, int train, gt_nn_out *out);
+
+/* gt_nn_backward: after gt_nn_forward(..., train=1), compute the loss of
+ * the targets t with weights w and ADD its gradient with respect to every
+ * parameter to gt_nn_grads. loss may be NULL. Returns 0, GT_EINVAL when
+ * the last forward was not a training forward. */
+int gt_nn_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
+                   gt_nn_loss *loss);
+
+/* gt_nn_eval_loss: the loss of the last forward's outputs against t, without
+ * gradients (for validation). */
+int gt_nn_eval_loss(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
+                    gt_nn_loss *loss);
+
+/* gt_nn_set_threads: BLAS threads for every CPU network in the process
+ * (openblas_set_num_threads; 1 unless set before or after gt_nn_new). */
+void gt_nn_set_threads(int nthreads);
+
+#endif

@@ -1,0 +1,533 @@
+/* selfplay.c: many games in flight per thread, their searches' leaves
+ * evaluated together; finished records handed out in game order. */
+#include "selfplay.h"
+#include "neteval.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void gt_selfplay_params_default(gt_selfplay_params *p)
+{
+	memset(p, 0, sizeof *p);
+	p->board_size = 9;
+	p->rules = gt_rules_find("chinese");
+	p->komi = 7;
+	p->max_moves = 0;
+	p->visits = 200;
+	p->cheap_visits = 50;
+	p->full_prob = 0.25;
+	p->temp_early = 0.75;
+	p->temp_final = 0.15;
+	p->temp_halflife = 19;
+	p->parallel_games = 16;
+	p->threads = 1;
+	p->games = 1;
+	p->seed = 0;
+	gt_mcts_params_default(&p->search);
+	p->search.leaves = 1;
+	p->model = "none";
+	p->worker = NULL;
+}
+
+int gt_selfplay_max_moves(const gt_selfplay_params *p)
+{
+	return p->max_moves > 0 ? p->max_moves : 2 * p->board_size * p->board_size;
+}
+
+int gt_selfplay_check(const gt_selfplay_params *p, gt_error *e)
+{
+	const char *why = NULL;
+	if (p->board_size < 2 || p->board_size > GT_MAX_N)
+		why = "board size must be 2..19";
+	else if (!p->rules)
+		why = "no rules";
+	else if (!isfinite(p->komi) || fabs(p->komi) > 1000)
+		why = "komi out of range";
+	else if (gt_selfplay_max_moves(p) > GT_MAX_HIST - 2)
+		why = "move cap above the board's history";
+	else if (p->visits < 1 || p->cheap_visits < 1)
+		why = "visits must be at least 1";
+	else if (!(p->full_prob >= 0 && p->full_prob <= 1))
+		why = "full-search probability must be in [0, 1]";
+	else if (!(p->temp_early >= 0 && p->temp_final >= 0 && p->temp_halflife > 0))
+		why = "bad temperature schedule";
+	else if (p->parallel_games < 1 || p->threads < 1 || p->games < 0)
+		why = "parallel games and threads must be at least 1";
+	else if (p->search.leaves < 1)
+		why = "leaves must be at least 1";
+	if (why)
+		return gt_error_set(e, GT_EINVAL, -1, -1, "%s", why);
+	return 0;
+}
+
+double gt_selfplay_temperature(const gt_selfplay_params *p, int m)
+{
+	double halflives = m / (p->temp_halflife * p->board_size / 19.0);
+	return p->temp_final + (p->temp_early - p->temp_final) * pow(0.5, halflives);
+}
+
+/* ---- one game ---- */
+
+typedef struct game {
+	gt_mcts *m;
+	gt_rng rng;
+	long index;
+	uint64_t id;
+	int active, full;
+	int nmoves, cap;
+	int16_t *moves;
+	gt_position *pos;
+	int off, nleaf;   /* this round's slice of the batch */
+} game;
+
+static void game_begin_search(const gt_selfplay_params *p, game *g)
+{
+	g->full = gt_rng_uniform(&g->rng) < p->full_prob;
+	gt_mcts_begin(g->m, g->full ? p->visits : p->cheap_visits, g->full, &g->rng);
+}
+
+static void game_start(const gt_selfplay_params *p, game *g, long index)
+{
+	gt_board b;
+	gt_board_init(&b, p->board_size, p->rules, p->komi);
+	b.max_moves = gt_selfplay_max_moves(p);
+	g->index = index;
+	gt_rng_seed_stream(&g->rng, p->seed, (uint64_t)index);
+	g->id = gt_rng_next(&g->rng);
+	g->nmoves = 0;
+	g->active = 1;
+	gt_mcts_set_root(g->m, &b);
+	game_begin_search(p, g);
+}
+
+static void game_drop(game *g)
+{
+	for (int i = 0; i < g->nmoves; i++) {
+		free(g->pos[i].policy);
+		g->pos[i].policy = NULL;
+	}
+	g->nmoves = 0;
+	g->active = 0;
+}
+
+void gt_selfplay_record_free(gt_record *r)
+{
+	free(r->model);
+	free(r->worker);
+	free(r->game_id);
+	free(r->moves);
+	free(r->colors);
+	free(r->ownership);
+	free(r->boards);
+	for (int i = 0; i < r->npos; i++)
+		free(r->pos[i].policy);
+	free(r->pos);
+	memset(r, 0, sizeof *r);
+}
+
+/* game_record: move the finished game into r (the game's buffers are
+ * handed over) and score it. */
+static void game_record(const gt_selfplay_params *p, game *g, gt_record *r)
+{
+	const gt_board *b = gt_mcts_root(g->m);
+	int n = p->board_size;
+	memset(r, 0, sizeof *r);
+	r->version = GT_RECORD_VERSION;
+	snprintf(r->rules, sizeof r->rules, "%s", p->rules->name);
+	r->komi = p->komi;
+	r->board_size = n;
+	r->model = p->model ? gt_xstrdup(p->model) : NULL;
+	r->worker = p->worker ? gt_xstrdup(p->worker) : NULL;
+	char id[17];
+	snprintf(id, sizeof id, "%016llx", (unsigned long long)g->id);
+	r->game_id = gt_xstrdup(id);
+	r->seed = p->seed;
+	r->first_to_move = GT_BLACK;
+	r->nmoves = g->nmoves;
+	r->moves = gt_xmalloc((g->nmoves ? g->nmoves : 1) * sizeof *r->moves);
+	r->colors = gt_xmalloc(g->nmoves ? g->nmoves : 1);
+	for (int i = 0; i < g->nmoves; i++) {
+		r->moves[i] = g->moves[i];
+		r->colors[i] = g->pos[i].to_move;
+	}
+	r->ownership = gt_xmalloc(n * n * sizeof *r->ownership);
+	double a = gt_board_area(b, r->ownership);
+	r->score = a;
+	r->score_checkable = 1;
+	if (a > 0) {
+		r->winner = GT_WIN_BLACK;
+		snprintf(r->result, sizeof r->result, "B+%g", a);
+	} else if (a < 0) {
+		r->winner = GT_WIN_WHITE;
+		snprintf(r->result, sizeof r->result, "W+%g", -a);
+	} else {
+		r->winner = GT_WIN_DRAW;
+		snprintf(r->result, sizeof r->result, "0");
+	}
+	r->npos = g->nmoves;
+	r->pos = gt_xmalloc((g->nmoves ? g->nmoves : 1) * sizeof *r->pos);
+	for (int i = 0; i < g->nmoves; i++) {
+		gt_position *ps = &r->pos[i];
+		*ps = g->pos[i];
+		g->pos[i].policy = NULL;
+		double s = ps->to_move == GT_BLACK ? a : -a;
+		ps->score = (float)s;
+		ps->value = s > 0 ? 1.0f : s < 0 ? -1.0f : 0.0f;
+	}
+	g->nmoves = 0;
+	g->active = 0;
+}
+
+/* game_move: the search at the root is done: record the position, choose
+ * and play the move. Returns 1 when the game has ended, 0 to go on, or an
+ * error. */
+static int game_move(const gt_selfplay_params *p, game *g)
+{
+	const gt_board *b = gt_mcts_root(g->m);
+	int np = b->npts + 1;
+	if (g->nmoves == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 128;
+		g->moves = gt_xrealloc(g->moves, g->cap * sizeof *g->moves);
+		g->pos = gt_xrealloc(g->pos, g->cap * sizeof *g->pos);
+	}
+	gt_position *ps = &g->pos[g->nmoves];
+	memset(ps, 0, sizeof *ps);
+	ps->move_number = b->nmoves;
+	ps->to_move = b->to_move;
+	ps->visits = gt_mcts_visits(g->m);
+	ps->full_search = g->full;
+	ps->weight = 1;
+	if (g->full) {
+		ps->policy = gt_xmalloc(np * sizeof *ps->policy);
+		gt_mcts_policy(g->m, ps->policy);
+	}
+	int mv = gt_mcts_choose(g->m, gt_selfplay_temperature(p, b->nmoves), &g->rng);
+	if (mv < 0) {
+		free(ps->policy);
+		return mv;
+	}
+	g->moves[g->nmoves++] = (int16_t)mv;
+	int err = gt_mcts_advance(g->m, mv);
+	if (err)
+		return err;
+	const gt_board *nb = gt_mcts_root(g->m);
+	if (!gt_board_over(nb)) {
+		game_begin_search(p, g);
+		return 0;
+	}
+	/* Ended by the move cap: the players pass (without a search, visits 0)
+	 * so that the record ends by two passes and its area score can be
+	 * checked. The passes are not played on the capped board; they change
+	 * nothing on it. */
+	for (int k = nb->passes, c = nb->to_move; k < 2; k++, c = GT_OTHER(c)) {
+		if (g->nmoves == g->cap) {
+			g->cap *= 2;
+			g->moves = gt_xrealloc(g->moves, g->cap * sizeof *g->moves);
+			g->pos = gt_xrealloc(g->pos, g->cap * sizeof *g->pos);
+		}
+		ps = &g->pos[g->nmoves];
+		memset(ps, 0, sizeof *ps);
+		ps->move_number = g->nmoves;
+		ps->to_move = c;
+		ps->weight = 1;
+		g->moves[g->nmoves++] = (int16_t)GT_PASS(nb->n);
+	}
+	return 1;
+}
+
+/* ---- the run ---- */
+
+typedef struct pending {
+	long index;
+	gt_record r;
+} pending;
+
+typedef struct shared {
+	const gt_selfplay_params *p;
+	const gt_evaluator *evs;   /* one per thread */
+	gt_selfplay_sink sink;
+	void *ctx;
+	volatile sig_atomic_t *stop;
+	pthread_mutex_t mu;
+	long next_game, next_out;
+	pending *pend;
+	int npend, cap;
+	atomic_int abort;
+	atomic_llong evals, calls;
+	gt_record *keep;  /* gt_selfplay_game: move the record here */
+	int err;
+	gt_selfplay_stats st;
+} shared;
+
+static int stopping(shared *sh)
+{
+	return atomic_load(&sh->abort) || (sh->stop && *sh->stop);
+}
+
+static void fail(shared *sh, int err)
+{
+	pthread_mutex_lock(&sh->mu);
+	if (!sh->err)
+		sh->err = err;
+	pthread_mutex_unlock(&sh->mu);
+	atomic_store(&sh->abort, 1);
+}
+
+static long take_game(shared *sh)
+{
+	long i = -1;
+	pthread_mutex_lock(&sh->mu);
+	if (!stopping(sh) && sh->next_game < sh->p->games)
+		i = sh->next_game++;
+	pthread_mutex_unlock(&sh->mu);
+	return i;
+}
+
+/* hand out pending records, in order; all of them when `all` (after a stop).
+ * Called with the lock held. */
+static void flush(shared *sh, int all)
+{
+	for (;;) {
+		int k = -1;
+		for (int i = 0; i < sh->npend; i++) {
+			long x = sh->pend[i].index;
+			if (x == sh->next_out || (all && (k < 0 || x < sh->pend[k].index)))
+				k = i;
+			if (x == sh->next_out)
+				break;
+		}
+		if (k < 0)
+			return;
+		pending pd = sh->pend[k];
+		sh->pend[k] = sh->pend[--sh->npend];
+		sh->next_out = pd.index + 1;
+		if (sh->keep && !sh->err) {
+			*sh->keep = pd.r; /* gt_selfplay_game takes it */
+			sh->keep = NULL;
+			continue;
+		}
+		if (!sh->err) {
+			sh->st.games++;
+			sh->st.evals = atomic_load(&sh->evals);
+			sh->st.eval_calls = atomic_load(&sh->calls);
+			int r = sh->sink ? sh->sink(sh->ctx, pd.index, &pd.r, &sh->st) : 0;
+			if (r) {
+				sh->err = r;
+				atomic_store(&sh->abort, 1);
+			}
+		}
+		gt_selfplay_record_free(&pd.r);
+	}
+}
+
+static void finish_game(shared *sh, const gt_selfplay_params *p, game *g)
+{
+	pending pd;
+	pd.index = g->index;
+	game_record(p, g, &pd.r);
+	pthread_mutex_lock(&sh->mu);
+	if (sh->npend == sh->cap) {
+		sh->cap = sh->cap ? 2 * sh->cap : 16;
+		sh->pend = gt_xrealloc(sh->pend, sh->cap * sizeof *sh->pend);
+	}
+	sh->pend[sh->npend++] = pd;
+	sh->st.moves += pd.r.nmoves;
+	flush(sh, 0);
+	pthread_mutex_unlock(&sh->mu);
+}
+
+/* settle: play the moves whose searches are done; end the game if over. */
+static int settle(shared *sh, const gt_selfplay_params *p, game *g)
+{
+	while (g->active && gt_mcts_done(g->m)) {
+		int r = game_move(p, g);
+		if (r < 0)
+			return r;
+		if (r == 1)
+			finish_game(sh, p, g);
+	}
+	return 0;
+}
+
+typedef struct worker {
+	shared *sh;
+	int t;
+} worker;
+
+static void *work(void *arg)
+{
+	worker *w = arg;
+	shared *sh = w->sh;
+	const gt_selfplay_params *p = sh->p;
+	const gt_evaluator *ev = &sh->evs[w->t];
+	int ng = p->parallel_games, n = p->board_size;
+	size_t stride = (size_t)n * n + 1, cap = (size_t)ng * p->search.leaves;
+	game *gs = gt_xcalloc(ng, sizeof *gs);
+	for (int j = 0; j < ng; j++)
+		gs[j].m = gt_mcts_new(&p->search);
+	const gt_board **boards = gt_xmalloc(cap * sizeof *boards);
+	float *logits = gt_xmalloc(cap * stride * sizeof *logits);
+	float *value = gt_xmalloc(cap * sizeof *value);
+	float *score = gt_xmalloc(cap * sizeof *score);
+	int err = 0, more = 1;
+	while (!err) {
+		int total = 0, active = 0;
+		for (int j = 0; j < ng && !err; j++) {
+			game *g = &gs[j];
+			while (!g->active && more) {
+				long i = take_game(sh);
+				if (i < 0) {
+					more = 0;
+					break;
+				}
+				game_start(p, g, i);
+				err = settle(sh, p, g);
+			}
+			if (!g->active || err)
+				continue;
+			active++;
+			int k = gt_mcts_collect(g->m, 0, boards + total);
+			if (k < 0) {
+				err = k;
+				break;
+			}
+			g->off = total;
+			g->nleaf = k;
+			total += k;
+		}
+		if (err || !active || stopping(sh))
+			break;
+		if (total > 0) { /* every leaf may have been a finished game */
+			memset(score, 0, total * sizeof *score);
+			err = ev->eval(ev->ctx, n, total, boards, logits, value, score, NULL);
+			atomic_fetch_add(&sh->evals, total);
+			atomic_fetch_add(&sh->calls, 1);
+		}
+		for (int j = 0; j < ng && !err; j++) {
+			game *g = &gs[j];
+			if (!g->active)
+				continue;
+			if (g->nleaf)
+				err = gt_mcts_apply(g->m, logits + g->off * stride, value + g->off,
+				                    score + g->off);
+			g->nleaf = 0;
+			if (!err)
+				err = settle(sh, p, g);
+		}
+	}
+	if (err)
+		fail(sh, err);
+	long dropped = 0;
+	for (int j = 0; j < ng; j++) {
+		if (gs[j].active) {
+			dropped++;
+			game_drop(&gs[j]);
+		}
+		gt_mcts_free(gs[j].m);
+		free(gs[j].moves);
+		free(gs[j].pos);
+	}
+	pthread_mutex_lock(&sh->mu);
+	sh->st.dropped += dropped;
+	pthread_mutex_unlock(&sh->mu);
+	free(gs);
+	free(boards);
+	free(logits);
+	free(value);
+	free(score);
+	return NULL;
+}
+
+int gt_selfplay_run(const gt_selfplay_params *p, const gt_evaluator *evals,
+                    gt_selfplay_sink sink, void *ctx,
+                    volatile sig_atomic_t *stop, gt_selfplay_stats *st)
+{
+	int err = gt_selfplay_check(p, NULL);
+	if (err)
+		return err;
+	shared sh;
+	memset(&sh, 0, sizeof sh);
+	sh.p = p;
+	sh.evs = evals;
+	sh.sink = sink;
+	sh.ctx = ctx;
+	sh.stop = stop;
+	atomic_init(&sh.abort, 0);
+	atomic_init(&sh.evals, 0);
+	atomic_init(&sh.calls, 0);
+	pthread_mutex_init(&sh.mu, NULL);
+	worker *ws = gt_xcalloc(p->threads, sizeof *ws);
+	pthread_t *tid = gt_xcalloc(p->threads, sizeof *tid);
+	int started = 0;
+	for (int t = 0; t < p->threads; t++) {
+		ws[t].sh = &sh;
+		ws[t].t = t;
+	}
+	for (int t = 1; t < p->threads; t++) {
+		if (pthread_create(&tid[t], NULL, work, &ws[t]) != 0) {
+			/* fewer threads: the games are shared out dynamically */
+			break;
+		}
+		started = t;
+	}
+	work(&ws[0]);
+	for (int t = 1; t <= started; t++)
+		pthread_join(tid[t], NULL);
+	pthread_mutex_lock(&sh.mu);
+	flush(&sh, 1);
+	pthread_mutex_unlock(&sh.mu);
+	pthread_mutex_destroy(&sh.mu);
+	if (st) {
+		*st = sh.st;
+		st->evals = atomic_load(&sh.evals);
+		st->eval_calls = atomic_load(&sh.calls);
+	}
+	free(sh.pend);
+	free(ws);
+	free(tid);
+	return sh.err;
+}
+
+int gt_selfplay_game(const gt_selfplay_params *p, const gt_evaluator *ev, long index,
+                     gt_record *r)
+{
+	gt_selfplay_params q = *p;
+	q.threads = 1;
+	q.parallel_games = 1;
+	q.games = index + 1;
+	int err = gt_selfplay_check(&q, NULL);
+	if (err || index < 0)
+		return err ? err : GT_EINVAL;
+	/* game i depends only on (seed, i): start the run at i */
+	shared sh;
+	memset(&sh, 0, sizeof sh);
+	sh.p = &q;
+	sh.evs = ev;
+	sh.next_game = sh.next_out = index;
+	memset(r, 0, sizeof *r);
+	sh.keep = r;
+	atomic_init(&sh.abort, 0);
+	atomic_init(&sh.evals, 0);
+	atomic_init(&sh.calls, 0);
+	pthread_mutex_init(&sh.mu, NULL);
+	worker w = { &sh, 0 };
+	work(&w);
+	pthread_mutex_lock(&sh.mu);
+	flush(&sh, 1);
+	pthread_mutex_unlock(&sh.mu);
+	pthread_mutex_destroy(&sh.mu);
+	free(sh.pend);
+	if (!sh.err && sh.keep)
+		sh.err = GT_EINVAL;
+	return sh.err;
+}
+
+int gt_selfplay_model_open(const char *path, gt_evaluator *ev, char *name, size_t size,
+                           gt_error *e)
+{
+	return gt_neteval_open_file(path, NULL, ev, name, size, e);
+}

@@ -1,0 +1,923 @@
+/* shard.c: records to training rows, shard files and manifest, the
+ * trainer's window (see shard.h and man5 gt-shard). */
+#include "shard.h"
+#include "npz.h"
+#include "sym.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__has_include)
+#if __has_include("feat.h")
+#include "feat.h"
+#define HAVE_FEAT 1
+#endif
+#endif
+
+/* ---- random numbers: splitmix64 (Steele, Lea, Flood 2014) ---- */
+
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* uniform in 0..n-1 (Lemire's multiply-shift; bias below n / 2^64) */
+static uint64_t rng_below(uint64_t *s, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)rng_next(s) * n) >> 64);
+}
+
+/* ---- encoders ---- */
+
+#define BASIC_PLANES 5
+#define BASIC_GLOBALS 2
+
+static int basic_encode(const gt_board *b, float *planes, float *globals, void *ctx)
+{
+	(void)ctx;
+	int np = b->n * b->n, me = b->to_move;
+	memset(planes, 0, sizeof(float) * BASIC_PLANES * np);
+	for (int p = 0; p < np; p++) {
+		planes[p] = 1;
+		if (b->color[p] != GT_EMPTY)
+			planes[(b->color[p] == me ? 1 : 2) * np + p] = 1;
+	}
+	if (b->ko >= 0 && b->ko < np)
+		planes[3 * np + b->ko] = 1;
+	int last = b->nmoves > 0 ? b->hist_move[b->nmoves - 1] : -1;
+	if (last >= 0 && last < np)
+		planes[4 * np + last] = 1;
+	globals[0] = (float)((me == GT_WHITE ? b->komi : -b->komi) / 20.0);
+	globals[1] = last == np;
+	return 0;
+}
+
+static const gt_shard_encoder basic_enc = {0, BASIC_PLANES, BASIC_GLOBALS, basic_encode, NULL};
+
+const gt_shard_encoder *gt_shard_encoder_basic(void)
+{
+	return &basic_enc;
+}
+
+#ifdef HAVE_FEAT
+static int feat_encode(const gt_board *b, float *planes, float *globals, void *ctx)
+{
+	(void)ctx;
+	return gt_feat_encode(b, planes, globals);
+}
+static const gt_shard_encoder default_enc = {GT_FEAT_VERSION, GT_FEAT_PLANES, GT_FEAT_GLOBALS,
+                                             feat_encode, NULL};
+#endif
+
+const gt_shard_encoder *gt_shard_encoder_default(void)
+{
+#ifdef HAVE_FEAT
+	return &default_enc;
+#else
+	return &basic_enc;
+#endif
+}
+
+void gt_shard_opts_init(gt_shard_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->rows = 10000;
+	o->level = 1;
+}
+
+/* ---- row buffers, one per board size ---- */
+
+typedef struct rows {
+	int n, np, pb, C, G; /* board, points, packed bytes per plane, planes, globals */
+	long cnt, cap;
+	uint8_t *packed;     /* [cap, C, pb] */
+	float *glob;         /* [cap, G] */
+	float *pol;          /* [cap, np+1] */
+	float *val, *score, *wt;
+	float *own;          /* [cap, np] */
+	uint8_t *omask;
+	long *game;          /* game serial of each row */
+} rows;
+
+static void rows_init(rows *r, int n, int C, int G)
+{
+	memset(r, 0, sizeof *r);
+	r->n = n;
+	r->np = n * n;
+	r->pb = (r->np + 7) / 8;
+	r->C = C;
+	r->G = G;
+}
+
+static void rows_reserve(rows *r, long cap)
+{
+	if (cap <= r->cap)
+		return;
+	r->packed = gt_xrealloc(r->packed, (size_t)cap * r->C * r->pb);
+	r->glob = gt_xrealloc(r->glob, sizeof(float) * cap * (r->G ? r->G : 1));
+	r->pol = gt_xrealloc(r->pol, sizeof(float) * cap * (r->np + 1));
+	r->val = gt_xrealloc(r->val, sizeof(float) * cap);
+	r->score = gt_xrealloc(r->score, sizeof(float) * cap);
+	r->wt = gt_xrealloc(r->wt, sizeof(float) * cap);
+	r->own = gt_xrealloc(r->own, sizeof(float) * cap * r->np);
+	r->omask = gt_xrealloc(r->omask, cap);
+	r->game = gt_xrealloc(r->game, sizeof(long) * cap);
+	r->cap = cap;
+}
+
+static void rows_release(rows *r)
+{
+	free(r->packed);
+	free(r->glob);
+	free(r->pol);
+	free(r->val);
+	free(r->score);
+	free(r->wt);
+	free(r->own);
+	free(r->omask);
+	free(r->game);
+	memset(r, 0, sizeof *r);
+}
+
+/* copy row s of a to row d of b (same geometry) */
+static void row_copy(rows *b, long d, const rows *a, long s)
+{
+	size_t pk = (size_t)a->C * a->pb;
+	memcpy(b->packed + d * pk, a->packed + s * pk, pk);
+	memcpy(b->glob + d * a->G, a->glob + s * a->G, sizeof(float) * a->G);
+	memcpy(b->pol + d * (a->np + 1), a->pol + s * (a->np + 1), sizeof(float) * (a->np + 1));
+	memcpy(b->own + d * a->np, a->own + s * a->np, sizeof(float) * a->np);
+	b->val[d] = a->val[s];
+	b->score[d] = a->score[s];
+	b->wt[d] = a->wt[s];
+	b->omask[d] = a->omask[s];
+	b->game[d] = a->game[s];
+}
+
+static void pack_planes(uint8_t *dst, const float *planes, int C, int np, int pb)
+{
+	memset(dst, 0, (size_t)C * pb);
+	for (int c = 0; c < C; c++) {
+		const float *pl = planes + (size_t)c * np;
+		uint8_t *d = dst + (size_t)c * pb;
+		for (int p = 0; p < np; p++)
+			if (pl[p] != 0)
+				d[p >> 3] |= (uint8_t)(0x80 >> (p & 7));
+	}
+}
+
+/* ---- the writer ---- */
+
+struct gt_shard_writer {
+	char *out, *rundir;
+	gt_shard_opts o;
+	gt_shard_encoder enc;
+	gt_shard_stats st;
+	rows buf[GT_MAX_N + 1];  /* by board size */
+	float *planes, *globals; /* scratch for one position */
+	gt_board *board;
+	long game_serial;
+	uint64_t shard_serial;
+};
+
+static int mkdir_p(const char *d, gt_error *e)
+{
+	if (mkdir(d, 0777) == 0 || errno == EEXIST) {
+		struct stat sb;
+		if (stat(d, &sb) == 0 && S_ISDIR(sb.st_mode))
+			return 0;
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: not a directory", d);
+	}
+	return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", d, strerror(errno));
+}
+
+static char *path_join(const char *a, const char *b)
+{
+	size_t n = strlen(a) + strlen(b) + 2;
+	char *s = gt_xmalloc(n);
+	snprintf(s, n, "%s/%s", a, b);
+	return s;
+}
+
+/* remove ".games_NNNNN.npz.tmp.PID" and ".current.tmp.PID" files whose PID is gone */
+static void remove_stale(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		const char *t = strstr(de->d_name, ".tmp.");
+		if (de->d_name[0] != '.' || !t)
+			continue;
+		char *end;
+		long pid = strtol(t + 5, &end, 10);
+		if (*end || pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) {
+			char *p = path_join(dir, de->d_name);
+			unlink(p);
+			free(p);
+		}
+	}
+	closedir(d);
+}
+
+gt_shard_writer *gt_shard_writer_new(const char *outdir, const gt_shard_opts *o, gt_error *e)
+{
+	gt_shard_opts def;
+	if (!o) {
+		gt_shard_opts_init(&def);
+		o = &def;
+	}
+	const gt_shard_encoder *enc = o->enc ? o->enc : gt_shard_encoder_default();
+	if (o->rows < 1 || o->rows > 100000000L || o->run < 0 || o->run > 999 || o->level < 0 ||
+	    o->level > 9 || !enc->encode || enc->nplanes < 1 || enc->nplanes > 64 ||
+	    enc->nglobals < 0 || enc->nglobals > 64) {
+		gt_error_set(e, GT_EINVAL, -1, -1, "bad shard options");
+		return NULL;
+	}
+	char run[16];
+	snprintf(run, sizeof run, "run_%03d", o->run);
+	char *rundir = path_join(outdir, run);
+	if (mkdir_p(outdir, e) || mkdir_p(rundir, e)) {
+		free(rundir);
+		return NULL;
+	}
+	remove_stale(outdir);
+	remove_stale(rundir);
+	gt_shard_writer *w = gt_xcalloc(1, sizeof *w);
+	w->out = gt_xstrdup(outdir);
+	w->rundir = rundir;
+	w->o = *o;
+	w->enc = *enc;
+	w->planes = gt_xmalloc(sizeof(float) * enc->nplanes * GT_MAX_PTS);
+	w->globals = gt_xmalloc(sizeof(float) * (enc->nglobals ? enc->nglobals : 1));
+	w->board = gt_xmalloc(sizeof *w->board);
+	return w;
+}
+
+void gt_shard_writer_free(gt_shard_writer *w)
+{
+	if (!w)
+		return;
+	for (int n = 0; n <= GT_MAX_N; n++)
+		rows_release(&w->buf[n]);
+	free(w->planes);
+	free(w->globals);
+	free(w->board);
+	free(w->out);
+	free(w->rundir);
+	free(w);
+}
+
+const gt_shard_stats *gt_shard_writer_stats(const gt_shard_writer *w)
+{
+	return &w->st;
+}
+
+static int finite_all(const float *x, long n)
+{
+	for (long i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return 0;
+	return 1;
+}
+
+/* append the row of position ps on board b; 1 if kept, 0 if non-finite */
+static int add_row(gt_shard_writer *w, rows *rb, const gt_record *r, const gt_position *ps,
+                   const gt_board *b, gt_error *e)
+{
+	int np = rb->np;
+	int rc = w->enc.encode(b, w->planes, w->globals, w->enc.ctx);
+	if (rc)
+		return gt_error_set(e, rc, -1, -1, "move %d: feature encoding failed", ps->move_number);
+	float sign = b->to_move == GT_BLACK ? 1.0f : -1.0f, value = ps->value, score = ps->score;
+	/* a position without value or score takes them from the game's result */
+	if (isnan(value))
+		value = r->winner == GT_WIN_BLACK ? sign : r->winner == GT_WIN_WHITE ? -sign
+		        : r->winner == GT_WIN_DRAW ? 0.0f : NAN;
+	if (isnan(score))
+		score = (float)(sign * r->score);
+	if (!finite_all(ps->policy, np + 1) || !isfinite(value) || !isfinite(score) ||
+	    !isfinite(ps->weight) || !finite_all(w->globals, w->enc.nglobals) ||
+	    !finite_all(w->planes, (long)w->enc.nplanes * np) ||
+	    (r->ownership && !finite_all(r->ownership, np))) {
+		w->st.nonfinite++;
+		return 0;
+	}
+	rows_reserve(rb, rb->cnt < 64 ? 64 : rb->cnt + 1 > rb->cap ? 2 * rb->cap : rb->cap);
+	long i = rb->cnt;
+	pack_planes(rb->packed + (size_t)i * rb->C * rb->pb, w->planes, rb->C, np, rb->pb);
+	memcpy(rb->glob + (size_t)i * rb->G, w->globals, sizeof(float) * rb->G);
+	memcpy(rb->pol + (size_t)i * (np + 1), ps->policy, sizeof(float) * (np + 1));
+	float *own = rb->own + (size_t)i * np;
+	if (r->ownership)
+		for (int p = 0; p < np; p++)
+			own[p] = sign * r->ownership[p];
+	else
+		memset(own, 0, sizeof(float) * np);
+	rb->omask[i] = r->ownership != NULL;
+	rb->val[i] = value;
+	rb->score[i] = score;
+	rb->wt[i] = ps->weight;
+	rb->game[i] = w->game_serial;
+	rb->cnt++;
+	return 1;
+}
+
+static int write_shard(gt_shard_writer *w, rows *rb, long nrows, gt_error *e);
+
+int gt_shard_add_record(gt_shard_writer *w, const gt_record *r, gt_error *e)
+{
+	int n = r->board_size, rc = 0;
+	if (n < 2 || n > GT_MAX_N) {
+		w->st.bad_games++;
+		return gt_error_set(e, GT_EUNSUPPORTED, -1, -1, "board size %d", n);
+	}
+	const gt_rules *rules = gt_rules_find(r->rules);
+	if (!rules) {
+		w->st.bad_games++;
+		return gt_error_set(e, GT_EUNSUPPORTED, -1, -1, "unknown rules '%s'", r->rules);
+	}
+	rows *rb = &w->buf[n];
+	if (!rb->n)
+		rows_init(rb, n, w->enc.nplanes, w->enc.nglobals);
+	long start = rb->cnt, nonfinite0 = w->st.nonfinite, skipped0 = w->st.skipped;
+	gt_board *b = w->board;
+	gt_board_init(b, n, rules, r->komi);
+	for (int c = GT_BLACK; c <= GT_WHITE && !rc; c++)
+		for (int i = 0; i < r->nsetup[c] && !rc; i++)
+			if ((rc = gt_board_setup(b, c, r->setup[c][i])) != 0)
+				gt_error_set(e, rc, -1, -1, "setup stone %d: %s", i, gt_strerror(rc));
+	if (!rc && r->first_to_move)
+		gt_board_set_to_move(b, r->first_to_move);
+	int played = 0;
+	w->game_serial++;
+	for (int j = 0; j < r->npos && !rc; j++) {
+		const gt_position *ps = &r->pos[j];
+		if (ps->move_number < played || ps->move_number > r->nmoves) {
+			rc = gt_error_set(e, GT_EFORMAT, -1, -1, "position %d: move_number %d out of order",
+			                  j, ps->move_number);
+			break;
+		}
+		while (played < ps->move_number && !rc) {
+			int color = r->colors ? r->colors[played] : b->to_move;
+			if (color != b->to_move)
+				gt_board_set_to_move(b, color);
+			rc = gt_board_play(b, color, r->moves[played]);
+			if (rc)
+				gt_error_set(e, rc, -1, -1, "move %d: %s", played + 1, gt_strerror(rc));
+			played++;
+		}
+		if (rc)
+			break;
+		if (!ps->full_search || !ps->policy || !(ps->weight > 0)) {
+			w->st.skipped++;
+			continue;
+		}
+		if (ps->to_move != b->to_move && (ps->to_move == GT_BLACK || ps->to_move == GT_WHITE))
+			gt_board_set_to_move(b, ps->to_move);
+		int k = add_row(w, rb, r, ps, b, e);
+		if (k < 0)
+			rc = k;
+	}
+	if (rc) {
+		rb->cnt = start;
+		w->st.nonfinite = nonfinite0;
+		w->st.skipped = skipped0;
+		w->st.bad_games++;
+		return rc;
+	}
+	w->st.games++;
+	w->st.pending += rb->cnt - start;
+	while (rb->cnt >= w->o.rows)
+		if ((rc = write_shard(w, rb, w->o.rows, e)) != 0)
+			return rc;
+	return 0;
+}
+
+int gt_shard_flush(gt_shard_writer *w, gt_error *e)
+{
+	for (int n = 2; n <= GT_MAX_N; n++) {
+		rows *rb = &w->buf[n];
+		while (rb->cnt > 0) {
+			int rc = write_shard(w, rb, rb->cnt < w->o.rows ? rb->cnt : w->o.rows, e);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return -1;
+	int rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+static int next_index(const char *rundir)
+{
+	DIR *d = opendir(rundir);
+	struct dirent *de;
+	int next = 0;
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		int k;
+		char tail[8];
+		if (sscanf(de->d_name, "games_%d.np%1s", &k, tail) == 2 && k >= next)
+			next = k + 1;
+	}
+	closedir(d);
+	return next;
+}
+
+/* append line + '\n' to OUT/manifest under an exclusive lock, after a '\n'
+ * if a writer died in the middle of its line */
+static int manifest_append(const char *out, const char *line, gt_error *e)
+{
+	char *path = path_join(out, "manifest");
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666), rc = 0;
+	if (fd < 0) {
+		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
+		free(path);
+		return rc;
+	}
+	flock(fd, LOCK_EX);
+	struct stat sb;
+	size_t n = strlen(line);
+	char *buf = gt_xmalloc(n + 2), last = '\n';
+	size_t k = 0;
+	if (fstat(fd, &sb) == 0 && sb.st_size > 0) {
+		int rfd = open(path, O_RDONLY | O_CLOEXEC);
+		if (rfd < 0 || pread(rfd, &last, 1, sb.st_size - 1) != 1)
+			last = '\n';
+		if (rfd >= 0)
+			close(rfd);
+	}
+	if (last != '\n')
+		buf[k++] = '\n';
+	memcpy(buf + k, line, n);
+	k += n;
+	buf[k++] = '\n';
+	ssize_t wr = write(fd, buf, k);
+	if (wr != (ssize_t)k || fsync(fd) != 0)
+		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, wr < 0 ? strerror(errno) : "short write");
+	free(buf);
+	close(fd);
+	free(path);
+	return rc;
+}
+
+static int point_current(const char *out, const char *target)
+{
+	char tmp[64];
+	snprintf(tmp, sizeof tmp, ".current.tmp.%ld", (long)getpid());
+	char *tp = path_join(out, tmp), *cp = path_join(out, "current");
+	unlink(tp);
+	int rc = symlink(target, tp) == 0 && rename(tp, cp) == 0 ? 0 : -1;
+	if (rc)
+		unlink(tp);
+	fsync_dir(out);
+	free(tp);
+	free(cp);
+	return rc;
+}
+
+/* shuffle the buffer, write its first nrows rows as a shard, keep the rest */
+static int write_shard(gt_shard_writer *w, rows *rb, long nrows, gt_error *e)
+{
+	long cnt = rb->cnt;
+	uint64_t s = w->o.seed ^ (0x5851f42d4c957f2dULL * (++w->shard_serial));
+	rows sh;
+	rows_init(&sh, rb->n, rb->C, rb->G);
+	rows_reserve(&sh, cnt);
+	long *perm = gt_xmalloc(sizeof(long) * cnt);
+	for (long i = 0; i < cnt; i++)
+		perm[i] = i;
+	for (long i = cnt - 1; i > 0; i--) {
+		long j = (long)rng_below(&s, (uint64_t)i + 1), t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	for (long i = 0; i < cnt; i++)
+		row_copy(&sh, i, rb, perm[i]);
+	free(perm);
+	sh.cnt = cnt;
+	/* the shuffled rows replace the buffer: a failed write keeps them all */
+	rows_release(rb);
+	*rb = sh;
+
+	long *games = gt_xmalloc(sizeof(long) * nrows);
+	memcpy(games, rb->game, sizeof(long) * nrows);
+	qsort(games, nrows, sizeof(long), cmp_long);
+	long ngames = nrows > 0;
+	for (long i = 1; i < nrows; i++)
+		ngames += games[i] != games[i - 1];
+	free(games);
+
+	int idx = next_index(w->rundir), rc = 0, n = rb->n, np = rb->np;
+	char name[64], tmpname[96];
+	snprintf(tmpname, sizeof tmpname, ".games_%05d.npz.tmp.%ld", idx, (long)getpid());
+	char *tmp = path_join(w->rundir, tmpname), *final = NULL;
+	FILE *f = fopen(tmp, "wb");
+	unsigned char sha[32];
+	uint64_t bytes = 0;
+	if (!f) {
+		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	gt_npz_writer *z = gt_npz_writer_new(f, w->o.level);
+	int64_t R = nrows;
+	int64_t s_packed[3] = {R, rb->C, rb->pb}, s_glob[2] = {R, rb->G}, s_pol[2] = {R, np + 1},
+		s_row[1] = {R}, s_own[2] = {R, np}, s_meta[1] = {5};
+	int32_t meta[5] = {GT_SHARD_FORMAT, n, w->enc.version, rb->C, rb->G};
+	rc = gt_npz_add(z, "binaryInputNCHWPacked", GT_U1, 3, s_packed, rb->packed, e);
+	if (!rc)
+		rc = gt_npz_add(z, "globalInputNC", GT_F4, 2, s_glob, rb->glob, e);
+	if (!rc)
+		rc = gt_npz_add(z, "policy", GT_F4, 2, s_pol, rb->pol, e);
+	if (!rc)
+		rc = gt_npz_add(z, "value", GT_F4, 1, s_row, rb->val, e);
+	if (!rc)
+		rc = gt_npz_add(z, "score", GT_F4, 1, s_row, rb->score, e);
+	if (!rc)
+		rc = gt_npz_add(z, "ownership", GT_F4, 2, s_own, rb->own, e);
+	if (!rc)
+		rc = gt_npz_add(z, "ownership_mask", GT_U1, 1, s_row, rb->omask, e);
+	if (!rc)
+		rc = gt_npz_add(z, "weight", GT_F4, 1, s_row, rb->wt, e);
+	if (!rc)
+		rc = gt_npz_add(z, "meta", GT_I4, 1, s_meta, meta, e);
+	if (!rc)
+		rc = gt_npz_finish(z, sha, &bytes, e);
+	gt_npz_writer_free(z);
+	if (!rc && fsync(fileno(f)) != 0)
+		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: fsync: %s", tmp, strerror(errno));
+	if (fclose(f) != 0 && !rc)
+		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(errno));
+	if (rc)
+		goto out;
+	/* link, not rename: never replace a shard another writer just made */
+	for (;; idx++) {
+		snprintf(name, sizeof name, "games_%05d.npz", idx);
+		free(final);
+		final = path_join(w->rundir, name);
+		if (link(tmp, final) == 0)
+			break;
+		if (errno != EEXIST || idx >= 99999) {
+			rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", final, strerror(errno));
+			goto out;
+		}
+	}
+	fsync_dir(w->rundir);
+
+	char rel[96], hex[65], when[32];
+	snprintf(rel, sizeof rel, "run_%03d/%s", w->o.run, name);
+	for (int i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", sha[i]);
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	json_t *j = json_pack("{s:s, s:I, s:I, s:i, s:i, s:i, s:i, s:s, s:s, s:I}", "file", rel,
+	                      "rows", (json_int_t)nrows, "games", (json_int_t)ngames, "board_size", n,
+	                      "feature_version", w->enc.version, "planes", rb->C, "globals", rb->G,
+	                      "time", when, "sha256", hex, "bytes", (json_int_t)bytes);
+	char *line = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	rc = manifest_append(w->out, line, e);
+	if (!rc) {
+		point_current(w->out, rel);
+		w->st.rows += nrows;
+		w->st.pending -= nrows;
+		w->st.shards++;
+		/* drop the written rows */
+		long rest = rb->cnt - nrows;
+		for (long i = 0; i < rest; i++)
+			row_copy(rb, i, rb, nrows + i);
+		rb->cnt = rest;
+		if (w->o.on_shard)
+			w->o.on_shard(line, w->o.ctx);
+	} else {
+		unlink(final); /* not in the manifest: not a shard */
+	}
+	free(line);
+out:
+	unlink(tmp);
+	free(tmp);
+	free(final);
+	return rc;
+}
+
+/* ---- the window ---- */
+
+struct gt_shard_window {
+	rows r;
+	gt_shard_window_info info;
+	uint64_t rng;
+	int *symtab; /* [8][np] */
+};
+
+typedef struct mentry {
+	char *file, *sha;
+	long rows;
+	int n, version;
+} mentry;
+
+static int read_manifest(const char *out, mentry **list, int *count, gt_error *e)
+{
+	char *path = path_join(out, "manifest");
+	FILE *f = fopen(path, "r");
+	*list = NULL;
+	*count = 0;
+	if (!f) {
+		int rc = gt_error_set(e, errno == ENOENT ? GT_ENOTFOUND : GT_EIO, -1, -1, "%s: %s", path,
+		                      strerror(errno));
+		free(path);
+		return rc;
+	}
+	free(path);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int cnt = 0, max = 0;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		json_t *j = json_loadb(line, (size_t)len, 0, NULL);
+		const char *file = NULL, *sha = NULL;
+		json_int_t rows = 0;
+		int n = 0, ver = 0;
+		if (j && json_unpack(j, "{s:s, s:I, s:i, s:i, s:s}", "file", &file, "rows", &rows,
+		                     "board_size", &n, "feature_version", &ver, "sha256", &sha) == 0 &&
+		    rows > 0 && !strstr(file, "..") && file[0] != '/') {
+			if (cnt == max) {
+				max = max ? 2 * max : 64;
+				*list = gt_xrealloc(*list, sizeof **list * max);
+			}
+			(*list)[cnt++] = (mentry){gt_xstrdup(file), gt_xstrdup(sha), (long)rows, n, ver};
+		}
+		json_decref(j); /* lines that do not parse (a torn last line) are skipped */
+	}
+	free(line);
+	fclose(f);
+	*count = cnt;
+	return 0;
+}
+
+/* load up to want rows of shard m into w; returns rows taken, or a negative
+ * error with why filled */
+static long window_take(gt_shard_window *w, const char *out, const mentry *m, long want,
+                        char *why, size_t whylen)
+{
+	char *path = path_join(out, m->file);
+	gt_error e = {0};
+	gt_npz *z = gt_npz_open(path, &e);
+	free(path);
+	if (!z) {
+		snprintf(why, whylen, "%s", e.text);
+		return GT_EFORMAT;
+	}
+	unsigned char sha[32];
+	char hex[65];
+	gt_npz_sha256(z, sha);
+	for (int i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", sha[i]);
+	if (strcmp(hex, m->sha) != 0) {
+		snprintf(why, whylen, "%s: sha256 differs from the manifest", m->file);
+		gt_npz_close(z);
+		return GT_ECHECKSUM;
+	}
+	rows *r = &w->r;
+	gt_npz_array a[9];
+	memset(a, 0, sizeof a);
+	int64_t s_meta[1] = {5};
+	int rc = gt_npz_load_as(z, "meta", GT_I4, 1, s_meta, &a[8], &e);
+	const int32_t *meta = a[8].data;
+	if (!rc && (meta[0] != GT_SHARD_FORMAT || meta[1] != r->n || meta[2] != w->info.feature_version ||
+	            meta[3] != r->C || meta[4] != r->G))
+		rc = gt_error_set(&e, GT_EFORMAT, -1, -1, "%s: meta differs from the window's", m->file);
+	int64_t R = -1;
+	int64_t s_packed[3] = {R, r->C, r->pb}, s_glob[2] = {R, r->G}, s_pol[2] = {R, r->np + 1},
+		s_own[2] = {R, r->np};
+	int64_t s_val[1] = {R}, s_score[1] = {R}, s_wt[1] = {R}, s_om[1] = {R};
+	if (!rc)
+		rc = gt_npz_load_as(z, "binaryInputNCHWPacked", GT_U1, 3, s_packed, &a[0], &e);
+	R = s_packed[0];
+	s_glob[0] = s_pol[0] = s_own[0] = s_val[0] = s_score[0] = s_wt[0] = s_om[0] = R;
+	if (!rc)
+		rc = gt_npz_load_as(z, "globalInputNC", GT_F4, 2, s_glob, &a[1], &e);
+	if (!rc)
+		rc = gt_npz_load_as(z, "policy", GT_F4, 2, s_pol, &a[2], &e);
+	if (!rc)
+		rc = gt_npz_load_as(z, "value", GT_F4, 1, s_val, &a[3], &e);
+	if (!rc)
+		rc = gt_npz_load_as(z, "score", GT_F4, 1, s_score, &a[4], &e);
+	if (!rc)
+		rc = gt_npz_load_as(z, "ownership", GT_F4, 2, s_own, &a[5], &e);
+	if (!rc)
+		rc = gt_npz_load_as(z, "ownership_mask", GT_U1, 1, s_om, &a[6], &e);
+	if (!rc)
+		rc = gt_npz_load_as(z, "weight", GT_F4, 1, s_wt, &a[7], &e);
+	gt_npz_close(z);
+	long k = 0;
+	if (rc) {
+		snprintf(why, whylen, "%s", e.text);
+	} else {
+		k = R < want ? (long)R : want;
+		long i = r->cnt;
+		rows_reserve(r, i + k);
+		memcpy(r->packed + (size_t)i * r->C * r->pb, a[0].data, (size_t)k * r->C * r->pb);
+		memcpy(r->glob + (size_t)i * r->G, a[1].data, sizeof(float) * k * r->G);
+		memcpy(r->pol + (size_t)i * (r->np + 1), a[2].data, sizeof(float) * k * (r->np + 1));
+		memcpy(r->val + i, a[3].data, sizeof(float) * k);
+		memcpy(r->score + i, a[4].data, sizeof(float) * k);
+		memcpy(r->own + (size_t)i * r->np, a[5].data, sizeof(float) * k * r->np);
+		memcpy(r->omask + i, a[6].data, k);
+		memcpy(r->wt + i, a[7].data, sizeof(float) * k);
+		r->cnt += k;
+	}
+	for (int i = 0; i < 9; i++)
+		free(a[i].data);
+	return rc ? rc : k;
+}
+
+gt_shard_window *gt_shard_window_open(const char *outdir, long want, int board_size, uint64_t seed,
+                                      gt_error *e)
+{
+	if (want < 1 || board_size < 0 || board_size > GT_MAX_N) {
+		gt_error_set(e, GT_EINVAL, -1, -1, "bad window size or board size");
+		return NULL;
+	}
+	mentry *m;
+	int cnt;
+	if (read_manifest(outdir, &m, &cnt, e))
+		return NULL;
+	gt_shard_window *w = gt_xcalloc(1, sizeof *w);
+	w->rng = seed;
+	int n = board_size, ver = -1;
+	for (int i = cnt - 1; i >= 0 && w->r.cnt < want; i--) {
+		if (!n || ver < 0) {
+			if (n && m[i].n != n)
+				goto skip_size;
+			n = m[i].n;
+			ver = m[i].version;
+		}
+		if (m[i].n != n || m[i].version != ver) {
+skip_size:
+			w->info.skipped++;
+			snprintf(w->info.last_skip, sizeof w->info.last_skip,
+			         "%s: board size %d, feature version %d", m[i].file, m[i].n, m[i].version);
+			continue;
+		}
+		if (!w->r.n) {
+			/* geometry from the first shard's meta: read it through a probe */
+			char *path = path_join(outdir, m[i].file);
+			gt_error pe = {0};
+			gt_npz *z = gt_npz_open(path, &pe);
+			free(path);
+			gt_npz_array a = {0};
+			int64_t s5[1] = {5};
+			if (!z || gt_npz_load_as(z, "meta", GT_I4, 1, s5, &a, &pe) != 0) {
+				gt_npz_close(z);
+				w->info.skipped++;
+				snprintf(w->info.last_skip, sizeof w->info.last_skip, "%s", pe.text);
+				if (board_size == 0)
+					n = 0, ver = -1;
+				continue;
+			}
+			gt_npz_close(z);
+			const int32_t *meta = a.data;
+			if (meta[1] == n && meta[3] >= 1 && meta[3] <= 64 && meta[4] >= 0 && meta[4] <= 64)
+				rows_init(&w->r, n, meta[3], meta[4]);
+			free(a.data);
+			if (!w->r.n) {
+				w->info.skipped++;
+				snprintf(w->info.last_skip, sizeof w->info.last_skip, "%s: bad meta", m[i].file);
+				continue;
+			}
+			w->info.feature_version = ver;
+		}
+		long k = window_take(w, outdir, &m[i], want - w->r.cnt, w->info.last_skip,
+		                     sizeof w->info.last_skip);
+		if (k < 0)
+			w->info.skipped++;
+		else if (k > 0)
+			w->info.shards++;
+	}
+	for (int i = 0; i < cnt; i++) {
+		free(m[i].file);
+		free(m[i].sha);
+	}
+	free(m);
+	if (w->r.cnt == 0) {
+		gt_error_set(e, GT_ENOTFOUND, -1, -1, "%s: no usable shard (%d skipped%s%s)", outdir,
+		             w->info.skipped, w->info.skipped ? ": " : "", w->info.last_skip);
+		gt_shard_window_free(w);
+		return NULL;
+	}
+	rows *r = &w->r;
+	w->info.rows = r->cnt;
+	w->info.n = r->n;
+	w->info.nplanes = r->C;
+	w->info.nglobals = r->G;
+	w->symtab = gt_xmalloc(sizeof(int) * GT_NSYM * r->np);
+	for (int k = 0; k < GT_NSYM; k++)
+		for (int p = 0; p < r->np; p++)
+			w->symtab[k * r->np + p] = gt_sym_point(r->n, k, p);
+	return w;
+}
+
+void gt_shard_window_free(gt_shard_window *w)
+{
+	if (!w)
+		return;
+	rows_release(&w->r);
+	free(w->symtab);
+	free(w);
+}
+
+void gt_shard_window_get_info(const gt_shard_window *w, gt_shard_window_info *info)
+{
+	*info = w->info;
+}
+
+int gt_shard_window_get(const gt_shard_window *w, long row, int k, gt_shard_batch *b, int i)
+{
+	const rows *r = &w->r;
+	if (row < 0 || row >= r->cnt || k < 0 || k >= GT_NSYM || i < 0)
+		return GT_EINVAL;
+	int np = r->np, C = r->C, pb = r->pb;
+	const int *sym = w->symtab + k * np;
+	if (b->planes) {
+		float *dst = b->planes + (size_t)i * C * np;
+		const uint8_t *src = r->packed + (size_t)row * C * pb;
+		memset(dst, 0, sizeof(float) * C * np);
+		for (int c = 0; c < C; c++, dst += np, src += pb)
+			for (int j = 0; j < pb; j++) {
+				unsigned v = src[j];
+				for (int p = 8 * j; v; p++, v = (v << 1) & 0xff)
+					if ((v & 0x80) && p < np)
+						dst[sym[p]] = 1;
+			}
+	}
+	if (b->globals)
+		memcpy(b->globals + (size_t)i * r->G, r->glob + (size_t)row * r->G, sizeof(float) * r->G);
+	if (b->policy) {
+		float *dst = b->policy + (size_t)i * (np + 1);
+		const float *src = r->pol + (size_t)row * (np + 1);
+		for (int p = 0; p < np; p++)
+			dst[sym[p]] = src[p];
+		dst[np] = src[np];
+	}
+	if (b->ownership) {
+		float *dst = b->ownership + (size_t)i * np;
+		const float *src = r->own + (size_t)row * np;
+		for (int p = 0; p < np; p++)
+			dst[sym[p]] = src[p];
+	}
+	if (b->value)
+		b->value[i] = r->val[row];
+	if (b->score)
+		b->score[i] = r->score[row];
+	if (b->weight)
+		b->weight[i] = r->wt[row];
+	if (b->ownership_mask)
+		b->ownership_mask[i] = r->omask[row];
+	if (b->sym)
+		b->sym[i] = k;
+	if (b->index)
+		b->index[i] = row;
+	return 0;
+}
+
+void gt_shard_window_sample(gt_shard_window *w, int B, gt_shard_batch *b)
+{
+	for (int i = 0; i < B; i++) {
+		long row = (long)rng_below(&w->rng, (uint64_t)w->r.cnt);
+		int k = (int)rng_below(&w->rng, GT_NSYM);
+		gt_shard_window_get(w, row, k, b, i);
+	}
+}

@@ -1,0 +1,115 @@
+#!/bin/sh
+# gt-selfplay: usage errors; 200 small 9x9 games (8 visits full, 4 cheap)
+# from --model none that parse, replay legally (gt-validate when built) and
+# are byte-identical for one seed whatever the threads; other board sizes;
+# a stop by SIGTERM writes complete records only; a write error is exit 1.
+. "${GT_SRC:-.}/tests/cmd/tap.sh"
+command -v gt-selfplay >/dev/null || skip_all "gt-selfplay not built"
+
+gt-selfplay -h >"$T/out" 2>&1
+ok $? "-h exits 0"
+grep -q -- --parallel-games "$T/out"
+ok $? "-h lists the options"
+gt-selfplay --version >"$T/out" 2>&1
+ok $? "--version exits 0"
+gt-selfplay --bogus >/dev/null 2>"$T/err"
+is $? 2 "unknown option: exit 2"
+gt-selfplay --games 3 >/dev/null 2>"$T/err"
+is $? 2 "no --model: exit 2"
+grep -q "^gt-selfplay: .*--model" "$T/err"
+ok $? "and says so"
+gt-selfplay --model none --visits 0 >/dev/null 2>"$T/err"
+is $? 2 "--visits 0: exit 2"
+gt-selfplay --model none --board-size 20 >/dev/null 2>"$T/err"
+is $? 2 "--board-size 20: exit 2"
+gt-selfplay --model none --rules japanese >/dev/null 2>"$T/err"
+is $? 2 "unknown rules: exit 2"
+gt-selfplay --model none --full-prob 1.5 >/dev/null 2>"$T/err"
+is $? 2 "--full-prob 1.5: exit 2"
+gt-selfplay --model none --games 2x >/dev/null 2>"$T/err"
+is $? 2 "--games 2x: exit 2"
+gt-selfplay --model "$T/missing.bin.gz" >"$T/out" 2>"$T/err"
+is $? 1 "a model file that cannot be used: exit 1"
+test ! -s "$T/out"
+ok $? "and nothing on stdout"
+
+small="--model none --visits 8 --cheap-visits 4 --seed 7 --worker test"
+gt-selfplay $small --games 200 --threads 2 --parallel-games 8 >"$T/a" 2>"$T/err"
+ok $? "200 games on 9x9 with 2 threads"
+is "$(wc -l <"$T/a" | tr -d ' ')" 200 "200 records"
+test ! -s "$T/err"
+ok $? "nothing on stderr without --progress"
+
+# every line is a JSON record with the fields of gt-record(5)
+cat >"$T/check.py" <<'EOF'
+import json, sys
+ids = set()
+for i, line in enumerate(open(sys.argv[1])):
+    r = json.loads(line)
+    n = r["board_size"]
+    assert r["version"] == 1 and r["model"] == "none" and r["worker"] == "test", i
+    assert r["rules"] == sys.argv[2] and n == int(sys.argv[3]), i
+    assert len(r["moves"]) == len(r["positions"]) and r["moves"][-2:] == ["pass", "pass"], i
+    assert len(r["ownership"]) == n * n and r["winner"] in ("B", "W", "draw"), i
+    assert r["game_id"] not in ids, i
+    ids.add(r["game_id"])
+    for k, p in enumerate(r["positions"]):
+        assert p["move_number"] == k and p["to_move"] == "BW"[k % 2], (i, k)
+        if p["full_search"]:
+            assert len(p["policy"]) == n * n + 1 and abs(sum(p["policy"]) - 1) < 1e-4, (i, k)
+        s = r["score"] if p["to_move"] == "B" else -r["score"]
+        assert abs(p["score"] - s) < 1e-6 and p["value"] == (s > 0) - (s < 0), (i, k)
+print(len(ids))
+EOF
+is "$(python3 "$T/check.py" "$T/a" chinese 9 2>&1)" 200 "records parse, with the right fields"
+
+if command -v gt-validate >/dev/null; then
+	gt-validate --rejects "$T/rej" <"$T/a" >"$T/valid" 2>"$T/verr"
+	ok $? "gt-validate accepts every game"
+	cmp -s "$T/a" "$T/valid"
+	ok $? "and passes them through unchanged"
+else
+	ok 0 "# SKIP gt-validate not built"
+	ok 0 "# SKIP gt-validate not built"
+fi
+
+gt-selfplay $small --games 200 --threads 1 --parallel-games 1 >"$T/b" 2>/dev/null
+cmp -s "$T/a" "$T/b"
+ok $? "same seed: byte-identical with 1 thread and 1 game in flight"
+gt-selfplay $small --games 60 --threads 2 --parallel-games 3 >"$T/c" 2>/dev/null
+head -60 "$T/a" | cmp -s - "$T/c"
+ok $? "and with 2 threads x 3 games (the first 60)"
+gt-selfplay $small --games 20 --seed 8 >"$T/d" 2>/dev/null
+head -20 "$T/a" | cmp -s - "$T/d"
+test $? -ne 0
+ok $? "another seed, other games"
+
+for size in 2 3 5 13 19; do
+	gt-selfplay --model none --visits 4 --cheap-visits 2 --seed 1 --worker test \
+		--board-size $size --rules tromp-taylor --komi 0.5 --games 3 >"$T/s$size" 2>/dev/null
+	ok $? "${size}x$size games"
+	is "$(python3 "$T/check.py" "$T/s$size" tromp-taylor $size 2>&1)" 3 "${size}x$size records"
+done
+
+# a stop by SIGTERM: complete records only, exit 0
+gt-selfplay --model none --visits 50 --cheap-visits 20 --games 1000000 --seed 3 \
+	--worker test >"$T/stop" 2>"$T/stoperr" &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid
+is $? 0 "stopped by SIGTERM: exit 0"
+grep -q "stopped by a signal" "$T/stoperr"
+ok $? "and says so on stderr"
+lines=$(wc -l <"$T/stop" | tr -d ' ')
+is "$(python3 "$T/check.py" "$T/stop" chinese 9 2>&1)" "$lines" "all $lines records complete"
+test "$(tail -c 1 "$T/stop" | od -An -c | tr -d ' ')" = '\n' || test ! -s "$T/stop"
+ok $? "ending with a newline"
+
+if [ -w /dev/full ]; then
+	gt-selfplay $small --games 2 >/dev/full 2>"$T/err"
+	is $? 1 "write error: exit 1"
+	grep -q "^gt-selfplay: write error" "$T/err"
+	ok $? "and says so"
+fi
+done_testing

@@ -1,0 +1,436 @@
+/* mcts: the search on small positions with known evaluators: tactics
+ * (a capture, saving a group in atari, passing to win or not passing to
+ * lose), visit spreading, noise, move choice with temperature, batching
+ * across searches, tree reuse and the memory bound. */
+#include "tap.h"
+#include "mcts.h"
+
+/* The test evaluator: uniform policy, value tanh(area score / 4) for the side
+ * to move (Tromp-Taylor area: stones plus empty regions reaching one colour
+ * only), score the area score. Counts its calls and positions. */
+typedef struct area_ctx {
+	long calls, positions;
+	int bias_move; /* a move given logit +2, or -1 */
+} area_ctx;
+
+static int area_eval(void *ctx, int n, int nb, const gt_board *const *boards,
+                     float *logits, float *value, float *score, float *own)
+{
+	area_ctx *a = ctx;
+	(void)own;
+	a->calls++;
+	a->positions += nb;
+	for (int b = 0; b < nb; b++) {
+		double s = gt_board_area(boards[b], NULL);
+		if (boards[b]->to_move == GT_WHITE)
+			s = -s;
+		value[b] = (float)tanh(s / 4);
+		score[b] = (float)s;
+		for (int i = 0; i <= n * n; i++)
+			logits[b * (n * n + 1) + i] = i == a->bias_move ? 2 : 0;
+	}
+	return 0;
+}
+
+static const gt_rules *rules;
+
+static void setup(gt_board *b, int n, double komi, const char *diagram, int to_move)
+{
+	if (gt_board_from_ascii(b, n, rules, komi, diagram, to_move) != 0) {
+		printf("Bail out! bad diagram\n");
+		exit(1);
+	}
+}
+
+static const char *vtx(int n, int pt)
+{
+	static char buf[4][8];
+	static int k;
+	k = (k + 1) & 3;
+	return gt_vertex_str(n, pt, buf[k]);
+}
+
+/* best move of a search of `visits` from b with the area evaluator */
+static int best_move(const gt_board *b, int visits, int leaves, double *value)
+{
+	area_ctx ac = { 0, 0, -1 };
+	gt_evaluator ev = { &ac, area_eval, NULL, "area" };
+	gt_mcts_params p;
+	gt_mcts_params_default(&p);
+	p.leaves = leaves;
+	gt_mcts *m = gt_mcts_new(&p);
+	gt_mcts_set_root(m, b);
+	int err = gt_mcts_search(m, &ev, visits, 0, NULL);
+	if (err)
+		diag("search: %s", gt_strerror(err));
+	int mv = gt_mcts_choose(m, 0, NULL);
+	if (value)
+		*value = gt_mcts_root_value(m, NULL);
+	gt_mcts_free(m);
+	return mv;
+}
+
+static void test_tactics(void)
+{
+	gt_board b;
+	int pass5 = GT_PASS(5);
+
+	setup(&b, 5, 0.5,
+	      ". . . . ."
+	      ". . X . ."
+	      ". X O X ."
+	      ". . . . ."
+	      ". . . . .", GT_BLACK);
+	for (int leaves = 1; leaves <= 8; leaves += 7) {
+		int mv = best_move(&b, 200, leaves, NULL);
+		is_str(vtx(5, mv), "C2", "captures the stone in atari (leaves %d)", leaves);
+	}
+
+	/* the black group (9 stones) and the white pair B2-B1 both have one
+	 * liberty, C2: capturing there saves the group */
+	setup(&b, 5, 0.5,
+	      ". . . . ."
+	      "O O O O O"
+	      "X X X X O"
+	      "X O . X O"
+	      "X O X X O", GT_BLACK);
+	for (int leaves = 1; leaves <= 8; leaves += 7) {
+		int mv = best_move(&b, 200, leaves, NULL);
+		is_str(vtx(5, mv), "C2", "saves the group in atari (leaves %d)", leaves);
+	}
+	gt_board_set_to_move(&b, GT_WHITE);
+	is_str(vtx(5, best_move(&b, 200, 8, NULL)), "C2", "and White captures it there");
+
+	/* White passed; Black leads 15 - 10 - 0.5 = 4.5 and passing ends it */
+	setup(&b, 5, 0.5,
+	      ". . X O ."
+	      ". . X O ."
+	      ". . X O ."
+	      ". . X O ."
+	      ". . X O .", GT_WHITE);
+	gt_board_play(&b, GT_WHITE, pass5);
+	double v;
+	int mv = best_move(&b, 200, 8, &v);
+	is_str(vtx(5, mv), "pass", "passes to win after the opponent's pass");
+	ok(v > 0.5, "root value %.3f of the won position", v);
+
+	/* White passed; White leads: Black must not pass */
+	setup(&b, 5, 0.5,
+	      ". X O . ."
+	      ". X O . ."
+	      ". X O . ."
+	      ". X O . ."
+	      ". X O . .", GT_WHITE);
+	gt_board_play(&b, GT_WHITE, pass5);
+	mv = best_move(&b, 200, 8, NULL);
+	ok(mv != pass5, "does not pass to lose after the opponent's pass (plays %s)", vtx(5, mv));
+
+	/* the ended position: search is done at once, choose says so */
+	gt_board_play(&b, GT_BLACK, pass5);
+	gt_mcts *m = gt_mcts_new(NULL);
+	gt_evaluator uni = gt_evaluator_uniform();
+	gt_mcts_set_root(m, &b);
+	is_int(gt_mcts_search(m, &uni, 50, 0, NULL), 0, "search of an ended game succeeds");
+	is_int(gt_mcts_visits(m), 0, "with no visits");
+	is_int(gt_mcts_choose(m, 0, NULL), GT_EOVER, "choose on an ended game: GT_EOVER");
+	gt_mcts_free(m);
+}
+
+static void test_spread(void)
+{
+	/* uniform priors, constant value 0, no FPU reduction: round robin */
+	gt_board b;
+	gt_board_init(&b, 5, rules, 0);
+	gt_evaluator uni = gt_evaluator_uniform();
+	for (int leaves = 1; leaves <= 8; leaves += 7) {
+		gt_mcts_params p;
+		gt_mcts_params_default(&p);
+		p.fpu_reduction = p.root_fpu_reduction = 0;
+		p.leaves = leaves;
+		gt_mcts *m = gt_mcts_new(&p);
+		gt_mcts_set_root(m, &b);
+		gt_mcts_search(m, &uni, 1 + 26 * 4, 0, NULL);
+		int vis[26], lo = 1 << 30, hi = 0;
+		int sum = gt_mcts_child_visits(m, vis);
+		for (int i = 0; i < 26; i++) {
+			lo = vis[i] < lo ? vis[i] : lo;
+			hi = vis[i] > hi ? vis[i] : hi;
+		}
+		is_int(gt_mcts_visits(m), 105, "root visits reach the target (leaves %d)", leaves);
+		is_int(sum, 104, "children hold all visits but the root's own");
+		ok(lo == 4 && hi == 4, "visits spread evenly: 4 each (min %d max %d, leaves %d)",
+		   lo, hi, leaves);
+		gt_mcts_free(m);
+	}
+}
+
+static void test_noise(void)
+{
+	gt_board b;
+	gt_board_init(&b, 5, rules, 0.5);
+	area_ctx ac = { 0, 0, 12 };  /* C3 favoured */
+	gt_evaluator ev = { &ac, area_eval, NULL, "area" };
+	gt_mcts *m = gt_mcts_new(NULL);
+	gt_mcts_set_root(m, &b);
+	gt_mcts_search(m, &ev, 1, 0, NULL);
+	float clean[26], noised[26];
+	double mean[26] = { 0 }, var0 = 0;
+	gt_mcts_prior(m, 0, clean);
+	gt_rng r;
+	gt_rng_seed(&r, 7);
+	int draws = 4000, sums = 1;
+	for (int t = 0; t < draws; t++) {
+		gt_mcts_begin(m, 1, 1, &r);
+		gt_mcts_prior(m, 1, noised);
+		double s = 0;
+		for (int i = 0; i < 26; i++) {
+			mean[i] += noised[i];
+			s += noised[i];
+		}
+		double eta = (noised[0] - 0.75 * clean[0]) / 0.25 - 1.0 / 26;
+		var0 += eta * eta;
+		sums &= fabs(s - 1) < 1e-5;
+	}
+	ok(sums, "noised priors sum to 1");
+	/* E[P'] = 0.75 P + 0.25 / k; Var eta_i = (1/k)(1 - 1/k) / (10.83 + 1) */
+	double sd = sqrt((1.0 / 26) * (1 - 1.0 / 26) / 11.83);
+	double worst = 0;
+	for (int i = 0; i < 26; i++) {
+		double z = fabs(mean[i] / draws - (0.75 * clean[i] + 0.25 / 26)) /
+		           (0.25 * sd / sqrt(draws));
+		worst = z > worst ? z : worst;
+	}
+	ok(worst < 5, "noised prior mean is 0.75 P + 0.25/k (worst z %.2f)", worst);
+	is_dbl(sqrt(var0 / draws), sd, 0.1 * sd, "noise sd matches alpha = 10.83/k");
+	gt_mcts_prior(m, 0, noised);
+	ok(memcmp(noised, clean, sizeof clean) == 0, "clean priors kept under the noise");
+	gt_mcts_begin(m, 1, 0, NULL);
+	gt_mcts_prior(m, 1, noised);
+	ok(memcmp(noised, clean, sizeof clean) == 0, "a search without noise restores them");
+	gt_mcts_free(m);
+}
+
+static void test_choose(void)
+{
+	gt_board b;
+	gt_board_init(&b, 5, rules, 0.5);
+	area_ctx ac = { 0, 0, 12 };
+	gt_evaluator ev = { &ac, area_eval, NULL, "area" };
+	gt_mcts *m = gt_mcts_new(NULL);
+	gt_mcts_set_root(m, &b);
+	gt_mcts_search(m, &ev, 300, 0, NULL);
+	int vis[26], best = 0;
+	int sum = gt_mcts_child_visits(m, vis);
+	for (int i = 1; i < 26; i++)
+		if (vis[i] > vis[best])
+			best = i;
+	is_int(gt_mcts_choose(m, 0, NULL), best, "temperature 0 picks the most visited move");
+	gt_rng r;
+	gt_rng_seed(&r, 11);
+	is_int(gt_mcts_choose(m, 0, &r), best, "also with an rng");
+
+	float pol[26];
+	is_int(gt_mcts_policy(m, pol), sum, "policy over the child visits");
+	double ps = 0;
+	for (int i = 0; i < 26; i++)
+		ps += pol[i];
+	is_dbl(ps, 1, 1e-5, "policy sums to 1");
+
+	/* temperature 1: proportional to visits (chi-square over moves with an
+	 * expected count >= 5, the rest pooled) */
+	int draws = 20000;
+	long cnt[26] = { 0 };
+	for (int t = 0; t < draws; t++) {
+		int mv = gt_mcts_choose(m, 1, &r);
+		cnt[mv >= 0 && mv < 26 ? mv : 0]++;
+	}
+	double chi = 0, pe = 0, po = 0;
+	int dof = -1, bad = 0;
+	for (int i = 0; i < 26; i++) {
+		double e = (double)draws * vis[i] / sum;
+		if (vis[i] == 0 && cnt[i])
+			bad = 1;
+		if (e >= 5) {
+			chi += (cnt[i] - e) * (cnt[i] - e) / e;
+			dof++;
+		} else {
+			pe += e;
+			po += cnt[i];
+		}
+	}
+	if (pe > 0) {
+		chi += (po - pe) * (po - pe) / (pe > 1e-9 ? pe : 1e-9);
+		dof++;
+	}
+	/* mean dof, sd sqrt(2 dof): bound at dof + 5 sd */
+	ok(!bad, "never a move without visits");
+	ok(chi < dof + 5 * sqrt(2.0 * dof), "temperature 1 samples in proportion (chi-square %.1f, %d dof)",
+	   chi, dof);
+
+	/* low temperature concentrates on the best move */
+	long top = 0;
+	for (int t = 0; t < 2000; t++)
+		top += gt_mcts_choose(m, 0.05, &r) == best;
+	ok(top > 1900, "temperature 0.05 nearly greedy (%ld of 2000)", top);
+	gt_mcts_free(m);
+}
+
+static void test_batching(void)
+{
+	/* k searches run together equal each run alone (deterministic evaluator,
+	 * noise from per-search rngs with the same seeds) */
+	enum { K = 5 };
+	const char *pos[K] = {
+		".........""........."".........""...X....."".........""...O....."".........""........."".........",
+		".........""..X......"".........""........."".....O...""........."".........""........."".........",
+		".........""........."".........""........."".........""........."".........""........."".........",
+		"X........""O........"".........""........."".........""........."".........""........."".........",
+		".........""........."".........""....XO..."".........""........."".........""........."".........",
+	};
+	gt_board b[K];
+	gt_mcts *alone[K], *together[K];
+	gt_rng ra[K], rt[K];
+	area_ctx a1 = { 0, 0, -1 }, a2 = { 0, 0, -1 };
+	gt_evaluator e1 = { &a1, area_eval, NULL, "area" }, e2 = { &a2, area_eval, NULL, "area" };
+	gt_mcts_params p;
+	gt_mcts_params_default(&p);
+	p.leaves = 6;
+	for (int j = 0; j < K; j++) {
+		setup(&b[j], 9, 7, pos[j], j & 1 ? GT_WHITE : GT_BLACK);
+		alone[j] = gt_mcts_new(&p);
+		together[j] = gt_mcts_new(&p);
+		gt_mcts_set_root(alone[j], &b[j]);
+		gt_mcts_set_root(together[j], &b[j]);
+		gt_rng_seed_stream(&ra[j], 5, j);
+		gt_rng_seed_stream(&rt[j], 5, j);
+		gt_mcts_search(alone[j], &e1, 150 + 20 * j, 1, &ra[j]);
+		gt_mcts_begin(together[j], 150 + 20 * j, 1, &rt[j]);
+	}
+	is_int(gt_mcts_run_many(together, K, &e2), 0, "run_many of %d searches", K);
+	int same = 1;
+	for (int j = 0; j < K; j++) {
+		int v1[82], v2[82];
+		gt_mcts_child_visits(alone[j], v1);
+		gt_mcts_child_visits(together[j], v2);
+		same &= memcmp(v1, v2, sizeof v1) == 0;
+		same &= gt_mcts_root_value(alone[j], NULL) == gt_mcts_root_value(together[j], NULL);
+	}
+	ok(same, "visits and values equal with 1 or %d searches in flight", K);
+	is_int(a1.positions, a2.positions, "same positions evaluated");
+	ok(a2.calls * 3 < a1.calls, "in fewer evaluator calls (%ld vs %ld)", a2.calls, a1.calls);
+	diag("mean batch %.1f together, %.1f alone", (double)a2.positions / a2.calls,
+	     (double)a1.positions / a1.calls);
+
+	/* mixed board sizes are refused */
+	gt_board small;
+	gt_board_init(&small, 5, rules, 0);
+	gt_mcts_set_root(together[1], &small);
+	gt_mcts_begin(together[0], 10, 0, NULL);
+	gt_mcts_begin(together[1], 10, 0, NULL);
+	is_int(gt_mcts_run_many(together, 2, &e2), GT_EINVAL, "mixed sizes: GT_EINVAL");
+	for (int j = 0; j < K; j++) {
+		gt_mcts_free(alone[j]);
+		gt_mcts_free(together[j]);
+	}
+}
+
+static void test_reuse(void)
+{
+	gt_board b;
+	gt_board_init(&b, 9, rules, 7);
+	area_ctx ac = { 0, 0, -1 };
+	gt_evaluator ev = { &ac, area_eval, NULL, "area" };
+	gt_mcts *m = gt_mcts_new(NULL);
+	gt_mcts_set_root(m, &b);
+	gt_mcts_search(m, &ev, 400, 0, NULL);
+	int vis[82];
+	gt_mcts_child_visits(m, vis);
+	int mv = gt_mcts_choose(m, 0, NULL);
+	gt_mcts_stats st;
+	gt_mcts_get_stats(m, &st);
+	size_t before = st.nodes;
+	is_int(gt_mcts_advance(m, mv), 0, "advance to the chosen move");
+	is_int(gt_mcts_visits(m), vis[mv], "the new root keeps the child's %d visits", vis[mv]);
+	gt_mcts_get_stats(m, &st);
+	ok(st.nodes < before && st.nodes >= (size_t)vis[mv], "the tree keeps the subtree only (%zu of %zu nodes)",
+	   st.nodes, before);
+	is_int(gt_mcts_root(m)->nmoves, 1, "root position advanced");
+	long evals = ac.positions;
+	gt_mcts_search(m, &ev, 400, 0, NULL);
+	is_int(gt_mcts_visits(m), 400, "search continues to the target");
+	is_int(ac.positions - evals, 400 - vis[mv], "evaluating only the missing visits");
+	int cv[82], sum = gt_mcts_child_visits(m, cv);
+	is_int(sum, 399, "child visits = root visits - 1 after reuse");
+
+	/* advancing by an unvisited move starts an empty tree */
+	gt_mcts_set_root(m, &b);
+	gt_mcts_search(m, &ev, 5, 0, NULL);
+	gt_mcts_child_visits(m, cv);
+	int unvisited = -1;
+	for (int i = 0; i < 81 && unvisited < 0; i++)
+		if (cv[i] == 0)
+			unvisited = i;
+	is_int(gt_mcts_advance(m, unvisited), 0, "advance by an unvisited move");
+	is_int(gt_mcts_visits(m), 0, "starts from an empty tree");
+	ok(gt_mcts_advance(m, unvisited) != 0, "an illegal move is refused");
+	is_int(gt_mcts_root(m)->nmoves, 1, "and changes nothing");
+	gt_mcts_free(m);
+
+	/* the memory bound: a 64 KiB tree stops the search early but cleanly */
+	gt_mcts_params p;
+	gt_mcts_params_default(&p);
+	p.max_bytes = 64 << 10;
+	m = gt_mcts_new(&p);
+	gt_mcts_set_root(m, &b);
+	is_int(gt_mcts_search(m, &ev, 100000, 0, NULL), 0, "search under a small memory bound");
+	gt_mcts_get_stats(m, &st);
+	ok(gt_mcts_visits(m) > 10 && gt_mcts_visits(m) < 100000, "stops early (%d visits)",
+	   gt_mcts_visits(m));
+	ok(st.bytes / 2 <= p.max_bytes, "pool memory %zu within the bound", st.bytes);
+	ok(gt_mcts_done(m), "and is done");
+	gt_mcts_free(m);
+}
+
+static void test_errors(void)
+{
+	gt_board b;
+	gt_board_init(&b, 5, rules, 0.5);
+	gt_mcts *m = gt_mcts_new(NULL);
+	gt_mcts_set_root(m, &b);
+	is_int(gt_mcts_begin(m, 0, 0, NULL), GT_EINVAL, "0 visits refused");
+	gt_mcts_begin(m, 10, 0, NULL);
+	const gt_board *lv[8];
+	is_int(gt_mcts_collect(m, 0, lv), 1, "first collect: the root alone");
+	is_int(gt_mcts_collect(m, 0, lv), GT_EINVAL, "collect twice without apply refused");
+	float logits[26] = { 0 }, value = NAN;
+	is_int(gt_mcts_apply(m, logits, &value, NULL), GT_EINVAL, "NaN value refused");
+	is_int(gt_mcts_visits(m), 0, "and the tree reset");
+	gt_mcts_begin(m, 10, 0, NULL);
+	gt_mcts_collect(m, 0, lv);
+	value = 0;
+	logits[3] = NAN;
+	is_int(gt_mcts_apply(m, logits, &value, NULL), GT_EINVAL, "NaN logit refused");
+	logits[3] = -INFINITY;
+	for (int i = 0; i < 26; i++)
+		logits[i] = -INFINITY;
+	gt_mcts_begin(m, 10, 0, NULL);
+	gt_mcts_collect(m, 0, lv);
+	is_int(gt_mcts_apply(m, logits, &value, NULL), 0, "all logits -inf accepted");
+	float pr[26];
+	gt_mcts_prior(m, 0, pr);
+	is_dbl(pr[7], 1.0 / 26, 1e-6, "as uniform priors");
+	gt_mcts_free(m);
+}
+
+int main(void)
+{
+	rules = gt_rules_find("tromp-taylor");
+	test_tactics();
+	test_spread();
+	test_noise();
+	test_choose();
+	test_batching();
+	test_reuse();
+	test_errors();
+	return done_testing();
+}

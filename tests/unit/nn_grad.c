@@ -1,0 +1,265 @@
+/* nn_grad: gradients of lib/nn against central finite differences of the
+ * loss, for every parameter (so every layer type: 3x3 convolutions, the
+ * globals, Fixup scalars, 1x1 heads, pooling, the value MLP) and every
+ * loss term alone and together, with row weights; plus batch consistency
+ * and board-size independence of the weights. */
+#include "tap.h"
+#include "nn.h"
+#include "nn_backend.h"
+#include "optim.h"
+
+static unsigned long long rs = 12345;
+static double urand(void)
+{
+	rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
+	return ((rs >> 11) + 0.5) / 9007199254740992.0;
+}
+
+typedef struct batch {
+	int B, n;
+	float *planes, *glob, *pol, *val, *score, *own, *weight;
+} batch;
+
+static void make_batch(batch *d, const gt_arch *a, int B, int n)
+{
+	int N = n * n;
+	d->B = B;
+	d->n = n;
+	d->planes = malloc(sizeof(float) * B * a->in_planes * N);
+	d->glob = malloc(sizeof(float) * B * (a->globals + 1));
+	d->pol = malloc(sizeof(float) * B * (N + 1));
+	d->val = malloc(sizeof(float) * B);
+	d->score = malloc(sizeof(float) * B);
+	d->own = malloc(sizeof(float) * B * N);
+	d->weight = malloc(sizeof(float) * B);
+	for (int i = 0; i < B * a->in_planes * N; i++)
+		d->planes[i] = urand() < 0.4;
+	for (int i = 0; i < B * a->globals; i++)
+		d->glob[i] = (float)(urand() * 2 - 1);
+	for (int b = 0; b < B; b++) {
+		double s = 0;
+		for (int i = 0; i <= N; i++)
+			s += d->pol[b * (N + 1) + i] = (float)urand();
+		for (int i = 0; i <= N; i++)
+			d->pol[b * (N + 1) + i] /= (float)s;
+		d->val[b] = (float)(urand() * 2 - 1);
+		d->score[b] = (float)(urand() * 80 - 40);
+		d->weight[b] = (float)(0.5 + urand());
+		for (int i = 0; i < N; i++)
+			d->own[b * N + i] = (float)(urand() * 2 - 1);
+	}
+}
+
+static void free_batch(batch *d)
+{
+	free(d->planes); free(d->glob); free(d->pol); free(d->val);
+	free(d->score); free(d->own); free(d->weight);
+}
+
+static double loss_of(gt_nn *nn, batch *d, const gt_nn_lossw *w)
+{
+	gt_nn_target t = {d->pol, d->val, d->score, d->own, d->weight};
+	gt_nn_loss l;
+	gt_nn_forward(nn, d->B, d->n, d->planes, d->glob, 0, NULL);
+	gt_nn_eval_loss(nn, &t, w, &l);
+	return l.total;
+}
+
+/* Compare every analytic gradient with a central difference; returns the
+ * number of mismatches and reports the worst relative error. */
+static int gradcheck(gt_nn *nn, batch *d, const gt_nn_lossw *w, const char *what)
+{
+	gt_nn_target t = {d->pol, d->val, d->score, d->own, d->weight};
+	size_t np = gt_nn_nparams(nn);
+	float *p = gt_nn_params(nn), *g = gt_nn_grads(nn);
+	gt_nn_zero_grad(nn);
+	gt_nn_forward(nn, d->B, d->n, d->planes, d->glob, 1, NULL);
+	gt_nn_backward(nn, &t, w, NULL);
+	float *ana = malloc(sizeof(float) * np);
+	memcpy(ana, g, sizeof(float) * np);
+	int bad = 0, nonzero = 0;
+	double worst = 0;
+	const gt_arch *a = gt_nn_arch(nn);
+	int kinks = 0;
+	for (size_t i = 0; i < np; i++) {
+		float save = p[i];
+		double num2[2];
+		/* two step sizes: where they disagree the loss is not smooth at
+		 * this scale (a ReLU or Huber kink within h): counted, not judged */
+		for (int k = 0; k < 2; k++) {
+			double h = (k ? 2e-3 : 1e-3) * (fabs(save) > 1 ? fabs(save) : 1);
+			p[i] = (float)(save + h);
+			h = p[i] - save;
+			double lp = loss_of(nn, d, w);
+			p[i] = (float)(save - h);
+			double lm = loss_of(nn, d, w);
+			p[i] = save;
+			num2[k] = (lp - lm) / (2 * h);
+		}
+		double num = num2[0];
+		double err = fabs(num - ana[i]);
+		double scale = fabs(num) > fabs(ana[i]) ? fabs(num) : fabs(ana[i]);
+		if (scale > 1e-6)
+			nonzero++;
+		if (fabs(num2[0] - num2[1]) > 3e-3 * scale + 3e-5) {
+			kinks++;
+			continue;
+		}
+		if (err > 3e-3 * scale + 3e-5) {
+			if (bad < 5) {
+				for (int k = 0; k < gt_arch_ntensors(a); k++) {
+					gt_tensor tt;
+					gt_arch_tensor(a, k, &tt);
+					if (i >= tt.offset && i < tt.offset + tt.size)
+						diag("%s: %s[%zu] analytic %.7g numeric %.7g", what,
+						     tt.name, i - tt.offset, ana[i], num);
+				}
+			}
+			bad++;
+		}
+		if (scale > 1e-4 && err / scale > worst)
+			worst = err / scale;
+	}
+	ok(kinks <= (int)np / 50, "%s: %d of %zu parameters near a kink (at most 2%%)",
+	   what, kinks, np);
+	diag("%s: %zu parameters, %d with nonzero gradient, worst relative error %.2g",
+	     what, np, nonzero, worst);
+	ok(nonzero > (int)(np / 3), "%s: most gradients are nonzero", what);
+	free(ana);
+	return bad;
+}
+
+int main(void)
+{
+	gt_arch a;
+	gt_error e;
+	gt_arch_default(&a, 2, 4);
+	a.in_planes = 5;
+	a.globals = 3;
+	a.head_policy = 3;
+	a.head_value = 3;
+	a.value_hidden = 5;
+	gt_nn *nn = gt_nn_new(&a, "cpu", &e);
+	ok(nn != NULL, "network b2c4 created");
+	ok(gt_nn_new(&a, "tpu", &e) == NULL, "unknown backend refused: %s", e.text);
+	size_t np = gt_nn_nparams(nn);
+	float *p = gt_nn_params(nn);
+	/* random parameters everywhere (not Fixup's zeros, so that every path
+	 * carries gradient), biases positive-ish so ReLUs are mixed */
+	for (size_t i = 0; i < np; i++)
+		p[i] = (float)((urand() * 2 - 1) * 0.5);
+	batch d;
+	make_batch(&d, &a, 3, 4);
+
+	static const struct { const char *name; gt_nn_lossw w; } terms[] = {
+		{"policy", {1, 0, 0, 0}}, {"value", {0, 1, 0, 0}},
+		{"score", {0, 0, 1, 0}}, {"ownership", {0, 0, 0, 1}},
+		{"all terms", {1, 1, 0.5f, 0.5f}},
+	};
+	for (size_t k = 0; k < sizeof terms / sizeof terms[0]; k++)
+		is_int(gradcheck(nn, &d, &terms[k].w, terms[k].name), 0,
+		       "gradient of the %s loss matches finite differences", terms[k].name);
+
+	/* convolutions split into chunks of one board */
+	gt_nn_cpu_chunk(1);
+	is_int(gradcheck(nn, &d, &GT_NN_LOSSW_DEFAULT, "one board per chunk"), 0,
+	       "gradient with one board per convolution chunk");
+	gt_nn_cpu_chunk(GT_NN_CPU_CHUNK_MAX);
+
+	/* board size 2 and 7 with the same weights */
+	batch d2;
+	make_batch(&d2, &a, 2, 7);
+	is_int(gradcheck(nn, &d2, &GT_NN_LOSSW_DEFAULT, "7x7"), 0,
+	       "gradient on 7x7 with the same weights");
+	free_batch(&d2);
+	make_batch(&d2, &a, 2, 2);
+	is_int(gradcheck(nn, &d2, &GT_NN_LOSSW_DEFAULT, "2x2"), 0,
+	       "gradient on 2x2 with the same weights");
+	free_batch(&d2);
+
+	/* a batch evaluates each row as if alone */
+	gt_nn_out o;
+	gt_nn_forward(nn, 3, 4, d.planes, d.glob, 0, &o);
+	float pol2[17], v2 = o.value[2], s2 = o.score[2], own2 = o.own[2 * 16 + 5];
+	memcpy(pol2, o.policy + 2 * 17, sizeof pol2);
+	gt_nn_forward(nn, 1, 4, d.planes + 2 * 5 * 16, d.glob + 2 * 3, 0, &o);
+	double md = 0;
+	for (int i = 0; i < 17; i++)
+		md = fmax(md, fabs(pol2[i] - o.policy[i]));
+	ok(md < 1e-5 && fabs(v2 - o.value[0]) < 1e-6 && fabs(s2 - o.score[0]) < 1e-4 &&
+	   fabs(own2 - o.own[5]) < 1e-6, "row 2 of a batch equals the row alone (%.2g)", md);
+
+	/* gradients accumulate: twice backward = 2x */
+	{
+		gt_nn_target t = {d.pol, d.val, d.score, d.own, d.weight};
+		float *g = gt_nn_grads(nn), *g1 = malloc(sizeof(float) * np);
+		gt_nn_zero_grad(nn);
+		gt_nn_forward(nn, d.B, d.n, d.planes, d.glob, 1, NULL);
+		gt_nn_backward(nn, &t, NULL, NULL);
+		memcpy(g1, g, sizeof(float) * np);
+		gt_nn_backward(nn, &t, NULL, NULL);
+		double m = 0;
+		for (size_t i = 0; i < np; i++)
+			m = fmax(m, fabs(g[i] - 2 * g1[i]));
+		ok(m < 1e-5, "backward accumulates into the gradient");
+		free(g1);
+		gt_nn_forward(nn, d.B, d.n, d.planes, d.glob, 0, NULL);
+		is_int(gt_nn_backward(nn, &t, NULL, NULL), GT_EINVAL,
+		       "backward after a play-only forward is refused");
+	}
+	is_int(gt_nn_forward(nn, 1, 20, d.planes, d.glob, 0, NULL), GT_EINVAL,
+	       "board larger than max_n refused");
+
+	/* Fixup init: zero second convolutions make each block the identity */
+	gt_arch_init_params(&a, p, 7);
+	gt_tensor t;
+	int found = 0;
+	for (int k = 0; k < gt_arch_ntensors(&a); k++) {
+		gt_arch_tensor(&a, k, &t);
+		if (!strcmp(t.name, "blk1.w2")) {
+			found = 1;
+			double s = 0;
+			for (size_t i = 0; i < t.size; i++)
+				s += fabs(p[t.offset + i]);
+			is_dbl(s, 0, 0, "Fixup init: blk1.w2 is zero");
+		}
+		if (!strcmp(t.name, "blk0.s"))
+			is_dbl(p[t.offset], 1, 0, "Fixup init: blk0.s is 1");
+	}
+	ok(found, "tensor blk1.w2 exists");
+	/* training end to end: AdamW from the Fixup init fits a small batch */
+	{
+		batch f;
+		make_batch(&f, &a, 8, 5);
+		gt_optim_conf oc = gt_optim_defaults(GT_OPTIM_ADAMW);
+		oc.lr = 1e-2f;
+		gt_optim *opt = gt_optim_new(&oc, np);
+		gt_nn_target t = {f.pol, f.val, f.score, f.own, NULL};
+		gt_nn_loss l0, l;
+		for (int k = 0; k < 150; k++) {
+			gt_nn_zero_grad(nn);
+			gt_nn_forward(nn, f.B, f.n, f.planes, f.glob, 1, NULL);
+			gt_nn_backward(nn, &t, NULL, k ? &l : &l0);
+			gt_optim_step(opt, p, gt_nn_grads(nn));
+			gt_nn_sync_params(nn);
+		}
+		diag("loss %.4f -> %.4f after 150 AdamW steps (policy %.3f -> %.3f, value %.3f -> %.3f, score %.3f -> %.3f, own %.3f -> %.3f)",
+		     l0.total, l.total, l0.policy, l.policy, l0.value, l.value, l0.score, l.score, l0.own, l.own);
+		/* the value loss cannot go below the entropy of its targets */
+		double floor = 0;
+		for (int b = 0; b < f.B; b++) {
+			double q = (1 + f.val[b]) / 2;
+			floor -= (q * log(q) + (1 - q) * log(1 - q)) / f.B;
+		}
+		diag("value loss floor (target entropy) %.4f", floor);
+		ok(l.value - floor < 0.1 * (l0.value - floor),
+		   "training removes 90%% of the value loss above its floor");
+		ok(l.score < 0.05 * l0.score, "training fits the scores");
+		ok(l.total < l0.total - 0.5, "total loss falls");
+		gt_optim_free(opt);
+		free_batch(&f);
+	}
+	free_batch(&d);
+	gt_nn_free(nn);
+	return done_testing();
+}

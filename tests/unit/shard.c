@@ -1,0 +1,486 @@
+/*
+ * shard: lib/shard on hand-made records (no parser involved): rows and
+ * their perspectives, skipped and non-finite positions, shard size and
+ * manifest, the window and its symmetry (hand-checked case, then every
+ * sample checked against an independent unpacking).
+ */
+#include "board.h"
+#include "npz.h"
+#include "shard.h"
+#include "sym.h"
+#include "tap.h"
+
+#include <unistd.h>
+
+static char dir[256];
+
+/* 9x9 vertices: E5 = 40, C3 = (2,6) = 56, D2 = (3,7) = 66, G7 = (6,2) = 24 */
+#define E5 40
+#define C3 56
+#define D2 66
+#define G7 24
+#define N 9
+#define NP 81
+
+static float pol[6][NP + 1];
+static float own[NP];
+static int16_t moves[4] = {E5, C3, D2, G7};
+
+/* a game: B E5, W C3, B D2, W G7; positions 0..5 with unique scores;
+ * position 3 has no full search; position 4 a NaN in its policy;
+ * Black won by 3.5 */
+static void make_game(gt_record *r, gt_position *pos)
+{
+	memset(r, 0, sizeof *r);
+	r->version = 1;
+	snprintf(r->rules, sizeof r->rules, "chinese");
+	r->komi = 7.5;
+	r->board_size = N;
+	r->first_to_move = GT_BLACK;
+	r->nmoves = 4;
+	r->moves = moves;
+	r->winner = GT_WIN_BLACK;
+	r->score = 3.5;
+	for (int p = 0; p < NP; p++)
+		own[p] = p % N < 4 ? 1.0f : p % N > 4 ? -1.0f : 0.0f;
+	r->ownership = own;
+	const int next[5] = {E5, C3, D2, G7, NP};
+	memset(pol, 0, sizeof pol);
+	for (int j = 0; j < 5; j++) {
+		pos[j].move_number = j;
+		pos[j].to_move = j % 2 ? GT_WHITE : GT_BLACK;
+		pos[j].policy = pol[j];
+		pol[j][next[j]] = 1;
+		pos[j].value = j % 2 ? -1 : 1;
+		pos[j].score = (j % 2 ? -3.5f : 3.5f) + 100 * j; /* identifies the row */
+		pos[j].visits = 100;
+		pos[j].full_search = j != 3;
+		pos[j].weight = 1;
+	}
+	pol[4][0] = NAN;
+	r->npos = 5;
+	r->pos = pos;
+}
+
+static int lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int n = 0, c;
+	while (f && (c = fgetc(f)) != EOF)
+		n += c == '\n';
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static int bit(const uint8_t *packed, int C, int pb, long row, int c, int p)
+{
+	return (packed[((size_t)row * C + c) * pb + p / 8] >> (7 - p % 8)) & 1;
+}
+
+static void check_writer(void)
+{
+	char out[512], path[600];
+	snprintf(out, sizeof out, "%s/data", dir);
+	gt_shard_opts o;
+	gt_shard_opts_init(&o);
+	o.rows = 2;
+	o.seed = 7;
+	gt_error e = {0};
+	gt_shard_writer *w = gt_shard_writer_new(out, &o, &e);
+	ok(w != NULL, "writer");
+	gt_record r;
+	gt_position pos[5];
+	make_game(&r, pos);
+	is_int(gt_shard_add_record(w, &r, &e), 0, "add the game");
+	const gt_shard_stats *st = gt_shard_writer_stats(w);
+	is_int(st->skipped, 1, "one position without a full search skipped");
+	is_int(st->nonfinite, 1, "one NaN row dropped");
+	is_int(st->shards, 1, "a shard of 2 rows written at once");
+	is_int(st->pending, 1, "one row pending");
+	/* an illegal game: W plays onto E5 */
+	int16_t bad[2] = {E5, E5};
+	gt_record r2 = r;
+	r2.moves = bad;
+	r2.nmoves = 2;
+	r2.npos = 3;
+	int rc = gt_shard_add_record(w, &r2, &e);
+	is_int(rc, GT_EOCCUPIED, "illegal move refused (%s)", e.text);
+	is_int(st->bad_games, 1, "bad game counted");
+	is_int(st->pending, 1, "its rows are not kept");
+	is_int(gt_shard_flush(w, &e), 0, "flush");
+	is_int(st->shards, 2, "two shards");
+	is_int(st->rows, 3, "three rows");
+	is_int(st->pending, 0, "nothing pending");
+	gt_shard_writer_free(w);
+
+	snprintf(path, sizeof path, "%s/manifest", out);
+	is_int(lines(path), 2, "manifest has two lines");
+	char link[256] = {0};
+	snprintf(path, sizeof path, "%s/current", out);
+	ssize_t ln = readlink(path, link, sizeof link - 1);
+	ok(ln > 0 && strcmp(link, "run_000/games_00001.npz") == 0, "current -> %s", link);
+
+	/* rows of both shards, by score */
+	int found = 0;
+	for (int s = 0; s < 2; s++) {
+		snprintf(path, sizeof path, "%s/run_000/games_%05d.npz", out, s);
+		gt_npz *z = gt_npz_open(path, &e);
+		if (!ok(z != NULL, "open shard %d", s)) {
+			diag("%s", e.text);
+			continue;
+		}
+		gt_npz_array pk, po, va, sc, ow, mt;
+		int64_t sm[1] = {5};
+		gt_npz_load_as(z, "meta", GT_I4, 1, sm, &mt, &e);
+		const int32_t *meta = mt.data;
+		ok(meta[0] == 1 && meta[1] == N, "meta: format 1, 9x9");
+		int C = meta[3], pb = (NP + 7) / 8;
+		int64_t sp[3] = {-1, C, pb}, spol[2] = {-1, NP + 1}, sr[1] = {-1}, so[2] = {-1, NP};
+		is_int(gt_npz_load_as(z, "binaryInputNCHWPacked", GT_U1, 3, sp, &pk, &e), 0, "planes");
+		sr[0] = spol[0] = so[0] = sp[0];
+		gt_npz_load_as(z, "policy", GT_F4, 2, spol, &po, &e);
+		gt_npz_load_as(z, "value", GT_F4, 1, sr, &va, &e);
+		gt_npz_load_as(z, "score", GT_F4, 1, sr, &sc, &e);
+		gt_npz_load_as(z, "ownership", GT_F4, 2, so, &ow, &e);
+		is_int(sp[0], s == 0 ? 2 : 1, "shard %d rows", s);
+		for (long i = 0; i < sp[0]; i++) {
+			const float *P = (float *)po.data + i * (NP + 1), *O = (float *)ow.data + i * NP;
+			float v = ((float *)va.data)[i], score = ((float *)sc.data)[i];
+			const uint8_t *B = pk.data;
+			if (score == 3.5f) {
+				found++;
+				ok(P[E5] == 1 && v == 1, "position 0: policy on E5 (40), value +1 for Black");
+				ok(O[0] == 1 && O[8] == -1, "position 0: ownership Black's view");
+				ok(bit(B, C, pb, i, 0, 80) && !bit(B, C, pb, i, 1, E5) && !bit(B, C, pb, i, 2, E5),
+				   "position 0: on-board plane set, no stones");
+			} else if (score == 100 - 3.5f) {
+				found++;
+				ok(P[C3] == 1 && v == -1, "position 1: policy on C3, value -1 for White");
+				ok(O[0] == -1 && O[8] == 1 && O[4] == 0, "position 1: ownership White's view");
+				ok(!bit(B, C, pb, i, 1, E5) && bit(B, C, pb, i, 2, E5),
+				   "position 1: E5 is the opponent's stone");
+			} else if (score == 200 + 3.5f) {
+				found++;
+				ok(P[D2] == 1 && v == 1, "position 2: policy on D2");
+				ok(bit(B, C, pb, i, 1, E5) && bit(B, C, pb, i, 2, C3) && !bit(B, C, pb, i, 1, C3),
+				   "position 2: own E5, opponent C3");
+			}
+		}
+		free(pk.data), free(po.data), free(va.data), free(sc.data), free(ow.data), free(mt.data);
+		gt_npz_close(z);
+	}
+	is_int(found, 3, "the three kept rows are all there");
+}
+
+/* a handicap game: Black stones on C3 and G7 set up, White moves first */
+static void check_handicap(void)
+{
+	char out[512], path[600];
+	snprintf(out, sizeof out, "%s/hc", dir);
+	gt_shard_opts o;
+	gt_shard_opts_init(&o);
+	o.enc = gt_shard_encoder_basic();
+	gt_error e = {0};
+	gt_shard_writer *w = gt_shard_writer_new(out, &o, &e);
+	int16_t black[2] = {C3, G7}, mv[1] = {E5};
+	static float p0[NP + 1];
+	memset(p0, 0, sizeof p0);
+	p0[E5] = 1;
+	gt_position pos[1] = {{0, GT_WHITE, p0, NAN, NAN, 0, 1, 2.0f}};
+	gt_record r;
+	memset(&r, 0, sizeof r);
+	snprintf(r.rules, sizeof r.rules, "chinese");
+	r.board_size = N;
+	r.komi = 0.5;
+	r.nsetup[GT_BLACK] = 2;
+	r.setup[GT_BLACK] = black;
+	r.first_to_move = GT_WHITE;
+	r.nmoves = 1;
+	r.moves = mv;
+	r.winner = GT_WIN_WHITE;
+	r.score = -12.5;
+	r.npos = 1;
+	r.pos = pos;
+	is_int(gt_shard_add_record(w, &r, &e), 0, "handicap game added");
+	gt_shard_flush(w, &e);
+	gt_shard_writer_free(w);
+	snprintf(path, sizeof path, "%s/run_000/games_00000.npz", out);
+	gt_npz *z = gt_npz_open(path, &e);
+	if (!ok(z != NULL, "handicap shard opens"))
+		return;
+	gt_npz_array pk, va, sc, gl, wt;
+	gt_npz_load(z, "binaryInputNCHWPacked", &pk, &e);
+	gt_npz_load(z, "value", &va, &e);
+	gt_npz_load(z, "score", &sc, &e);
+	gt_npz_load(z, "globalInputNC", &gl, &e);
+	gt_npz_load(z, "weight", &wt, &e);
+	const uint8_t *B = pk.data;
+	int pb = (NP + 7) / 8;
+	ok(pk.shape[0] == 1 && bit(B, 5, pb, 0, 2, C3) && bit(B, 5, pb, 0, 2, G7) &&
+	   !bit(B, 5, pb, 0, 1, C3), "White to move: the handicap stones are the opponent's");
+	ok(((float *)va.data)[0] == 1 && ((float *)sc.data)[0] == 12.5f,
+	   "value +1 and score +12.5 for White, from the result");
+	is_dbl(((float *)gl.data)[0], 0.5 / 20, 1e-7, "komi global: +komi/20 for White");
+	is_dbl(((float *)wt.data)[0], 2.0, 0, "weight kept");
+	free(pk.data), free(va.data), free(sc.data), free(gl.data), free(wt.data);
+	gt_npz_close(z);
+}
+
+/* test encoder: plane 0 own stones, 1 opponent stones, 2 the last move;
+ * global 0 = number of stones */
+static int test_encode(const gt_board *b, float *planes, float *globals, void *ctx)
+{
+	int np = b->n * b->n;
+	memset(planes, 0, sizeof(float) * 3 * np);
+	for (int p = 0; p < np; p++)
+		if (b->color[p])
+			planes[(b->color[p] == b->to_move ? 0 : 1) * np + p] = 1;
+	if (b->nmoves && b->hist_move[b->nmoves - 1] < np)
+		planes[2 * np + b->hist_move[b->nmoves - 1]] = 1;
+	globals[0] = b->nstones[1] + b->nstones[2];
+	return 0;
+}
+
+static void check_window(void)
+{
+	char out[512], path[600];
+	snprintf(out, sizeof out, "%s/win", dir);
+	gt_shard_encoder enc = {99, 3, 1, test_encode, NULL};
+	gt_shard_opts o;
+	gt_shard_opts_init(&o);
+	o.rows = 50;
+	o.seed = 1;
+	o.enc = &enc;
+	gt_error e = {0};
+	gt_shard_writer *w = gt_shard_writer_new(out, &o, &e);
+	/* 40 games of a random walk: each position's policy is one-hot on the
+	 * move played before it (so that it sits where plane 2 has its bit) */
+	uint64_t s = 99;
+	int16_t mv[30];
+	static float pp[30][NP + 1];
+	gt_position pos[30];
+	static float ow[NP];
+	for (int g = 0; g < 40; g++) {
+		gt_board b;
+		gt_board_init(&b, N, gt_rules_find("chinese"), 7.5);
+		int nm = 0;
+		while (nm < 30) {
+			s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+			int p = (int)((s >> 33) % NP);
+			if (gt_board_play(&b, b.to_move, p) == 0)
+				mv[nm++] = (int16_t)p;
+		}
+		gt_record r;
+		memset(&r, 0, sizeof r);
+		snprintf(r.rules, sizeof r.rules, "chinese");
+		r.board_size = N;
+		r.komi = 7.5;
+		r.nmoves = nm;
+		r.moves = mv;
+		for (int p = 0; p < NP; p++)
+			ow[p] = (float)(p % 7) / 7;
+		r.ownership = ow;
+		for (int j = 1; j < nm; j++) {
+			memset(pp[j], 0, sizeof pp[j]);
+			pp[j][mv[j - 1]] = 1;
+			pos[j - 1] = (gt_position){j, j % 2 ? GT_WHITE : GT_BLACK, pp[j], 0.5f, 1.0f * g,
+			                           1, 1, 1.0f};
+		}
+		r.npos = nm - 1;
+		r.pos = pos;
+		if (gt_shard_add_record(w, &r, &e))
+			diag("add: %s", e.text);
+	}
+	gt_shard_flush(w, &e);
+	const gt_shard_stats *st = gt_shard_writer_stats(w);
+	is_int(st->rows, 40 * 29, "40 games, 29 rows each");
+	is_int(st->shards, 24, "24 shards of up to 50 rows");
+	gt_shard_writer_free(w);
+
+	/* the window: the newest 120 rows (shards 23 (10 rows), 22, 21 and 60 of 20) */
+	gt_shard_window *win = gt_shard_window_open(out, 120, 0, 5, &e);
+	if (!ok(win != NULL, "window opens")) {
+		diag("%s", e.text);
+		return;
+	}
+	gt_shard_window_info in;
+	gt_shard_window_get_info(win, &in);
+	is_int(in.rows, 120, "window holds 120 rows");
+	is_int(in.shards, 4, "from the 4 newest shards");
+	ok(in.n == N && in.nplanes == 3 && in.nglobals == 1 && in.feature_version == 99,
+	   "window geometry 9x9, C 3, G 1, features 99");
+
+	/* hand-checked: a row whose last move is D2 (3,7); symmetry 1 (rotate 90
+	 * clockwise, (x,y) -> (8-y, x)) puts it at (1,3) = 28 */
+	enum { B = 256 };
+	float *planes = malloc(sizeof(float) * B * 3 * NP), *policy = malloc(sizeof(float) * B * (NP + 1));
+	float *owo = malloc(sizeof(float) * B * NP), *glob = malloc(sizeof(float) * B);
+	int *sym = malloc(sizeof(int) * B);
+	long *idx = malloc(sizeof(long) * B);
+	gt_shard_batch bt = {planes, glob, policy, NULL, NULL, owo, NULL, NULL, sym, idx};
+	long row = -1;
+	for (long i = 0; i < in.rows && row < 0; i++) {
+		gt_shard_window_get(win, i, 0, &bt, 0);
+		if (policy[D2] == 1)
+			row = i;
+	}
+	if (row < 0) {
+		/* no D2 in the walk: fall back to any row, checked by formula below */
+		row = 0;
+		diag("no row with D2; using row 0");
+	}
+	gt_shard_window_get(win, row, 0, &bt, 0);
+	int p0 = -1;
+	for (int p = 0; p <= NP; p++)
+		if (policy[p] == 1)
+			p0 = p;
+	gt_shard_window_get(win, row, 1, &bt, 1);
+	int x = p0 % N, y = p0 / N, q = y * 0 + x * N + (8 - y); /* (8-y, x) */
+	if (p0 == D2)
+		is_int(q, 28, "D2 under rotation 90 is (1,3) = 28");
+	ok(policy[NP + 1 + q] == 1 && planes[3 * NP + 2 * NP + q] == 1,
+	   "rotated: policy and last-move plane both at %d", q);
+	ok(planes[2 * NP + p0] == 1 && policy[p0] == 1, "identity: both at %d", p0);
+	/* ownership pattern (p % 7) / 7 Black's view: rotated point (8-y, x) of
+	 * the original (x, y) carries its value */
+	int okown = 1;
+	for (int p = 0; p < NP; p++) {
+		int px = p % N, py = p / N, pq = px * N + (8 - py);
+		if (owo[NP + pq] != owo[p])
+			okown = 0;
+	}
+	ok(okown, "ownership rotated with the planes");
+
+	/* sampled batches: every sample's policy one-hot sits on the last-move
+	 * plane's bit, and matches an unpacking by gt_sym_point */
+	int consistent = 0, symseen[8] = {0};
+	gt_shard_window_sample(win, B, &bt);
+	for (int i = 0; i < B; i++) {
+		int pa = -1, pl = -1, nb = 0;
+		for (int p = 0; p < NP; p++) {
+			if (policy[i * (NP + 1) + p] == 1)
+				pa = p;
+			if (planes[i * 3 * NP + 2 * NP + p] == 1)
+				pl = p, nb++;
+		}
+		float ref[NP + 1];
+		gt_shard_batch one = {NULL, NULL, ref, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+		gt_shard_window_get(win, idx[i], 0, &one, 0);
+		int porig = -1;
+		for (int p = 0; p < NP; p++)
+			if (ref[p] == 1)
+				porig = p;
+		symseen[sym[i]]++;
+		consistent += pa >= 0 && pa == pl && nb == 1 && pa == gt_sym_point(N, sym[i], porig);
+	}
+	is_int(consistent, B, "all %d samples: policy, planes and symmetry agree", B);
+	int all8 = 1;
+	for (int k = 0; k < 8; k++)
+		all8 &= symseen[k] > 10;
+	ok(all8, "all 8 symmetries drawn");
+
+	/* a corrupted newest shard is skipped by its sha256 */
+	snprintf(path, sizeof path, "%s/run_000/games_00023.npz", out);
+	FILE *f = fopen(path, "r+b");
+	fseek(f, 40, SEEK_SET);
+	fputc(0x55, f);
+	fclose(f);
+	gt_shard_window_free(win);
+	win = gt_shard_window_open(out, 120, 9, 5, &e);
+	gt_shard_window_get_info(win, &in);
+	ok(in.skipped == 1 && strstr(in.last_skip, "sha256"), "corrupt shard skipped: %s", in.last_skip);
+	is_int(in.rows, 120, "window still full");
+	gt_shard_window_free(win);
+
+	/* a torn manifest line (writer killed mid-line) is skipped, and the next
+	 * writer starts on a fresh line */
+	snprintf(path, sizeof path, "%s/manifest", out);
+	f = fopen(path, "a");
+	fputs("{\"file\":\"run_000/games_000", f);
+	fclose(f);
+	w = gt_shard_writer_new(out, &o, &e);
+	gt_record r;
+	memset(&r, 0, sizeof r);
+	snprintf(r.rules, sizeof r.rules, "chinese");
+	r.board_size = N;
+	r.nmoves = 2;
+	r.moves = mv;
+	r.npos = 1;
+	r.pos = pos;
+	gt_shard_add_record(w, &r, &e);
+	gt_shard_flush(w, &e);
+	gt_shard_writer_free(w);
+	is_int(lines(path), 26, "manifest: 24 + torn + 1 lines");
+	win = gt_shard_window_open(out, 10, 0, 5, &e);
+	gt_shard_window_get_info(win, &in);
+	ok(win && in.rows == 10 && in.shards == 2, "window after a torn line: the new shard first");
+	gt_shard_window_free(win);
+	ok(gt_shard_window_open(out, 10, 13, 5, &e) == NULL, "no 13x13 shards: %s", e.text);
+	free(planes), free(policy), free(owo), free(glob), free(sym), free(idx);
+}
+
+/* shards written by numpy alone (tests/shard_check.py mkshard), read by the
+ * window: the format as documented, not as lib/shard happens to write it */
+static void check_numpy_shards(void)
+{
+	char out[512], cmd[1024];
+	const char *src = getenv("GT_SRC") ? getenv("GT_SRC") : ".";
+	if (system("/usr/bin/python3 -c 'import numpy' 2>/dev/null") != 0) {
+		diag("no numpy: numpy-written shards not checked");
+		return;
+	}
+	snprintf(out, sizeof out, "%s/np", dir);
+	snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/tests/shard_check.py mkshard %s", src, out);
+	is_int(system(cmd), 0, "numpy writes two 7x7 shards");
+	gt_error e = {0};
+	/* 30 rows: all 20 of shard 1 (newest), the first 10 of shard 0 */
+	gt_shard_window *w = gt_shard_window_open(out, 30, 0, 3, &e);
+	if (!ok(w != NULL, "window over numpy's shards")) {
+		diag("%s", e.text);
+		return;
+	}
+	gt_shard_window_info in;
+	gt_shard_window_get_info(w, &in);
+	ok(in.rows == 30 && in.shards == 2 && in.n == 7 && in.nplanes == 2 && in.nglobals == 1 &&
+	   in.feature_version == 42, "30 rows of 7x7, 2 planes, 1 global, features 42");
+	float planes[2 * 49], glob[1], policy[50], value[1], score[1], own[49], om[1], wt[1];
+	gt_shard_batch b = {planes, glob, policy, value, score, own, om, wt, NULL, NULL};
+	int good = 0;
+	for (long row = 0; row < 30; row++) {
+		int s = row < 20 ? 1 : 0, i = row < 20 ? (int)row : (int)row - 20;
+		int k = (int)(row % 8), p = (i + 20 * s) % 49, q = gt_sym_point(7, k, p);
+		gt_shard_window_get(w, row, k, &b, 0);
+		int g = 1, stones = 0;
+		for (int t = 0; t < 49; t++) {
+			g &= planes[t] == 1;
+			stones += planes[49 + t] == 1;
+		}
+		g &= stones == 1 && planes[49 + q] == 1 && policy[q] == 1 && policy[49] == 0;
+		g &= value[0] == (i % 2 ? -1 : 1) && score[0] == 100 * s + i && wt[0] == 0.5f &&
+		     om[0] == 1 && glob[0] == s;
+		for (int t = 0; t < 49; t++) {
+			int x = t % 7;
+			g &= own[gt_sym_point(7, k, t)] == (x < 3 ? 1 : -1);
+		}
+		good += g;
+	}
+	is_int(good, 30, "every row as numpy wrote it, under symmetry row %% 8");
+	gt_shard_window_free(w);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof dir, "%s/gt-shard.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(dir))
+		skip_all("no temporary directory");
+	check_writer();
+	check_handicap();
+	check_window();
+	check_numpy_shards();
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		diag("could not remove %s", dir);
+	return done_testing();
+}
