@@ -143,6 +143,15 @@ static int write_sgf(out *o, const gt_match_game *g)
 	return err;
 }
 
+/* an Elo for the progress line: "inf"/"-inf" where lib/elo flags it */
+static void fmt_elo(char *buf, double v, unsigned flagged)
+{
+	if (flagged)
+		snprintf(buf, 32, "%sinf", v < 0 ? "-" : "");
+	else
+		snprintf(buf, 32, "%.1f", v);
+}
+
 static int sink(void *ctx, const gt_match_game *g, const gt_elo_result *r)
 {
 	out *o = ctx;
@@ -162,9 +171,13 @@ static int sink(void *ctx, const gt_match_game *g, const gt_elo_result *r)
 	if (o->sgf && write_sgf(o, g) != 0)
 		return GT_EIO;
 	if (o->progress && g->index % 2 == 1) {
-		fprintf(stderr, "%s: %ld/%ld games: %s %ld-%ld-%ld, score %.3f, elo %.1f [%.1f, %.1f]",
+		char elo[32], lo[32], hi[32];
+		fmt_elo(elo, r->elo, r->flags & GT_ELO_F_INF);
+		fmt_elo(lo, r->ci_lo, r->flags & GT_ELO_F_LO_UNBOUNDED);
+		fmt_elo(hi, r->ci_hi, r->flags & GT_ELO_F_HI_UNBOUNDED);
+		fprintf(stderr, "%s: %ld/%ld games: %s %ld-%ld-%ld, score %.3f, elo %s [%s, %s]",
 		        prog, r->games, o->p->games, o->a, r->wins, r->draws, r->losses, r->score,
-		        r->elo, r->ci_lo, r->ci_hi);
+		        elo, lo, hi);
 		if (r->has_sprt)
 			fprintf(stderr, ", llr %.2f (%.2f, %.2f)", r->llr, r->llr_lower, r->llr_upper);
 		fputc('\n', stderr);
