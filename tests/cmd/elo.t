@@ -95,6 +95,16 @@ cmp -s "$T/games" "$T/games1" && cmp -s "$T/sum" "$T/sum1"
 ok $? "one game in flight: the same games and summary"
 is "$(wc -l <"$T/sum1" | tr -d ' ')" 1 "with --records, stdout has the summary only"
 
+# the summary alone on stdout is what gt-publish reads
+if command -v gt-publish >/dev/null; then
+	cp "$T/net.bin.gz" "$T/run1-b1c8-s100-d1000.bin.gz"
+	gt-publish --candidate "$T/run1-b1c8-s100-d1000.bin.gz" --store "$T/store" \
+		<"$T/sum1" >"$T/pub" 2>"$T/puberr"
+	ok $? "gt-publish takes the summary line"
+else
+	ok 0 "# SKIP gt-publish not built"
+fi
+
 # the network behind gt-gtp plays the same games
 gt-elo $small --parallel-games 3 --records "$T/games2" \
 	"gtp:gt-gtp --model $T/net.bin.gz --visits 12" none >"$T/sum2" 2>"$T/err"
