@@ -187,8 +187,8 @@ int main(void)
 	gt_evaluator ev;
 	is_int(gt_selfplay_model_open("none", &ev, name, sizeof name, &e), 0, "--model none opens");
 	is_str(name, "none", "named none");
-	is_int(gt_selfplay_model_open("x.bin.gz", &ev, name, sizeof name, &e), GT_EUNSUPPORTED,
-	       "a network file: not yet supported");
+	is_int(gt_selfplay_model_open("/nonexistent/x.bin.gz", &ev, name, sizeof name, &e), GT_EIO,
+	       "a missing network file is an input/output error");
 
 	/* 200 small games on 9x9, two threads, 8 games in flight each */
 	p.visits = 12;
