@@ -26,7 +26,7 @@ static void usage(FILE *f)
 	    "usage: gt-elo [--games N] [--parallel-games G] [--visits N] [--board-size N]\n"
 	    "              [--komi K] [--rules NAME] [--max-moves N] [--opening-moves K]\n"
 	    "              [--seed S] [--sprt ELO0,ELO1[,ALPHA,BETA]] [--records FILE]\n"
-	    "              [--sgf DIR] [--gtp-timeout S] [--progress] A B\n"
+	    "              [--sgf DIR] [--gtp-timeout S] [--backend NAME] [--progress] A B\n"
 	    "Play a match of A against B (each a network file, none, or gtp:COMMAND) in\n"
 	    "colour-swapped pairs; print one game record per game, then a summary line.\n"
 	    "  --games N             games, even (400)\n"
@@ -42,6 +42,7 @@ static void usage(FILE *f)
 	    "  --records FILE        game records to FILE instead of stdout\n"
 	    "  --sgf DIR             also write each game to DIR/game-NNNNNN.sgf\n"
 	    "  --gtp-timeout S       seconds per GTP response (60)\n"
+	    "  --backend NAME        network backend: cpu, cuda, auto (cpu)\n"
 	    "  --progress            the score after each pair on stderr\n");
 }
 
@@ -188,7 +189,8 @@ static int sink(void *ctx, const gt_match_game *g, const gt_elo_result *r)
 int main(int argc, char **argv)
 {
 	enum { O_GAMES = 256, O_PARALLEL, O_VISITS, O_SIZE, O_KOMI, O_RULES, O_MAXMOVES,
-	       O_OPENING, O_SEED, O_SPRT, O_RECORDS, O_SGF, O_TIMEOUT, O_PROGRESS, O_VERSION };
+	       O_OPENING, O_SEED, O_SPRT, O_RECORDS, O_SGF, O_TIMEOUT, O_BACKEND, O_PROGRESS,
+	       O_VERSION };
 	static const struct option opts[] = {
 		{ "games", required_argument, 0, O_GAMES },
 		{ "parallel-games", required_argument, 0, O_PARALLEL },
@@ -203,6 +205,7 @@ int main(int argc, char **argv)
 		{ "records", required_argument, 0, O_RECORDS },
 		{ "sgf", required_argument, 0, O_SGF },
 		{ "gtp-timeout", required_argument, 0, O_TIMEOUT },
+		{ "backend", required_argument, 0, O_BACKEND },
 		{ "progress", no_argument, 0, O_PROGRESS },
 		{ "version", no_argument, 0, O_VERSION },
 		{ "help", no_argument, 0, 'h' },
@@ -214,7 +217,7 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	o.rec = stdout;
 	o.p = &p;
-	const char *records = NULL;
+	const char *records = NULL, *backend = NULL;
 	int c;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -236,6 +239,7 @@ int main(int argc, char **argv)
 		case O_RECORDS: records = optarg; break;
 		case O_SGF: o.sgf = optarg; break;
 		case O_TIMEOUT: p.gtp_timeout = real("--gtp-timeout", optarg, 0, 1e6); break;
+		case O_BACKEND: backend = optarg; break;
 		case O_PROGRESS: o.progress = 1; break;
 		case O_VERSION: printf("gt-elo %s\n", GT_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
@@ -253,11 +257,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	gt_match_player pa, pb;
-	if (gt_match_player_open(&pa, argv[optind], &e) != 0) {
+	if (gt_match_player_open(&pa, argv[optind], backend, &e) != 0) {
 		fprintf(stderr, "%s: %s\n", prog, e.text);
 		return e.text[0] && strncmp(argv[optind], "gtp:", 4) == 0 ? 2 : 1;
 	}
-	if (gt_match_player_open(&pb, argv[optind + 1], &e) != 0) {
+	if (gt_match_player_open(&pb, argv[optind + 1], backend, &e) != 0) {
 		fprintf(stderr, "%s: %s\n", prog, e.text);
 		gt_match_player_close(&pa);
 		return strncmp(argv[optind + 1], "gtp:", 4) == 0 ? 2 : 1;

@@ -20,7 +20,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: gt-gtp [--model FILE|none] [--visits N] [--board-size N] [--komi K]\n"
-	    "              [--rules NAME] [--seed S] [--resign-threshold V]\n"
+	    "              [--rules NAME] [--seed S] [--resign-threshold V] [--backend NAME]\n"
 	    "A Go engine speaking GTP version 2 on stdin and stdout.\n"
 	    "  --model FILE|none     network, or none: uniform priors (random moves if absent)\n"
 	    "  --visits N            search visits per move, kept tree included (100)\n"
@@ -28,7 +28,8 @@ static void usage(FILE *f)
 	    "  --komi K              initial komi (7.5)\n"
 	    "  --rules NAME          chinese, tromp-taylor, ... (chinese)\n"
 	    "  --seed S              seed of the random moves without --model (1)\n"
-	    "  --resign-threshold V  resign when the search's value is below -V (off)\n");
+	    "  --resign-threshold V  resign when the search's value is below -V (off)\n"
+	    "  --backend NAME        network backend: cpu, cuda, auto (cpu)\n");
 }
 
 static long long num(const char *opt, const char *s, long long lo, long long hi)
@@ -152,7 +153,7 @@ static int genmove(void *user, const gt_board *b, int color, double budget_s, in
 
 int main(int argc, char **argv)
 {
-	enum { O_MODEL = 256, O_VISITS, O_SIZE, O_KOMI, O_RULES, O_SEED, O_RESIGN, O_VERSION };
+	enum { O_MODEL = 256, O_VISITS, O_SIZE, O_KOMI, O_RULES, O_SEED, O_RESIGN, O_BACKEND, O_VERSION };
 	static const struct option opts[] = {
 		{ "model", required_argument, 0, O_MODEL },
 		{ "visits", required_argument, 0, O_VISITS },
@@ -162,11 +163,12 @@ int main(int argc, char **argv)
 		{ "rules", required_argument, 0, O_RULES },
 		{ "seed", required_argument, 0, O_SEED },
 		{ "resign-threshold", required_argument, 0, O_RESIGN },
+		{ "backend", required_argument, 0, O_BACKEND },
 		{ "version", no_argument, 0, O_VERSION },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
-	const char *model = NULL;
+	const char *model = NULL, *backend = NULL;
 	int size = 19;
 	double komi = 7.5;
 	const gt_rules *rules = gt_rules_find("chinese");
@@ -189,6 +191,7 @@ int main(int argc, char **argv)
 			break;
 		case O_SEED: seed = (uint64_t)num("--seed", optarg, 0, (1LL << 53) - 1); break;
 		case O_RESIGN: x.resign = real("--resign-threshold", optarg, 0, 1); break;
+		case O_BACKEND: backend = optarg; break;
 		case O_VERSION: printf("gt-gtp %s\n", GT_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -208,7 +211,7 @@ int main(int argc, char **argv)
 	if (model) {
 		gt_error e;
 		char name[256];
-		if (gt_neteval_open_file(model, NULL, &x.ev, name, sizeof name, &e) != 0) {
+		if (gt_neteval_open_file(model, backend, &x.ev, name, sizeof name, &e) != 0) {
 			fprintf(stderr, "%s: %s\n", prog, e.text);
 			gt_gtp_free(g);
 			return 1;

@@ -15,7 +15,8 @@
 
 /* ---- players ---- */
 
-int gt_match_player_open(gt_match_player *pl, const char *spec, gt_error *e)
+int gt_match_player_open(gt_match_player *pl, const char *spec, const char *backend,
+                         gt_error *e)
 {
 	memset(pl, 0, sizeof *pl);
 	if (strncmp(spec, "gtp:", 4) == 0) {
@@ -28,7 +29,7 @@ int gt_match_player_open(gt_match_player *pl, const char *spec, gt_error *e)
 		return 0;
 	}
 	pl->kind = GT_MATCH_MODEL;
-	return gt_neteval_open_file(spec, NULL, &pl->ev, pl->name, sizeof pl->name, e);
+	return gt_neteval_open_file(spec, backend, &pl->ev, pl->name, sizeof pl->name, e);
 }
 
 void gt_match_player_close(gt_match_player *pl)

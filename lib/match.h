@@ -55,11 +55,13 @@ typedef struct gt_match_player {
 
 /* gt_match_player_open: the player of a command-line argument: "gtp:CMD"
  * (CMD not empty; nothing is started yet), "none", or a network file
- * (opened on the CPU backend through gt_neteval_open_file). Names longer
+ * (opened on backend, NULL meaning "cpu", through gt_neteval_open_file;
+ * see lib/gpu.h for the names). Names longer
  * than the name field are cut. Returns 0, or an error with text in e
  * (GT_EINVAL for "gtp:" without a command). Close with
  * gt_match_player_close. */
-int gt_match_player_open(gt_match_player *pl, const char *spec, gt_error *e);
+int gt_match_player_open(gt_match_player *pl, const char *spec, const char *backend,
+                         gt_error *e);
 void gt_match_player_close(gt_match_player *pl);
 
 typedef struct gt_match_params {

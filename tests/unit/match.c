@@ -65,10 +65,10 @@ int main(void)
 	p.has_sprt = 0;
 
 	gt_match_player a, b, g;
-	is_int(gt_match_player_open(&a, "none", &e), 0, "player none");
-	is_int(gt_match_player_open(&b, "none", &e), 0, "second player none");
-	is_int(gt_match_player_open(&g, "gtp:", &e), GT_EINVAL, "gtp: without a command refused");
-	is_int(gt_match_player_open(&g, "gtp:/usr/games/gnugo --mode gtp", &e), 0, "gtp player");
+	is_int(gt_match_player_open(&a, "none", NULL, &e), 0, "player none");
+	is_int(gt_match_player_open(&b, "none", NULL, &e), 0, "second player none");
+	is_int(gt_match_player_open(&g, "gtp:", NULL, &e), GT_EINVAL, "gtp: without a command refused");
+	is_int(gt_match_player_open(&g, "gtp:/usr/games/gnugo --mode gtp", NULL, &e), 0, "gtp player");
 	is_int(g.kind, GT_MATCH_GTP, "of kind GTP");
 	is_str(g.name, "gtp:/usr/games/gnugo --mode gtp", "named by its argument");
 	gt_match_player_close(&g);
