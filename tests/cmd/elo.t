@@ -147,6 +147,18 @@ else
 	for i in 1 2 3 4; do ok 0 "# SKIP no $GNUGO"; done
 fi
 
+# the move cap: two recorded passes end the game, and its area score checks
+gt-elo --games 2 --visits 4 --max-moves 20 --records "$T/cap" none none >/dev/null 2>&1
+ok $? "--max-moves 20"
+is "$(python3 -c 'import json,sys; print(" ".join(str(len(json.loads(l)["moves"])) + json.loads(l)["moves"][-1] for l in open(sys.argv[1])))' "$T/cap")" \
+	"22pass 22pass" "games of 20 moves and two passes"
+if command -v gt-validate >/dev/null; then
+	gt-validate <"$T/cap" >/dev/null 2>&1
+	ok $? "gt-validate checks their area results"
+else
+	ok 0 "# SKIP gt-validate not built"
+fi
+
 # SGF
 gt-elo --games 2 --visits 4 --sgf "$T/sgf" --records /dev/null none none >/dev/null 2>&1
 ok $? "--sgf DIR"
