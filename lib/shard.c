@@ -640,6 +640,7 @@ struct gt_shard_window {
 	gt_shard_window_info info;
 	uint64_t rng;
 	int *symtab; /* [8][np] */
+	long slice, slices; /* rows seen: slice, slice + slices, ... (0, 1: all) */
 };
 
 typedef struct mentry {
@@ -840,6 +841,8 @@ skip_size:
 	}
 	rows *r = &w->r;
 	w->info.rows = r->cnt;
+	w->slice = 0;
+	w->slices = 1;
 	w->info.n = r->n;
 	w->info.nplanes = r->C;
 	w->info.nglobals = r->G;
@@ -864,11 +867,22 @@ void gt_shard_window_get_info(const gt_shard_window *w, gt_shard_window_info *in
 	*info = w->info;
 }
 
+int gt_shard_window_slice(gt_shard_window *w, int slice, int slices)
+{
+	if (slices < 1 || slice < 0 || slice >= slices || w->r.cnt < slices)
+		return GT_EINVAL;
+	w->slice = slice;
+	w->slices = slices;
+	w->info.rows = (w->r.cnt - slice + slices - 1) / slices;
+	return 0;
+}
+
 int gt_shard_window_get(const gt_shard_window *w, long row, int k, gt_shard_batch *b, int i)
 {
 	const rows *r = &w->r;
-	if (row < 0 || row >= r->cnt || k < 0 || k >= GT_NSYM || i < 0)
+	if (row < 0 || row >= w->info.rows || k < 0 || k >= GT_NSYM || i < 0)
 		return GT_EINVAL;
+	row = row * w->slices + w->slice;
 	int np = r->np, C = r->C, pb = r->pb;
 	const int *sym = w->symtab + k * np;
 	if (b->planes) {
@@ -916,7 +930,7 @@ int gt_shard_window_get(const gt_shard_window *w, long row, int k, gt_shard_batc
 void gt_shard_window_sample(gt_shard_window *w, int B, gt_shard_batch *b)
 {
 	for (int i = 0; i < B; i++) {
-		long row = (long)rng_below(&w->rng, (uint64_t)w->r.cnt);
+		long row = (long)rng_below(&w->rng, (uint64_t)w->info.rows);
 		int k = (int)rng_below(&w->rng, GT_NSYM);
 		gt_shard_window_get(w, row, k, b, i);
 	}

@@ -137,6 +137,14 @@ gt_shard_window *gt_shard_window_open(const char *outdir, long rows, int board_s
 void gt_shard_window_free(gt_shard_window *w);
 void gt_shard_window_get_info(const gt_shard_window *w, gt_shard_window_info *info);
 
+/* gt_shard_window_slice: make w show only its rows whose index i (0..,
+ * in window order) has i mod slices == slice, renumbered 0, 1, ...: the
+ * disjoint share of one of `slices` DiLoCo learning units. info.rows,
+ * gt_shard_window_get and gt_shard_window_sample then see the slice only;
+ * slice 0 of 1 is the whole window again. Returns 0, or GT_EINVAL when
+ * slice is not in 0..slices-1 or the window has fewer rows than slices. */
+int gt_shard_window_slice(gt_shard_window *w, int slice, int slices);
+
 /* A batch of B rows unpacked to floats, caller-owned arrays (any may be
  * NULL to skip that part):
  *   planes    [B, C, n, n]  NCHW, 0/1

@@ -1,0 +1,431 @@
+/* diloco.c: store layout, pointer, lease and unit state of Decoupled
+ * DiLoCo (diloco.h). */
+#include "diloco.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static double now_s(void)
+{
+	struct timeval tv;
+	gettimeofday(&tv, NULL);
+	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+char *gt_diloco_url(const char *store, const char *fmt, ...)
+{
+	char rest[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(rest, sizeof rest, fmt, ap);
+	va_end(ap);
+	size_t n = strlen(store);
+	while (n > 1 && store[n - 1] == '/')
+		n--;
+	size_t len = n + strlen("/diloco/") + strlen(rest) + 1;
+	char *s = gt_xmalloc(len);
+	snprintf(s, len, "%.*s/diloco/%s", (int)n, store, rest);
+	return s;
+}
+
+static int hex_ok(const char *s)
+{
+	if (strlen(s) != 64)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+			return 0;
+	return 1;
+}
+
+int gt_diloco_ptr_parse(const char *json, size_t len, gt_diloco_ptr *p, gt_error *e)
+{
+	json_error_t je;
+	json_t *j = json_loadb(json, len, 0, &je);
+	if (!j)
+		return gt_error_set(e, GT_EFORMAT, je.line, je.position, "pointer: %s", je.text);
+	json_int_t v = -1, bytes = -1;
+	const char *model = NULL, *sha = NULL, *psha = NULL;
+	double t = 0;
+	int rc = json_unpack(j, "{s:I,s:s,s:s,s:I,s:s,s?F}", "version", &v, "model", &model,
+	                     "sha256", &sha, "bytes", &bytes, "params_sha256", &psha, "time", &t);
+	if (rc || v < 0 || bytes < 0 || !hex_ok(sha) || !hex_ok(psha) ||
+	    strlen(model) >= sizeof p->model || !gt_store_name_ok(model, NULL)) {
+		json_decref(j);
+		return gt_error_set(e, GT_EFORMAT, -1, -1, "pointer: missing or bad field");
+	}
+	memset(p, 0, sizeof *p);
+	p->version = (uint64_t)v;
+	p->bytes = bytes;
+	p->time = t;
+	strcpy(p->model, model);
+	strcpy(p->sha256, sha);
+	strcpy(p->params_sha256, psha);
+	json_decref(j);
+	return 0;
+}
+
+char *gt_diloco_ptr_format(const gt_diloco_ptr *p)
+{
+	json_t *j = json_pack("{s:I,s:s,s:s,s:I,s:s,s:f}", "version", (json_int_t)p->version,
+	                      "model", p->model, "sha256", p->sha256, "bytes",
+	                      (json_int_t)p->bytes, "params_sha256", p->params_sha256, "time",
+	                      p->time);
+	char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	if (!s)
+		abort();
+	size_t n = strlen(s);
+	char *out = gt_xmalloc(n + 2);
+	memcpy(out, s, n);
+	out[n] = '\n';
+	out[n + 1] = 0;
+	free(s);
+	return out;
+}
+
+int gt_diloco_ptr_read(const gt_store_opts *o, const char *store, gt_diloco_ptr *p,
+                       gt_error *e)
+{
+	char *url = gt_diloco_url(store, "current.json");
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = gt_store_get_mem(o, url, 1 << 16, &buf, &len, e);
+	free(url);
+	if (rc == 0)
+		rc = gt_diloco_ptr_parse(buf, len, p, e);
+	free(buf);
+	return rc;
+}
+
+int gt_diloco_put_mem(const gt_store_opts *o, const void *buf, size_t len, const char *url,
+                      int overwrite, gt_error *e)
+{
+	FILE *f = tmpfile();
+	if (!f)
+		return gt_error_set(e, GT_EIO, -1, -1, "tmpfile: %s", strerror(errno));
+	int rc;
+	if (fwrite(buf, 1, len, f) != len || fflush(f))
+		rc = gt_error_set(e, GT_EIO, -1, -1, "tmpfile: %s", strerror(errno));
+	else
+		rc = gt_store_put(o, f, url, overwrite, NULL, e);
+	fclose(f);
+	return rc;
+}
+
+int gt_diloco_put_file(const gt_store_opts *o, const char *path, const char *url,
+                       int overwrite, gt_error *e)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
+	int rc = gt_store_put(o, f, url, overwrite, NULL, e);
+	fclose(f);
+	return rc;
+}
+
+char *gt_diloco_delta_name(char *buf, size_t size, uint64_t v, uint64_t gen, uint64_t seq)
+{
+	snprintf(buf, size, "%" PRIu64 "-%016" PRIx64 "-%" PRIu64 ".delta", v, gen, seq);
+	return buf;
+}
+
+static int parse_u64(const char **s, int base, uint64_t *out)
+{
+	const char *p = *s;
+	uint64_t v = 0;
+	int digits = 0;
+	for (;; p++, digits++) {
+		int d;
+		if (*p >= '0' && *p <= '9')
+			d = *p - '0';
+		else if (base == 16 && *p >= 'a' && *p <= 'f')
+			d = *p - 'a' + 10;
+		else
+			break;
+		if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+			return -1;
+		v = v * (uint64_t)base + (uint64_t)d;
+	}
+	if (!digits || (base == 10 && digits > 1 && **s == '0'))
+		return -1;
+	*s = p;
+	*out = v;
+	return digits;
+}
+
+int gt_diloco_delta_name_parse(const char *name, uint64_t *v, uint64_t *gen, uint64_t *seq)
+{
+	const char *p = name;
+	if (parse_u64(&p, 10, v) < 0 || *p++ != '-' || parse_u64(&p, 16, gen) != 16 ||
+	    *p++ != '-' || parse_u64(&p, 10, seq) < 0 || strcmp(p, ".delta"))
+		return GT_EFORMAT;
+	return 0;
+}
+
+int gt_diloco_unit_ok(const char *s)
+{
+	size_t n = strlen(s);
+	if (n < 1 || n > 63 || s[0] == '.')
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-'))
+			return 0;
+	return 1;
+}
+
+/* the lease's owner and expiry; *owner NULL when there is none */
+static int lease_read(const gt_store_opts *o, const char *store, char **owner, double *exp,
+                      gt_error *e)
+{
+	char *url = gt_diloco_url(store, "lease.json");
+	char *buf = NULL;
+	size_t len = 0;
+	*owner = NULL;
+	*exp = 0;
+	int rc = gt_store_get_mem(o, url, 1 << 16, &buf, &len, e);
+	free(url);
+	if (rc == GT_ENOTFOUND)
+		return 0;
+	if (rc)
+		return rc;
+	json_t *j = json_loadb(buf, len, 0, NULL);
+	free(buf);
+	const char *w = NULL;
+	if (!j || json_unpack(j, "{s:s,s:F}", "owner", &w, "expires", exp)) {
+		json_decref(j);
+		return gt_error_set(e, GT_EFORMAT, -1, -1, "lease.json: malformed");
+	}
+	*owner = gt_xstrdup(w);
+	json_decref(j);
+	return 0;
+}
+
+static int lease_write(const gt_store_opts *o, const char *store, const char *owner,
+                       double exp, gt_error *e)
+{
+	json_t *j = json_pack("{s:s,s:f}", "owner", owner, "expires", exp);
+	char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	char *url = gt_diloco_url(store, "lease.json");
+	int rc = gt_diloco_put_mem(o, s, strlen(s), url, 1, e);
+	free(url);
+	free(s);
+	return rc;
+}
+
+int gt_diloco_lease_take(const gt_store_opts *o, const char *store, const char *owner,
+                         double ttl_s, gt_error *e)
+{
+	char *who;
+	double exp;
+	int rc = lease_read(o, store, &who, &exp, e);
+	if (rc)
+		return rc;
+	double t = now_s();
+	if (who && strcmp(who, owner) && exp > t) {
+		rc = gt_error_set(e, GT_EINVAL, -1, -1, "lease held by %s for %.1f s more", who,
+		                  exp - t);
+		free(who);
+		return rc;
+	}
+	free(who);
+	if ((rc = lease_write(o, store, owner, t + ttl_s, e)))
+		return rc;
+	if ((rc = lease_read(o, store, &who, &exp, e)))
+		return rc;
+	if (!who || strcmp(who, owner))
+		rc = gt_error_set(e, GT_EINVAL, -1, -1, "lease taken by %s", who ? who : "nobody");
+	free(who);
+	return rc;
+}
+
+int gt_diloco_lease_drop(const gt_store_opts *o, const char *store, const char *owner,
+                         gt_error *e)
+{
+	char *who;
+	double exp;
+	int rc = lease_read(o, store, &who, &exp, e);
+	if (rc)
+		return rc;
+	if (who && !strcmp(who, owner))
+		rc = lease_write(o, store, owner, 0, e);
+	free(who);
+	return rc;
+}
+
+/* ---- unit state ---- */
+
+#define USTATE_MAGIC "GTDUNIT1"
+
+void gt_diloco_ustate_init(gt_diloco_ustate *s, size_t n, int with_v)
+{
+	memset(s, 0, sizeof *s);
+	s->n = n;
+	s->m = gt_xcalloc(n ? n : 1, sizeof(float));
+	s->v = with_v ? gt_xcalloc(n ? n : 1, sizeof(float)) : NULL;
+	s->r = gt_xcalloc(n ? n : 1, sizeof(float));
+}
+
+void gt_diloco_ustate_release(gt_diloco_ustate *s)
+{
+	free(s->m);
+	free(s->v);
+	free(s->r);
+	memset(s, 0, sizeof *s);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+static void putf(uint8_t *p, const float *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u;
+		memcpy(&u, &x[i], 4);
+		p[4 * i] = (uint8_t)u;
+		p[4 * i + 1] = (uint8_t)(u >> 8);
+		p[4 * i + 2] = (uint8_t)(u >> 16);
+		p[4 * i + 3] = (uint8_t)(u >> 24);
+	}
+}
+
+static void getf(const uint8_t *p, float *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u = (uint32_t)p[4 * i] | (uint32_t)p[4 * i + 1] << 8 |
+		             (uint32_t)p[4 * i + 2] << 16 | (uint32_t)p[4 * i + 3] << 24;
+		memcpy(&x[i], &u, 4);
+	}
+}
+
+#define USTATE_HDR 56
+
+static size_t ustate_bytes(size_t n, int with_v)
+{
+	return USTATE_HDR + 4 * n * (with_v ? 3 : 2) + 4;
+}
+
+int gt_diloco_ustate_save(const gt_diloco_ustate *s, const char *path, gt_error *e)
+{
+	size_t len = ustate_bytes(s->n, s->v != NULL);
+	uint8_t *buf = gt_xmalloc(len);
+	memcpy(buf, USTATE_MAGIC, 8);
+	put64(buf + 8, s->n);
+	put64(buf + 16, (uint64_t)s->step);
+	put64(buf + 24, s->starts);
+	put64(buf + 32, s->deltas);
+	put64(buf + 40, s->samples);
+	put64(buf + 48, s->v != NULL);
+	uint8_t *p = buf + USTATE_HDR;
+	putf(p, s->m, s->n);
+	p += 4 * s->n;
+	if (s->v) {
+		putf(p, s->v, s->n);
+		p += 4 * s->n;
+	}
+	putf(p, s->r, s->n);
+	p += 4 * s->n;
+	uint32_t c = (uint32_t)crc32_z(0, buf, (size_t)(p - buf));
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(c >> (8 * i));
+	size_t plen = strlen(path);
+	char *tmp = gt_xmalloc(plen + 16);
+	snprintf(tmp, plen + 16, "%s.tmp%ld", path, (long)getpid());
+	int rc = 0;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(errno));
+	} else {
+		size_t off = 0;
+		while (off < len) {
+			ssize_t w = write(fd, buf + off, len - off);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			off += (size_t)w;
+		}
+		if (off < len || fsync(fd)) {
+			rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(errno));
+			close(fd);
+		} else if (close(fd) || rename(tmp, path)) {
+			rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
+		}
+		if (rc)
+			unlink(tmp);
+	}
+	free(tmp);
+	free(buf);
+	return rc;
+}
+
+int gt_diloco_ustate_load(gt_diloco_ustate *s, const char *path, gt_error *e)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return gt_error_set(e, errno == ENOENT ? GT_ENOTFOUND : GT_EIO, -1, -1, "%s: %s",
+		                    path, strerror(errno));
+	size_t len = ustate_bytes(s->n, s->v != NULL);
+	uint8_t *buf = gt_xmalloc(len + 1);
+	size_t got = fread(buf, 1, len + 1, f);
+	int rd = ferror(f);
+	fclose(f);
+	int rc = 0;
+	if (rd)
+		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: read error", path);
+	else if (got < USTATE_HDR || memcmp(buf, USTATE_MAGIC, 8))
+		rc = gt_error_set(e, GT_EFORMAT, -1, 0, "%s: not a unit state file", path);
+	else if (get64(buf + 8) != s->n || get64(buf + 48) != (s->v != NULL))
+		rc = gt_error_set(e, GT_EINVAL, -1, -1,
+		                  "%s: state of %" PRIu64 " parameters%s, not %zu%s", path,
+		                  get64(buf + 8), get64(buf + 48) ? " (adam)" : "", s->n,
+		                  s->v ? " (adam)" : "");
+	else if (got != len)
+		rc = gt_error_set(e, GT_EFORMAT, -1, (long)got, "%s: wrong size", path);
+	else {
+		uint32_t c = 0;
+		for (int i = 0; i < 4; i++)
+			c |= (uint32_t)buf[len - 4 + i] << (8 * i);
+		if (c != (uint32_t)crc32_z(0, buf, len - 4))
+			rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: crc mismatch", path);
+	}
+	if (!rc) {
+		s->step = (int64_t)get64(buf + 16);
+		s->starts = get64(buf + 24);
+		s->deltas = get64(buf + 32);
+		s->samples = get64(buf + 40);
+		const uint8_t *p = buf + USTATE_HDR;
+		getf(p, s->m, s->n);
+		p += 4 * s->n;
+		if (s->v) {
+			getf(p, s->v, s->n);
+			p += 4 * s->n;
+		}
+		getf(p, s->r, s->n);
+	}
+	free(buf);
+	return rc;
+}
