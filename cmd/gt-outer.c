@@ -276,11 +276,6 @@ out:
 static int publish_pointer(outer *x, gt_diloco_ptr *p)
 {
 	gt_error e = {0};
-	if (x->crash_at && p->version == x->crash_at) {
-		fprintf(stderr, "%s: GT_OUTER_CRASH_AT=%" PRIu64 ": killed before the pointer\n",
-		        prog, x->crash_at);
-		raise(SIGKILL);
-	}
 	p->time = now_s();
 	char *s = gt_diloco_ptr_format(p);
 	char *url = gt_diloco_url(x->store, "current.json");
@@ -317,7 +312,15 @@ static int make_version(outer *x)
 		return 1;
 	}
 	gt_diloco_ptr p;
-	if (publish_payload(x, &p) || save_state(x) || publish_pointer(x, &p))
+	if (publish_payload(x, &p) || save_state(x))
+		return 1;
+	if (x->crash_at && p.version == x->crash_at) {
+		/* the test hook: die between the state and the pointer */
+		fprintf(stderr, "%s: GT_OUTER_CRASH_AT=%" PRIu64 ": killed before the pointer\n",
+		        prog, x->crash_at);
+		raise(SIGKILL);
+	}
+	if (publish_pointer(x, &p))
 		return 1;
 	printf("{\"event\":\"version\",\"version\":%" PRIu64 ",\"deltas\":%zu,\"samples\":%" PRIu64
 	       ",\"time\":%.3f}\n",
@@ -617,8 +620,7 @@ int main(int argc, char **argv)
 			sleep_s(x.poll);
 		}
 	}
-	if (x.o)
-		gt_diloco_lease_drop(&x.so, x.store, x.owner, &e);
+	gt_diloco_lease_drop(&x.so, x.store, x.owner, &e);
 	gt_outer_free(x.o);
 	gt_model_free(x.base);
 	strset_free(&x.seen);
