@@ -113,6 +113,21 @@ static void sleep_s(double s)
 		;
 }
 
+/* mkdir -p; 0 or -1 with errno */
+static int mkdir_p(const char *path)
+{
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s", path);
+	for (char *p = buf + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			if (mkdir(buf, 0755) && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
+}
+
 static void warn_cb(void *ctx, const char *msg)
 {
 	(void)ctx;
@@ -554,7 +569,7 @@ int main(int argc, char **argv)
 	gt_store_opts_init(&x.so);
 	x.so.warn = warn_cb;
 	x.so.retries = 3;
-	if (mkdir(x.dir, 0755) && errno != EEXIST) {
+	if (mkdir_p(x.dir)) {
 		fprintf(stderr, "%s: %s: %s\n", prog, x.dir, strerror(errno));
 		return 1;
 	}

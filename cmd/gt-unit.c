@@ -60,7 +60,7 @@ static void help(void)
 	    "  --state FILE          inner optimizer and error-feedback state (none)\n"
 	    "  --cache DIR           downloaded versions and outgoing deltas (the state's\n"
 	    "                        directory, or .)\n"
-	    "  --inner-steps H       inner steps per round (50)\n"
+	    "  --inner-steps H       inner steps per round (500)\n"
 	    "  --batch B             rows per step (256)\n"
 	    "  --window ROWS         newest rows of the window before slicing (250000)\n"
 	    "  --board-size N        train on this size's shards (the newest shard's)\n"
@@ -123,6 +123,21 @@ static void sleep_s(double s)
 	struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
 	while (nanosleep(&ts, &ts) && errno == EINTR && !stop)
 		;
+}
+
+/* mkdir -p; 0 or -1 with errno */
+static int mkdir_p(const char *path)
+{
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s", path);
+	for (char *p = buf + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			if (mkdir(buf, 0755) && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
 }
 
 static void warn_cb(void *ctx, const char *msg)
@@ -414,7 +429,7 @@ int main(int argc, char **argv)
 	unit u;
 	memset(&u, 0, sizeof u);
 	u.units = 1;
-	u.inner = 50;
+	u.inner = 500;
 	u.window = 250000;
 	u.codec = GT_DELTA_INT8;
 	u.poll = 1;
@@ -485,7 +500,7 @@ int main(int argc, char **argv)
 			u.cache = ".";
 		}
 	}
-	if (mkdir(u.cache, 0755) && errno != EEXIST) {
+	if (mkdir_p(u.cache)) {
 		fprintf(stderr, "%s: %s: %s\n", prog, u.cache, strerror(errno));
 		return 1;
 	}
