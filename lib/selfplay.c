@@ -597,7 +597,7 @@ int gt_selfplay_sgf_write(const char *dir, const gt_record *r, gt_error *e)
 	int fd = mkstemp(tmp);
 	err = 0;
 	if (fd < 0) {
-		err = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(errno));
+		err = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", dir, strerror(errno));
 	} else {
 		size_t off = 0;
 		while (off < len) {
