@@ -263,7 +263,7 @@ typedef struct shared {
 	pending *pend;
 	int npend, cap;
 	atomic_int abort;
-	atomic_llong evals, calls;
+	atomic_llong evals, calls, played;
 	gt_record *keep;  /* gt_selfplay_game: move the record here */
 	int err;
 	gt_selfplay_stats st;
@@ -320,6 +320,7 @@ static void flush(shared *sh, int all)
 			sh->st.games++;
 			sh->st.evals = atomic_load(&sh->evals);
 			sh->st.eval_calls = atomic_load(&sh->calls);
+			sh->st.played = atomic_load(&sh->played);
 			int r = sh->sink ? sh->sink(sh->ctx, pd.index, &pd.r, &sh->st) : 0;
 			if (r) {
 				sh->err = r;
@@ -353,6 +354,7 @@ static int settle(shared *sh, const gt_selfplay_params *p, game *g)
 		int r = game_move(p, g);
 		if (r < 0)
 			return r;
+		atomic_fetch_add(&sh->played, 1);
 		if (r == 1)
 			finish_game(sh, p, g);
 	}
@@ -465,6 +467,7 @@ int gt_selfplay_run(const gt_selfplay_params *p, const gt_evaluator *evals,
 	atomic_init(&sh.abort, 0);
 	atomic_init(&sh.evals, 0);
 	atomic_init(&sh.calls, 0);
+	atomic_init(&sh.played, 0);
 	pthread_mutex_init(&sh.mu, NULL);
 	worker *ws = gt_xcalloc(p->threads, sizeof *ws);
 	pthread_t *tid = gt_xcalloc(p->threads, sizeof *tid);
@@ -491,6 +494,7 @@ int gt_selfplay_run(const gt_selfplay_params *p, const gt_evaluator *evals,
 		*st = sh.st;
 		st->evals = atomic_load(&sh.evals);
 		st->eval_calls = atomic_load(&sh.calls);
+		st->played = atomic_load(&sh.played);
 	}
 	free(sh.pend);
 	free(ws);
@@ -519,6 +523,7 @@ int gt_selfplay_game(const gt_selfplay_params *p, const gt_evaluator *ev, long i
 	atomic_init(&sh.abort, 0);
 	atomic_init(&sh.evals, 0);
 	atomic_init(&sh.calls, 0);
+	atomic_init(&sh.played, 0);
 	pthread_mutex_init(&sh.mu, NULL);
 	worker w = { &sh, 0 };
 	work(&w);

@@ -77,6 +77,7 @@ typedef struct gt_selfplay_stats {
 	long games;           /* records handed to the sink */
 	long dropped;         /* games abandoned by a stop */
 	long long moves;      /* moves of finished games */
+	long long played;     /* moves played after a search, in all games */
 	long long evals;      /* positions evaluated */
 	long long eval_calls; /* evaluator calls */
 } gt_selfplay_stats;
