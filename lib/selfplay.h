@@ -22,8 +22,12 @@
  * Games are numbered 0, 1, ...; game i draws all its randomness from stream
  * i of the seed (gt_rng_seed_stream), and each search's course depends only
  * on its own leaves, so the records depend only on (parameters, seed, i)
- * with a deterministic evaluator: not on threads, on the games in flight,
- * or on timing. Records are handed out in game order.
+ * with an evaluator whose outputs do not depend on the batch (the uniform
+ * one; a network with exact = 1): not on threads, on the games in flight,
+ * on the cache or on timing. A batched network's outputs can differ in the
+ * last bits with the batch (neteval.h), which changes a game only when it
+ * flips a choice between nearly equal children. Records are handed out in
+ * game order.
  */
 #ifndef GT_SELFPLAY_H
 #define GT_SELFPLAY_H
