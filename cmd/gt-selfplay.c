@@ -1,6 +1,7 @@
 /* gt-selfplay: play self-play games with MCTS and write one game record per
  * line to stdout (gt-selfplay(1), gt-record(5)). */
 #include "evcache.h"
+#include "gpu.h"
 #include "gt.h"
 #include "record.h"
 #include "selfplay.h"
@@ -265,10 +266,14 @@ int main(int argc, char **argv)
 	}
 	p.model = name;
 	if (verbose) {
+		gt_error why;
+		gt_gpu_probe(&why);
 		if (*backend)
-			fprintf(stderr, "%s: model %s on backend %s, %s evaluations, cache %zu MiB\n",
-			        prog, name, backend, p.exact ? "exact (one by one)" : "batched",
-			        p.cache_bytes >> 20);
+			fprintf(stderr, "%s: model %s on backend %s%s%s%s, %s evaluations, cache %zu MiB\n",
+			        prog, name, backend, strcmp(p.backend, "auto") ? "" : " (auto: ",
+			        strcmp(p.backend, "auto") ? "" : why.text,
+			        strcmp(p.backend, "auto") ? "" : ")",
+			        p.exact ? "exact (one by one)" : "batched", p.cache_bytes >> 20);
 		else
 			fprintf(stderr, "%s: model none (uniform policy, value 0)\n", prog);
 	}

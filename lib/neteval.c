@@ -62,14 +62,7 @@ static void ne_close(void *ctx)
 int gt_neteval_open(const gt_model *m, const char *backend, gt_evaluator *ev, gt_error *e)
 {
 	memset(ev, 0, sizeof *ev);
-	gt_nn *nn;
-	if (backend && strcmp(backend, "auto") == 0) {
-		nn = gt_model_nn(m, "cuda", NULL);
-		if (!nn)
-			nn = gt_model_nn(m, "cpu", e);
-	} else {
-		nn = gt_model_nn(m, backend, e);
-	}
+	gt_nn *nn = gt_model_nn(m, backend, e);
 	if (!nn)
 		return GT_EUNSUPPORTED;
 	neteval *ne = gt_xcalloc(1, sizeof *ne);

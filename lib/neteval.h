@@ -21,8 +21,9 @@ int gt_neteval_open(const gt_model *m, const char *backend, gt_evaluator *ev, gt
 /* gt_neteval_open_file: the same from a model file path; "none" gives the
  * uniform evaluator (mcts.h). name (size bytes, may be NULL) receives the
  * model's name: "none", or the file's base name without ".bin.gz".
- * backend "auto" tries "cuda" and falls back to "cpu" when it cannot be
- * had (no CUDA in the build, no device); gt_neteval_backend says which. */
+ * backend is gt_nn_new's: "cpu", "cuda", or "auto" (cuda when
+ * gt_gpu_probe says a device answers, else cpu; gt_neteval_backend says
+ * which). */
 int gt_neteval_open_file(const char *path, const char *backend, gt_evaluator *ev,
                          char *name, size_t size, gt_error *e);
 
