@@ -17,8 +17,9 @@ typedef struct key {
 	double komi;
 	int16_t ko, hist[GT_FEAT_HISTORY];
 	uint8_t n, to_move, rules;
-	uint8_t pad[5];
+	uint8_t pad[9];              /* zero: keys are compared with memcmp */
 } key;
+_Static_assert(sizeof(key) == 136, "key has no hidden padding");
 
 typedef struct cache {
 	gt_evaluator inner;
@@ -191,7 +192,7 @@ static int cache_eval(void *ctx, int n, int nb, const gt_board *const *boards, f
 		if (score)
 			score[i] = c->mscore[q];
 		long s = victim(c, &c->mkeys[j]);
-		c->keys[s] = c->mkeys[j];
+		memcpy(&c->keys[s], &c->mkeys[j], sizeof(key));
 		c->used[s] = c->tick;
 		float *d = c->data + (size_t)s * c->stride;
 		memcpy(d, l, np1 * sizeof(float));
