@@ -6,7 +6,7 @@
  *    visit, with the uniform evaluator's time taken out; reference in the
  *    same run: light random playout moves per second.
  * 2. A random b6c64 network on T threads (default 2) with G games in
- *    flight each (default 16), no evaluation cache: network evaluations per
+ *    flight each (default 8), no evaluation cache: network evaluations per
  *    second, mean batch, moves per second and games per hour (moves per
  *    second over the mean length of the games finished), with the time in
  *    the forward pass, in the features and in the rest (search and
@@ -14,9 +14,11 @@
  *    threads each calling gt_nn_forward alone at the mean batch size
  *    reached; the ratio of the two rates is the share of the time the
  *    network gets in self-play.
- * Games in flight finish together about (G x T x evaluations per game) /
- * (evaluations per second) after the start: about 100 s with the defaults,
- * so the default run is 120 s.
+ * Games in flight finish together about G x T x (evaluations per game,
+ * about 5,300) / (evaluations per second) after the start: about 50 s on
+ * two unshared cores with the defaults (T 2, G 8), several times that on
+ * a loaded machine; games/hour needs finished games, so give a longer run
+ * (480 s gave 42 games) for a figure to trust. Default 120 s.
  * Usage: selfplay [seconds-of-network-self-play [threads [games-in-flight]]]
  */
 #include "board.h"
@@ -340,7 +342,7 @@ static void network_part(double secs, int threads, int games)
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? strtod(argv[1], NULL) : 120.0;
-	int threads = argc > 2 ? atoi(argv[2]) : 2, games = argc > 3 ? atoi(argv[3]) : 16;
+	int threads = argc > 2 ? atoi(argv[2]) : 2, games = argc > 3 ? atoi(argv[3]) : 8;
 	if (threads < 1 || threads > 64 || games < 1)
 		return 2;
 	uniform_part(3);
