@@ -11,9 +11,10 @@ command -v gt-sgf >/dev/null || skip_all "gt-sgf not built"
 ls /usr/share/goban/*.sgf >/dev/null 2>&1 || skip_all "no /usr/share/goban (goban-original-games)"
 $PY -c 'import numpy' 2>/dev/null || skip_all "no numpy for /usr/bin/python3"
 
-gt-sgf /usr/share/goban/*.sgf /usr/share/goban/*.mgt >"$T/all.ndjson" 2>"$T/sgf.err"
+# every other file (about 300 games), to keep the test short
+gt-sgf $(ls /usr/share/goban/*.sgf /usr/share/goban/*.mgt | awk 'NR % 2') >"$T/all.ndjson" 2>"$T/sgf.err"
 n=$(wc -l <"$T/all.ndjson" | tr -d ' ')
-[ "$n" -ge 300 ]; ok $? "gt-sgf: $n games"
+[ "$n" -ge 250 ]; ok $? "gt-sgf: $n games"
 $PY - "$T/all.ndjson" "$T/train.ndjson" "$T/held.ndjson" <<'PYEOF'
 import json, sys
 seen, k = set(), 0
@@ -33,10 +34,10 @@ test -s "$T/train/manifest"; ok $? "gt-shard: training shards"
 gt-shard -o "$T/held" --rows 20000 "$T/held.ndjson" >/dev/null 2>"$T/e"
 test -s "$T/held/manifest"; ok $? "gt-shard: held-out shards"
 
-gt-train --init b2c16 --data "$T/train" --window 20000 --steps 300 --batch 32 --lr 0.003 \
-	--log-every 100 --validate "$T/held" --validate-rows 2000 --validate-every 300 \
+gt-train --init b2c16 --data "$T/train" --window 20000 --steps 200 --batch 32 --lr 0.003 \
+	--log-every 100 --validate "$T/held" --validate-rows 1000 --validate-every 200 \
 	-o "$T/m.bin.gz" >"$T/metrics" 2>"$T/e"
-ok $? "300 steps of b2c16 on 19x19"
+ok $? "200 steps of b2c16 on 19x19"
 $PY - "$T/train" "$T/held" "$T/metrics" >"$T/r" <<'PYEOF'
 import glob, json, sys
 import numpy as np
@@ -44,9 +45,9 @@ def targets(d):
     return np.concatenate([np.load(f)["policy"].argmax(1)
                            for f in sorted(glob.glob(d + "/run_*/*.npz"))])
 tr, he = targets(sys.argv[1]), targets(sys.argv[2])
-he = he[:2000]  # the rows gt-train evaluates (the first of its window)
 best = np.bincount(tr).argmax()
-base = float((he == best).mean())
+# on the rows gt-train evaluates (the first of its window) and on all
+base = max(float((he[:1000] == best).mean()), float((he == best).mean()))
 m = [json.loads(l) for l in open(sys.argv[3]) if '"val_top1"' in l]
 acc = m[-1]["val_top1"]
 print("# baseline (point %d, the most frequent in training): %.4f; held-out top-1 at step %d: %.4f"
