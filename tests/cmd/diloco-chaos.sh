@@ -87,6 +87,7 @@ grep -q '"event":"recovered","version":3' "$T/outer.out"; ok $? "the restart fin
 [ "$(grep -c 'restarting' "$T/outer.err")" -ge 2 ]; ok $? "gt-outer restarted by share/gt/outer"
 [ "$(cat "$T"/u?.err | grep -c 'restarting')" -ge 1 ]; ok $? "gt-unit restarted by share/gt/unit"
 
+! grep -q 'Sanitizer\|runtime error' "$T"/*.err; ok $? "no sanitizer report from any gt-unit or gt-outer"
 V=$(ver)
 diag "reached version $V"
 [ "$V" -ge 10 ]; ok $? "ten versions or more ($V)"
