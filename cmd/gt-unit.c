@@ -41,8 +41,8 @@ static void usage(FILE *f)
 	    "               [--state FILE] [--cache DIR] [--inner-steps H] [--batch B]\n"
 	    "               [--window ROWS] [--board-size N] [--optimizer adam|adamw|sgd]\n"
 	    "               [--lr LR] [--weight-decay W] [--codec fp32|bf16|int8|int4]\n"
-	    "               [--rounds N] [--step-sleep S] [--poll S] [--seed S]\n"
-	    "               [--threads T] [--backend NAME] [--progress]\n");
+	    "               [--rounds N] [--step-sleep S] [--poll S] [--wait-version S]\n"
+	    "               [--seed S] [--threads T] [--backend NAME] [--progress]\n");
 }
 
 static void help(void)
@@ -71,6 +71,8 @@ static void help(void)
 	    "  --rounds N            stop after N rounds; 0 runs until a signal (0)\n"
 	    "  --step-sleep S        sleep S seconds after each inner step (0)\n"
 	    "  --poll S              wait between looks for the first version (1)\n"
+	    "  --wait-version S      after a round, wait up to S seconds for a newer version\n"
+	    "                        before starting again from the same one (0)\n"
 	    "  --seed S              sampler seed (1)\n"
 	    "  --threads T           BLAS threads (1)\n"
 	    "  --backend NAME        cpu, cuda or auto (cpu)\n"
@@ -151,7 +153,7 @@ typedef struct unit {
 	const char *store, *data, *id, *cache, *state_path;
 	int units, slice, board, codec, progress;
 	long window, inner;
-	double step_sleep, poll;
+	double step_sleep, poll, wait_version;
 	gt_store_opts so;
 	gt_train_conf tc;
 	uint64_t generation, seq;
@@ -287,6 +289,16 @@ static int round1(unit *u, long r)
 		return 1;
 	}
 	u->bytes_received += 200;
+	/* a bounded wait for the outer process (never for another unit): a
+	 * round from the version just used repeats much of the last delta */
+	double until = now_s() + u->wait_version;
+	while (p.version == u->version && now_s() < until && !stop) {
+		sleep_s(fmin(0.05, u->wait_version));
+		if (gt_diloco_ptr_read(&u->so, u->store, &p, &e) == 0)
+			u->bytes_received += 200;
+	}
+	if (stop)
+		return -1;
 	if (p.version != u->version && fetch_version(u, &p) != 0)
 		return 1;
 	if (!u->t && start_trainer(u) != 0)
@@ -414,7 +426,7 @@ int main(int argc, char **argv)
 {
 	enum { O_STORE = 256, O_DATA, O_UNIT, O_UNITS, O_SLICE, O_STATE, O_CACHE, O_INNER,
 	       O_BATCH, O_WINDOW, O_BOARD, O_OPT, O_LR, O_WD, O_CODEC, O_ROUNDS, O_SLEEP,
-	       O_POLL, O_SEED, O_THREADS, O_BACKEND, O_PROGRESS, O_VERSION };
+	       O_POLL, O_WAITV, O_SEED, O_THREADS, O_BACKEND, O_PROGRESS, O_VERSION };
 	static const struct option opts[] = {
 		{"store", 1, 0, O_STORE}, {"data", 1, 0, O_DATA}, {"unit", 1, 0, O_UNIT},
 		{"units", 1, 0, O_UNITS}, {"slice", 1, 0, O_SLICE}, {"state", 1, 0, O_STATE},
@@ -422,7 +434,8 @@ int main(int argc, char **argv)
 		{"window", 1, 0, O_WINDOW}, {"board-size", 1, 0, O_BOARD},
 		{"optimizer", 1, 0, O_OPT}, {"lr", 1, 0, O_LR}, {"weight-decay", 1, 0, O_WD},
 		{"codec", 1, 0, O_CODEC}, {"rounds", 1, 0, O_ROUNDS},
-		{"step-sleep", 1, 0, O_SLEEP}, {"poll", 1, 0, O_POLL}, {"seed", 1, 0, O_SEED},
+		{"step-sleep", 1, 0, O_SLEEP}, {"poll", 1, 0, O_POLL},
+		{"wait-version", 1, 0, O_WAITV}, {"seed", 1, 0, O_SEED},
 		{"threads", 1, 0, O_THREADS}, {"backend", 1, 0, O_BACKEND},
 		{"progress", 0, 0, O_PROGRESS}, {"version", 0, 0, O_VERSION},
 		{"help", 0, 0, 'h'}, {0, 0, 0, 0}};
@@ -462,6 +475,7 @@ int main(int argc, char **argv)
 			break;
 		case O_ROUNDS: rounds = num_long("--rounds", optarg, 0, 1000000000); break;
 		case O_SLEEP: u.step_sleep = num_double("--step-sleep", optarg, 0, 3600); break;
+		case O_WAITV: u.wait_version = num_double("--wait-version", optarg, 0, 86400); break;
 		case O_POLL: u.poll = num_double("--poll", optarg, 0.001, 3600); break;
 		case O_SEED: seed = (uint64_t)num_long("--seed", optarg, 0, 2147483647); break;
 		case O_THREADS: threads = num_long("--threads", optarg, 1, 256); break;
