@@ -77,15 +77,20 @@ PYEOF
 	gt-shard -o "$d/train" --rows 20000 "$d/train-aug.ndjson" >/dev/null 2>&1
 	gt-shard -o "$d/held" --rows 20000 "$d/held.ndjson" >/dev/null 2>&1
 	gt-model init b2c16 --seed 1 -o "$d/q0.bin.gz" 2>/dev/null
-	steps=$((800 * DILOCO_BENCH_SCALE)) H=50 B=32 lr=0.003
+	steps=$((1600 * DILOCO_BENCH_SCALE)) H=50 B=32 lr=0.003
 	per=$((steps / 4))
 	t0=$(date +%s)
 	gt-train --model "$d/q0.bin.gz" --data "$d/train" --window 100000 --steps $steps --batch $B \
 		--lr $lr --log-every $((steps / 8)) --validate "$d/held" --validate-rows 2000 \
 		-o "$d/plain.bin.gz" >"$d/plain.metrics" 2>/dev/null
+	t1p=$(date +%s)
+	for cfg in default avg; do
+	oo=""
+	[ $cfg = avg ] && oo="--lr 1 --momentum 0"
+	rm -rf "$d/q"
 	t1=$(date +%s)
-	gt-outer --store "$d/q/store" --state "$d/q/outer" --init "$d/q0.bin.gz" --quorum 2 \
-		--grace 0.5 --poll 0.1 >"$d/q.outer" 2>/dev/null &
+	gt-outer --store "$d/q/store" --state "$d/q/outer" --init "$d/q0.bin.gz" $oo \
+		>"$d/q.outer" 2>/dev/null &
 	o=$!
 	pids="$pids $o"
 	us=""
@@ -107,7 +112,8 @@ PYEOF
 			--lr 0 --weight-decay 0 --log-every 1 --validate "$d/held" --validate-rows 2000 \
 			-o "$d/x.bin.gz" 2>/dev/null | head -1 | sed "s/^{/{\"v\":$v,/" >>"$d/q.eval"
 	done
-	echo "quality: b2c16 19x19, $steps steps x $B (plain: $((t1 - t0)) s) against 4 units x $per steps, H $H (4 processes on 2 shared cores: $((t2 - t1)) s), $V versions"
+	[ $cfg = default ] && what="outer defaults (lr 0.7, Nesterov 0.9, quorum 1)" || what="model averaging (outer lr 1, momentum 0)"
+	echo "quality, $what: b2c16 19x19, $steps steps x $B (plain: $((t1p - t0)) s) against 4 units x $per steps, H $H (4 processes on 2 shared cores: $((t2 - t1)) s), $V versions"
 	$PY - "$d/plain.metrics" "$d/q.eval" "$d/q/store/diloco/versions" <<'PYEOF'
 import json, sys, os
 plain = [json.loads(l) for l in open(sys.argv[1]) if '"val_total"' in l]
@@ -128,6 +134,7 @@ print("  final: DiLoCo/plain held-out loss %.4f/%.4f = %+.1f%% (target within 3%
       % (b["val_total"], a["val_total"], 100 * (b["val_total"] / a["val_total"] - 1), b["val_top1"], a["val_top1"],
          100 * (b["val_top1"] - a["val_top1"])))
 PYEOF
+	done
 }
 quality
 
@@ -177,7 +184,7 @@ while os.path.exists(os.path.join(d, "store/diloco/versions/v%d.json" % v)):
         x["_v"] = v
         applied[(x["unit"], x["name"])] = x
     v += 1
-useful, rounds, per = 0.0, 0, {}
+useful, utrain, per = 0.0, 0.0, {}
 for k in range(4):
     for l in open(d + ".u%d" % k):
         r = json.loads(l)
@@ -188,11 +195,12 @@ for k in range(4):
         per[k][1] += ok
         if ok:
             useful += min(r["end"], t1) - max(r["start"], t0)
+            utrain += r["train_s"]
             per[k][2] += r["samples"]
 alloc = 4 * (t1 - t0)
 if what == "goodput":
-    print("goodput: %d SIGKILLs in %.0f s of 4 units, %d versions: useful %.1f / allocated %.1f unit-s = %.1f%% (target >= 88%%)"
-          % (kills, t1 - t0, v - 1, useful, alloc, 100 * useful / alloc))
+    print("goodput: %d SIGKILLs in %.0f s of 4 units, %d versions: useful (rounds applied) %.1f / allocated %.1f unit-s = %.1f%% (target >= 88%%); inner steps of applied rounds alone %.1f%%"
+          % (kills, t1 - t0, v - 1, useful, alloc, 100 * useful / alloc, 100 * utrain / alloc))
 else:
     st = [x["_v"] - x["base_version"] for x in applied.values() if x["unit"] == "u3"]
     print("heterogeneity: %d versions in %.0f s; rounds sent/applied per unit: %s; unit 3 (half speed): %d of %d applied samples, mean staleness of its applied deltas %.2f"

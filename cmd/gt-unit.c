@@ -72,7 +72,7 @@ static void help(void)
 	    "  --step-sleep S        sleep S seconds after each inner step (0)\n"
 	    "  --poll S              wait between looks for the first version (1)\n"
 	    "  --wait-version S      after a round, wait up to S seconds for a newer version\n"
-	    "                        before starting again from the same one (0)\n"
+	    "                        before starting again from the same one (1)\n"
 	    "  --seed S              sampler seed (1)\n"
 	    "  --threads T           BLAS threads (1)\n"
 	    "  --backend NAME        cpu, cuda or auto (cpu)\n"
@@ -446,6 +446,7 @@ int main(int argc, char **argv)
 	u.window = 250000;
 	u.codec = GT_DELTA_INT8;
 	u.poll = 1;
+	u.wait_version = 1;
 	u.version = UINT64_MAX;
 	const char *optname = "adamw", *backend = NULL;
 	double lr = -1, wd = -1;
