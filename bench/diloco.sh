@@ -12,10 +12,12 @@
 #                  version) over allocated unit time, units killed at random
 #   heterogeneity  one unit at half speed: it still contributes and the
 #                  held-out loss still falls
-# DILOCO_BENCH_SCALE (1) multiplies the steps of the quality run.
+# DILOCO_BENCH_SCALE (1) multiplies the steps of the quality run;
+# DILOCO_BENCH_PARTS (all four) names the parts to run.
 # Run by bench/run with GT_BIN and GT_SRC set.
 : "${GT_SRC:=.}" "${GT_BIN:=$GT_SRC/bin}"
-: "${DILOCO_BENCH_SCALE:=1}"
+: "${DILOCO_BENCH_SCALE:=1}" "${DILOCO_BENCH_PARTS:=bandwidth quality goodput heterogeneity}"
+part() { case " $DILOCO_BENCH_PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 PATH=$GT_BIN:$PATH
 PY=/usr/bin/python3
 [ -x "$GT_BIN/gt-unit" ] || { echo "diloco.sh: no $GT_BIN/gt-unit"; exit 0; }
@@ -53,9 +55,11 @@ print("%-5s H %d: %.2f bytes sent + %.2f received per sample over %d rounds; dat
       % (sys.argv[4], r[0]["inner_steps"], sent / s, recv / s, len(r), dp, dp / ((sent + recv) / s), dp / worst, dp / (sent / s)))
 PYEOF
 }
+if part bandwidth; then
 echo "bandwidth, P = $P parameters (b1c8), batch 16, a unit's measured bytes (delta, model pulls, pointer, heartbeat):"
 bw int8
 bw int4
+fi
 
 # ---- quality: 4 units against one trainer, same samples, same rows ----
 quality() {
@@ -136,7 +140,7 @@ print("  final: DiLoCo/plain held-out loss %.4f/%.4f = %+.1f%% (target within 3%
 PYEOF
 	done
 }
-quality
+part quality && quality
 
 # ---- goodput: 4 units, one killed at random every ~4 s, restarted after 0.5 s ----
 chaos() { # name seconds sleep3: unit 3's --step-sleep
@@ -208,7 +212,8 @@ else:
              per[3][2], sum(p[2] for p in per.values()), sum(st) / len(st) if st else float("nan")))
 PYEOF
 }
-chaos goodput 40 0.004
+part goodput && chaos goodput 40 0.004
+part heterogeneity || exit 0
 # heterogeneity: unit 3 sleeps as long as a step takes (about half speed)
 chaos hetero 30 0.02
 V=$(sed 's/.*"version":\([0-9]*\).*/\1/' "$d/c/store/diloco/current.json")
