@@ -206,7 +206,7 @@ if what == "goodput":
     print("goodput: %d SIGKILLs in %.0f s of 4 units, %d versions: useful (rounds applied) %.1f / allocated %.1f unit-s = %.1f%% (target >= 88%%); inner steps of applied rounds alone %.1f%%"
           % (kills, t1 - t0, v - 1, useful, alloc, 100 * useful / alloc, 100 * utrain / alloc))
 else:
-    st = [x["_v"] - x["base_version"] for x in applied.values() if x["unit"] == "u3"]
+    st = [x["_v"] - 1 - x["base_version"] for x in applied.values() if x["unit"] == "u3"]
     print("heterogeneity: %d versions in %.0f s; rounds sent/applied per unit: %s; unit 3 (half speed): %d of %d applied samples, mean staleness of its applied deltas %.2f"
           % (v - 1, t1 - t0, ", ".join("u%d %d/%d" % (k, per[k][0], per[k][1]) for k in sorted(per)),
              per[3][2], sum(p[2] for p in per.values()), sum(st) / len(st) if st else float("nan")))
