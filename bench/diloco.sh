@@ -12,6 +12,7 @@
 #                  version) over allocated unit time, units killed at random
 #   heterogeneity  one unit at half speed: it still contributes and the
 #                  held-out loss still falls
+# DILOCO_BENCH_AVG=1 adds a quality run of plain model averaging.
 # DILOCO_BENCH_SCALE (1) multiplies the steps of the quality run;
 # DILOCO_BENCH_PARTS (all four) names the parts to run.
 # Run by bench/run with GT_BIN and GT_SRC set.
@@ -88,8 +89,8 @@ PYEOF
 		--lr $lr --log-every $((steps / 8)) --validate "$d/held" --validate-rows 2000 \
 		-o "$d/plain.bin.gz" >"$d/plain.metrics" 2>/dev/null
 	t1p=$(date +%s)
-	for cfg in default avg; do
-	oo=""
+	for cfg in default ${DILOCO_BENCH_AVG:+avg}; do
+	oo="--units 4"
 	[ $cfg = avg ] && oo="--lr 1 --momentum 0"
 	rm -rf "$d/q"
 	t1=$(date +%s)
@@ -116,7 +117,7 @@ PYEOF
 			--lr 0 --weight-decay 0 --log-every 1 --validate "$d/held" --validate-rows 2000 \
 			-o "$d/x.bin.gz" 2>/dev/null | head -1 | sed "s/^{/{\"v\":$v,/" >>"$d/q.eval"
 	done
-	[ $cfg = default ] && what="outer defaults (lr 0.7, Nesterov 0.9, quorum 1)" || what="model averaging (outer lr 1, momentum 0)"
+	[ $cfg = default ] && what="outer defaults (lr 0.7, Nesterov 0.9, quorum 1) and --units 4" || what="model averaging (outer lr 1, momentum 0)"
 	echo "quality, $what: b2c16 19x19, $steps steps x $B (plain: $((t1p - t0)) s) against 4 units x $per steps, H $H (4 processes on 2 shared cores: $((t2 - t1)) s), $V versions"
 	$PY - "$d/plain.metrics" "$d/q.eval" "$d/q/store/diloco/versions" <<'PYEOF'
 import json, sys, os
@@ -145,7 +146,7 @@ part quality && quality
 # ---- goodput: 4 units, one killed at random every ~4 s, restarted after 0.5 s ----
 chaos() { # name seconds sleep3: unit 3's --step-sleep
 	rm -rf "$d/c"
-	gt-outer --store "$d/c/store" --state "$d/c/outer" --init "$d/m0.bin.gz" --quorum 1 \
+	gt-outer --store "$d/c/store" --state "$d/c/outer" --init "$d/m0.bin.gz" --units 4 \
 		--grace 0.2 --poll 0.05 >"$d/c.outer" 2>/dev/null &
 	o=$!
 	pids="$pids $o"

@@ -40,7 +40,7 @@ static void usage(FILE *f)
 	    "usage: gt-outer --store URL --state DIR [--init MODEL] [--quorum K]\n"
 	    "                [--grace S] [--poll S] [--max-staleness S] [--lr LR]\n"
 	    "                [--momentum M] [--stale-decay C] [--versions N]\n"
-	    "                [--lease-ttl S] [--owner ID] [--progress]\n");
+	    "                [--units U] [--lease-ttl S] [--owner ID] [--progress]\n");
 }
 
 static void help(void)
@@ -61,6 +61,7 @@ static void help(void)
 	    "  --lr LR               outer learning rate (0.7)\n"
 	    "  --momentum M          Nesterov momentum (0.9)\n"
 	    "  --stale-decay C       weight 1/(1 + C s) of a delta of staleness s (0.25)\n"
+	    "  --units U             scale the step of a version of k < U deltas by k/U (0: off)\n"
 	    "  --versions N          stop after publishing N versions; 0: until a signal (0)\n"
 	    "  --lease-ttl S         seconds the lease on the store lasts unrenewed (30)\n"
 	    "  --owner ID            the lease's owner (host:state directory)\n"
@@ -187,7 +188,7 @@ typedef struct outer {
 	gt_store_opts so;
 	gt_outer *o;
 	gt_model *base;        /* architecture and metadata of version 0 */
-	int quorum, progress;
+	int quorum, progress, units;
 	double grace, poll, ttl;
 	uint64_t crash_at;     /* GT_OUTER_CRASH_AT: SIGKILL itself before this pointer */
 	strset seen;
@@ -322,7 +323,8 @@ static int make_version(outer *x)
 	gt_error e = {0};
 	size_t k = gt_outer_pending(x->o);
 	double t = now_s();
-	if (gt_outer_step(x->o, &e)) {
+	double scale = x->units > 0 && k < (size_t)x->units ? (double)k / x->units : 1.0;
+	if (gt_outer_step_scaled(x->o, scale, &e)) {
 		fprintf(stderr, "%s: %s\n", prog, e.text);
 		return 1;
 	}
@@ -338,8 +340,8 @@ static int make_version(outer *x)
 	if (publish_pointer(x, &p))
 		return 1;
 	printf("{\"event\":\"version\",\"version\":%" PRIu64 ",\"deltas\":%zu,\"samples\":%" PRIu64
-	       ",\"time\":%.3f}\n",
-	       p.version, k, x->pending_samples, t);
+	       ",\"scale\":%g,\"time\":%.3f}\n",
+	       p.version, k, x->pending_samples, scale, t);
 	fflush(stdout);
 	if (x->progress)
 		fprintf(stderr, "%s: version %" PRIu64 " from %zu deltas\n", prog, p.version, k);
@@ -511,13 +513,13 @@ out:
 int main(int argc, char **argv)
 {
 	enum { O_STORE = 256, O_STATE, O_INIT, O_QUORUM, O_GRACE, O_POLL, O_SMAX, O_LR, O_MOM,
-	       O_DECAY, O_VERSIONS, O_TTL, O_OWNER, O_PROGRESS, O_VERSION };
+	       O_DECAY, O_VERSIONS, O_TTL, O_OWNER, O_UNITS, O_PROGRESS, O_VERSION };
 	static const struct option opts[] = {
 		{"store", 1, 0, O_STORE}, {"state", 1, 0, O_STATE}, {"init", 1, 0, O_INIT},
 		{"quorum", 1, 0, O_QUORUM}, {"grace", 1, 0, O_GRACE}, {"poll", 1, 0, O_POLL},
 		{"max-staleness", 1, 0, O_SMAX}, {"lr", 1, 0, O_LR}, {"momentum", 1, 0, O_MOM},
 		{"stale-decay", 1, 0, O_DECAY}, {"versions", 1, 0, O_VERSIONS},
-		{"lease-ttl", 1, 0, O_TTL}, {"owner", 1, 0, O_OWNER},
+		{"lease-ttl", 1, 0, O_TTL}, {"units", 1, 0, O_UNITS}, {"owner", 1, 0, O_OWNER},
 		{"progress", 0, 0, O_PROGRESS}, {"version", 0, 0, O_VERSION},
 		{"help", 0, 0, 'h'}, {0, 0, 0, 0}};
 	outer x;
@@ -548,6 +550,7 @@ int main(int argc, char **argv)
 		case O_VERSIONS: versions = num_long("--versions", optarg, 0, LONG_MAX); break;
 		case O_TTL: x.ttl = num_double("--lease-ttl", optarg, 1, 86400); break;
 		case O_OWNER: owner = optarg; break;
+		case O_UNITS: x.units = (int)num_long("--units", optarg, 0, 100000); break;
 		case O_PROGRESS: x.progress = 1; break;
 		case O_VERSION: printf("%s %s\n", prog, GT_VERSION); return 0;
 		case 'h': help(); return 0;

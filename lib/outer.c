@@ -245,12 +245,19 @@ int gt_outer_admit_packed(gt_outer *o, const uint8_t *buf, size_t len, double *w
 
 int gt_outer_step(gt_outer *o, gt_error *e)
 {
+	return gt_outer_step_scaled(o, 1.0, e);
+}
+
+int gt_outer_step_scaled(gt_outer *o, double scale, gt_error *e)
+{
 	const float lr = (float)o->cfg.lr, mu = (float)o->cfg.momentum;
 	float inv;
 	int rc;
 	if (o->npend == 0)
 		return gt_error_set(e, GT_EINVAL, -1, -1, "no admitted deltas");
-	inv = (float)(1 / o->wsum);
+	if (!(scale > 0 && scale <= 1))
+		return gt_error_set(e, GT_EINVAL, -1, -1, "step scale %g not in (0, 1]", scale);
+	inv = (float)(scale / o->wsum);
 	for (size_t i = 0; i < o->n; i++) {
 		float g = o->acc[i] * inv;
 		o->m[i] = mu * o->m[i] + g;

@@ -106,6 +106,13 @@ size_t gt_outer_pending(const gt_outer *o);
  * OpenSSL fails (the state is then unchanged but for theta and m). */
 int gt_outer_step(gt_outer *o, gt_error *e);
 
+/* gt_outer_step_scaled: the same with g multiplied by scale in (0, 1]
+ * before the momentum update: partial participation, e.g. k/U when only k
+ * of U learning units' deltas make this version, so that U deltas spread
+ * over several versions move theta (and m) about as one synchronous
+ * DiLoCo step of all U would. GT_EINVAL for a scale out of range. */
+int gt_outer_step_scaled(gt_outer *o, double scale, gt_error *e);
+
 /* The ledger: entry i < gt_outer_ledger_size of the applied deltas in the
  * order applied. */
 typedef struct gt_outer_entry {
