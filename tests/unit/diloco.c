@@ -113,6 +113,46 @@ static void check_reduction(const gt_model *m, gt_shard_window *w, int H, int co
 	gt_train_free(unit);
 }
 
+/* a version of k of U deltas: g scaled by k/U, momentum too */
+static void check_scaled(const gt_model *m)
+{
+	gt_error e = {0};
+	size_t n = m->nparams;
+	float *delta = gt_xmalloc(sizeof(float) * n);
+	for (size_t i = 0; i < n; i++)
+		delta[i] = 0.001f * (float)((int)(i % 7) - 3);
+	gt_delta_hdr h;
+	memset(&h, 0, sizeof h);
+	gt_delta_params_sha256(m->params, n, h.base_sha256);
+	strcpy(h.unit, "u0");
+	h.generation = 1;
+	h.inner_steps = 1;
+	h.samples = 16;
+	h.nparams = n;
+	gt_outer_cfg cfg;
+	gt_outer_cfg_default(&cfg);
+	gt_outer *o = NULL;
+	gt_outer_new(&o, m->params, n, &cfg, &e);
+	int d = gt_outer_admit(o, &h, delta, NULL, &e);
+	int rc = gt_outer_step_scaled(o, 0.25, &e);
+	double maxd = 0, maxm = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		double g = 0.25 * delta[i], mm = g;
+		double want = m->params[i] - cfg.lr * (g + cfg.momentum * mm);
+		maxd = fmax(maxd, fabs(gt_outer_params(o)[i] - want));
+		maxm = fmax(maxm, fabs(gt_outer_momentum(o)[i] - mm));
+	}
+	ok(d == GT_ADMIT_FRESH && rc == 0 && maxd < 1e-6 && maxm < 1e-7,
+	   "a version of 1 of 4 deltas: g and momentum scaled by 1/4 (max diff %.2g, %.2g)", maxd,
+	   maxm);
+	h.seq = 1;
+	gt_outer_admit(o, &h, delta, NULL, &e);
+	ok(gt_outer_step_scaled(o, 0, &e) == GT_EINVAL && gt_outer_step_scaled(o, 1.5, &e) ==
+	   GT_EINVAL, "scale out of (0, 1] refused");
+	gt_outer_free(o);
+	free(delta);
+}
+
 static void check_slices(gt_shard_window *w)
 {
 	gt_shard_window_info wi;
@@ -259,6 +299,7 @@ int main(void)
 	check_reduction(m, w, 1, GT_DELTA_FP32, 1e-6);
 	check_reduction(m, w, 4, GT_DELTA_FP32, 1e-6);
 	check_reduction(m, w, 1, GT_DELTA_INT8, 1e-4);
+	check_scaled(m);
 	check_slices(w);
 	check_names();
 	check_pointer();
