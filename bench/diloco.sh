@@ -90,7 +90,7 @@ PYEOF
 		-o "$d/plain.bin.gz" >"$d/plain.metrics" 2>/dev/null
 	t1p=$(date +%s)
 	for cfg in default ${DILOCO_BENCH_AVG:+avg}; do
-	oo="--units 4"
+	oo="--units 4 --quorum 4"
 	[ $cfg = avg ] && oo="--lr 1 --momentum 0"
 	rm -rf "$d/q"
 	t1=$(date +%s)
@@ -117,7 +117,7 @@ PYEOF
 			--lr 0 --weight-decay 0 --log-every 1 --validate "$d/held" --validate-rows 2000 \
 			-o "$d/x.bin.gz" 2>/dev/null | head -1 | sed "s/^{/{\"v\":$v,/" >>"$d/q.eval"
 	done
-	[ $cfg = default ] && what="outer defaults (lr 0.7, Nesterov 0.9, quorum 1) and --units 4" || what="model averaging (outer lr 1, momentum 0)"
+	[ $cfg = default ] && what="outer lr 0.7, Nesterov 0.9, --quorum 4 --units 4" || what="model averaging (outer lr 1, momentum 0)"
 	echo "quality, $what: b2c16 19x19, $steps steps x $B (plain: $((t1p - t0)) s) against 4 units x $per steps, H $H (4 processes on 2 shared cores: $((t2 - t1)) s), $V versions"
 	$PY - "$d/plain.metrics" "$d/q.eval" "$d/q/store/diloco/versions" <<'PYEOF'
 import json, sys, os
