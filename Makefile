@@ -75,6 +75,14 @@ check: deps
 	GT_BIN=$(CURDIR)/$(BINDIR) GT_TESTBIN=$(CURDIR)/$(OBJDIR)/tests GT_SRC=$(CURDIR) \
 	  prove -j2 --timer -e '' $(TESTS) $(sort $(wildcard tests/cmd/*.t))
 
+# make demo: the whole loop on this machine in a temporary folder (see
+# README and share/gt/demo); DEMO=ci is the short setting.
+DEMO     ?= default
+.PHONY: demo
+demo: deps
+	@$(MAKE) --no-print-directory $(CMDS)
+	@GT_BIN=$(CURDIR)/$(BINDIR) sh share/gt/demo $(DEMO)
+
 bench: all
 	GT_BIN=$(CURDIR)/$(BINDIR) GT_SRC=$(CURDIR) sh bench/run $(OBJDIR)/bench
 
