@@ -17,6 +17,36 @@ else
 OBJDIR    = build/opt
 endif
 
+# Optional CUDA backend (lib/cuda/*.cu, see lib/gpu.h): `make CUDA=1`, on by
+# itself when nvcc and cuBLAS are found, off with `make CUDA=0`. Objects go
+# to $(OBJDIR)-cuda; binaries link cuBLAS (rpath) and the static CUDA
+# runtime and still run CPU-only where there is no GPU or driver.
+NVCC      ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+CUDA_LIB  ?= $(CUDA_HOME)/lib64
+CUDA      ?= $(if $(wildcard $(CUDA_LIB)/libcublas.so),1,0)
+ifeq ($(CUDA),1)
+CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90]
+NVFLAGS   ?= -O3 -std=c++17 $(CUDA_ARCH) -Werror all-warnings \
+             -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter
+OBJDIR    := $(OBJDIR)-cuda
+CPPFLAGS  += -DGT_CUDA
+LDLIBS    += -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -Wl,--as-needed -lcublas \
+             -lcudart_static -ldl -lrt -lstdc++
+CUDA_OBJ  := $(patsubst lib/cuda/%.cu,$(OBJDIR)/lib/cuda/%.o,$(wildcard lib/cuda/*.cu))
+.DEFAULT_GOAL := all
+$(OBJDIR)/libgt.a: $(CUDA_OBJ)
+$(OBJDIR)/lib/cuda/%.o: lib/cuda/%.cu $(wildcard lib/*.h)
+	@mkdir -p $(@D)
+	$(NVCC) $(filter-out -I/usr/include/%,$(CPPFLAGS)) $(NVFLAGS) -c -o $@ $<
+# tests/gpu/*.c: GPU comparison and benchmark programs, for tests/gpu/run
+.PHONY: gpu
+gpu: all $(patsubst tests/gpu/%.c,$(OBJDIR)/gpu/%,$(wildcard tests/gpu/*.c))
+$(OBJDIR)/gpu/%: tests/gpu/%.c $(wildcard tests/gpu/*.h) tests/unit/tap.h $(OBJDIR)/libgt.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests/unit -I$(CUDA_HOME)/include $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OBJDIR)/libgt.a $(LDLIBS)
+endif
+
 LIB_SRC  := $(wildcard lib/*.c)
 LIB_OBJ  := $(LIB_SRC:lib/%.c=$(OBJDIR)/lib/%.o)
 CMD_SRC  := $(wildcard cmd/gt-*.c)

@@ -3,6 +3,7 @@
 #include "nn.h"
 #include "nn_backend.h"
 #include "feat.h"
+#include "gpu.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -198,7 +199,12 @@ void gt_arch_init_params(const gt_arch *a, float *params, uint64_t seed)
 	free(ts);
 }
 
-static const gt_nn_backend *backends[] = {&gt_nn_backend_cpu};
+static const gt_nn_backend *backends[] = {
+	&gt_nn_backend_cpu,
+#ifdef GT_CUDA
+	&gt_nn_backend_cuda,
+#endif
+};
 static int threads_set;
 
 gt_nn *gt_nn_new(const gt_arch *a, const char *backend, gt_error *e)
@@ -208,9 +214,15 @@ gt_nn *gt_nn_new(const gt_arch *a, const char *backend, gt_error *e)
 		return NULL;
 	if (!backend)
 		backend = "cpu";
+	if (!strcmp(backend, "auto"))
+		backend = gt_gpu_probe(NULL) ? "cuda" : "cpu";
 	for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++)
 		if (!strcmp(backends[i]->name, backend))
 			be = backends[i];
+	if (!be && !strcmp(backend, "cuda")) {
+		gt_error_set(e, GT_EUNSUPPORTED, -1, -1, "backend cuda: built without CUDA");
+		return NULL;
+	}
 	if (!be) {
 		gt_error_set(e, GT_ENOTFOUND, -1, -1, "unknown backend '%s'", backend);
 		return NULL;
@@ -227,7 +239,7 @@ gt_nn *gt_nn_new(const gt_arch *a, const char *backend, gt_error *e)
 	nn->grads = gt_xcalloc(nn->nparams, sizeof(float));
 	int r = be->init(nn);
 	if (r) {
-		gt_error_set(e, r, -1, -1, "backend %s: %s", be->name, gt_strerror(r));
+		gt_error_set(e, r, -1, -1, "%s", nn->errtext[0] ? nn->errtext : gt_strerror(r));
 		gt_nn_free(nn);
 		return NULL;
 	}

@@ -31,9 +31,13 @@ struct gt_nn {
 	void *state;
 	int profile;          /* nonzero: the backend adds to prof_conv_s */
 	double prof_conv_s;   /* seconds in 3x3 convolutions (im2col, GEMM, bias) */
+	char errtext[200];    /* a backend's last error in words ("" if none) */
 };
 
 extern const gt_nn_backend gt_nn_backend_cpu;
+#ifdef GT_CUDA
+extern const gt_nn_backend gt_nn_backend_cuda; /* lib/cuda/nn_cuda.cu */
+#endif
 
 /* gt_nn_cpu_chunk: columns (boards x n*n) per im2col chunk of the CPU
  * backend, 1..GT_NN_CPU_CHUNK_MAX (the default); at least one board is

@@ -6,10 +6,11 @@
 
 #include <errno.h>
 #include <float.h>
-#include <stddef.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,6 +250,100 @@ int gt_record_read_line(gt_record_reader *rd, const char **line, size_t *len, gt
 	return 1;
 }
 
+/*
+ * Memory of a parse. The tree of a record line has thousands of nodes (a
+ * 9x9 self-play record: some 7000 numbers); malloc and free of each were
+ * a quarter of the instructions of gt-validate. While a line is parsed and
+ * read, or a record is built and dumped, jansson's allocations come from a
+ * per-thread chain of blocks (this module installs json_set_alloc_funcs
+ * once), dropped all at once at the end, so the tree is never freed node
+ * by node; free() of a pointer into a block is a no-op. Outside these the
+ * functions are malloc and free. Under AddressSanitizer there is no arena:
+ * jansson's memory stays visible to it.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define GT_ARENA 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GT_ARENA 0
+#endif
+#endif
+#ifndef GT_ARENA
+#define GT_ARENA 1
+#endif
+
+#define ARENA_BLOCK ((size_t)1 << 20)
+#define ARENA_KEEP ((size_t)64 << 20)
+typedef struct ablock {
+	struct ablock *next;
+	size_t size, used;
+	max_align_t data[];
+} ablock;
+static _Thread_local ablock *arena;
+static _Thread_local int arena_on;
+
+static void *ar_malloc(size_t n)
+{
+	if (!arena_on)
+		return malloc(n);
+	n = (n + 15) & ~(size_t)15;
+	if (!arena || arena->size - arena->used < n) {
+		size_t size = n > ARENA_BLOCK ? n : ARENA_BLOCK;
+		ablock *b = gt_xmalloc(sizeof *b + size);
+		b->size = size;
+		b->used = 0;
+		b->next = arena;
+		arena = b;
+	}
+	void *p = (char *)arena->data + arena->used;
+	arena->used += n;
+	return p;
+}
+
+static void ar_free(void *p)
+{
+	for (ablock *b = arena; b; b = b->next)
+		if ((char *)p >= (char *)b->data && (char *)p < (char *)b->data + b->size)
+			return;
+	free(p);
+}
+
+static void ar_install(void)
+{
+	json_set_alloc_funcs(ar_malloc, ar_free);
+}
+
+/* Start a parse or a dump: 1 if the jansson values made until arena_end
+ * live in the arena (they must then not be freed), 0 if they must be
+ * json_decref'd. */
+static int arena_begin(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	if (!GT_ARENA)
+		return 0;
+	pthread_once(&once, ar_install);
+	arena_on = 1;
+	return 1;
+}
+
+static void arena_end(void)
+{
+	arena_on = 0;
+	/* keep one block (the newest, if not huge) for the next parse */
+	ablock *keep = arena && arena->size <= ARENA_KEEP ? arena : NULL;
+	ablock *b = keep ? keep->next : arena;
+	while (b) {
+		ablock *next = b->next;
+		free(b);
+		b = next;
+	}
+	arena = keep;
+	if (keep) {
+		keep->next = NULL;
+		keep->used = 0;
+	}
+}
+
 /* ---- parser ---- */
 
 typedef struct pctx {
@@ -270,133 +365,98 @@ static int __attribute__((format(printf, 3, 4))) fail(pctx *c, const char *reaso
 	return GT_EFORMAT;
 }
 
-/*
- * The parsed JSON tree the record is read from: a plain value type filled
- * by the fast parser below (or converted from jansson's tree, see
- * gt_record_parse_ex), in the per-thread arena.
- */
-enum { JV_NULL, JV_TRUE, JV_FALSE, JV_INT, JV_REAL, JV_STR, JV_ARR, JV_OBJ };
-typedef struct jv {
-	int t;
-	size_t n;              /* string length, array size, object members */
-	union {
-		long long i;
-		double d;
-		const char *s;     /* NUL-terminated */
-		struct jv *a;      /* array items, object values */
-	} u;
-	const char **keys;     /* object keys, n of them */
-} jv;
-
-static jv *jv_get(const jv *o, const char *k)
+/* A JSON value of the record (borrowed from the tree of the line): NULL for
+ * an absent key or a JSON null, so that "missing" and "null" read alike. */
+static json_t *get(json_t *o, const char *k)
 {
-	if (!o || o->t != JV_OBJ)
-		return NULL;
-	for (size_t i = 0; i < o->n; i++)
-		if (!strcmp(o->keys[i], k))
-			return &o->u.a[i];
-	return NULL;
+	json_t *v = json_object_get(o, k);
+	return json_is_null(v) ? NULL : v;
 }
 
-static int jv_is_null(const jv *v) { return v && v->t == JV_NULL; }
-static int jv_is_string(const jv *v) { return v && v->t == JV_STR; }
-static int jv_is_integer(const jv *v) { return v && v->t == JV_INT; }
-static int jv_is_real(const jv *v) { return v && v->t == JV_REAL; }
-static int jv_is_number(const jv *v) { return v && (v->t == JV_INT || v->t == JV_REAL); }
-static int jv_is_boolean(const jv *v) { return v && (v->t == JV_TRUE || v->t == JV_FALSE); }
-static int jv_is_true(const jv *v) { return v && v->t == JV_TRUE; }
-static int jv_is_array(const jv *v) { return v && v->t == JV_ARR; }
-static int jv_is_object(const jv *v) { return v && v->t == JV_OBJ; }
-static const char *jv_str(const jv *v) { return v->u.s; }
-static size_t jv_len(const jv *v) { return v->n; }
-static long long jv_int(const jv *v) { return v->u.i; }
-static double jv_real(const jv *v) { return v->u.d; }
-static double jv_num(const jv *v) { return v->t == JV_INT ? (double)v->u.i : v->u.d; }
-static size_t jv_size(const jv *v) { return v && v->t == JV_ARR ? v->n : 0; }
-static jv *jv_at(const jv *v, size_t i) { return v && v->t == JV_ARR && i < v->n ? &v->u.a[i] : NULL; }
-
-static int get_str(pctx *c, jv *o, const char *k, int required, const char **out)
+/* A number as a double: JSON integers and reals alike. */
+static double num(const json_t *v)
 {
-	jv *v = jv_get(o, k);
+	return json_is_integer(v) ? (double)json_integer_value(v) : json_real_value(v);
+}
+
+/* Strings from jansson hold no NUL: json_loadb without JSON_ALLOW_NUL
+ * refuses "\u0000". */
+static int get_str(pctx *c, json_t *o, const char *k, int required, const char **out)
+{
+	json_t *v = get(o, k);
 	*out = NULL;
-	if (!v || jv_is_null(v)) {
+	if (!v) {
 		if (required)
 			return fail(c, "field", "missing field \"%s\"", k);
 		return 0;
 	}
-	if (!jv_is_string(v))
+	if (!json_is_string(v))
 		return fail(c, "field", "field \"%s\" is not a string", k);
-	*out = jv_str(v);
-	if (strlen(*out) != jv_len(v))
-		return fail(c, "field", "field \"%s\" contains a NUL", k);
+	*out = json_string_value(v);
 	return 0;
 }
 
-static int get_num(pctx *c, jv *o, const char *k, int required, double *out)
+static int get_num(pctx *c, json_t *o, const char *k, int required, double *out)
 {
-	jv *v = jv_get(o, k);
-	if (!v || jv_is_null(v)) {
+	json_t *v = get(o, k);
+	if (!v) {
 		if (required)
 			return fail(c, "field", "missing field \"%s\"", k);
 		*out = NAN;
 		return 0;
 	}
-	if (!jv_is_number(v))
+	if (!json_is_number(v))
 		return fail(c, "field", "field \"%s\" is not a number", k);
-	*out = jv_num(v);
+	*out = num(v);
 	return 0;
 }
 
-static int get_int(pctx *c, jv *o, const char *k, int required, long long lo, long long hi,
+static int get_int(pctx *c, json_t *o, const char *k, int required, long long lo, long long hi,
                    long long def, long long *out)
 {
-	jv *v = jv_get(o, k);
+	json_t *v = get(o, k);
 	*out = def;
-	if (!v || jv_is_null(v)) {
+	if (!v) {
 		if (required)
 			return fail(c, "field", "missing field \"%s\"", k);
 		return 0;
 	}
-	if (!jv_is_integer(v))
+	if (!json_is_integer(v))
 		return fail(c, "field", "field \"%s\" is not an integer", k);
-	*out = jv_int(v);
+	*out = json_integer_value(v);
 	if (*out < lo || *out > hi)
 		return fail(c, "field", "field \"%s\" is %lld, outside %lld..%lld", k, *out, lo, hi);
 	return 0;
 }
 
-static int get_bool(pctx *c, jv *o, const char *k, int def, int *out)
+static int get_bool(pctx *c, json_t *o, const char *k, int def, int *out)
 {
-	jv *v = jv_get(o, k);
+	json_t *v = get(o, k);
 	*out = def;
-	if (!v || jv_is_null(v))
+	if (!v)
 		return 0;
-	if (!jv_is_boolean(v))
+	if (!json_is_boolean(v))
 		return fail(c, "field", "field \"%s\" is not a boolean", k);
-	*out = jv_is_true(v);
+	*out = json_is_true(v);
 	return 0;
 }
 
 /* A float array of exactly want entries into a new array *out. */
-static int get_floats(pctx *c, jv *a, const char *what, const char *reason, size_t want, float **out)
+static int get_floats(pctx *c, json_t *a, const char *what, const char *reason, size_t want, float **out)
 {
-	if (!jv_is_array(a))
+	if (!json_is_array(a))
 		return fail(c, reason, "%s is not an array", what);
-	size_t n = jv_size(a);
+	size_t n = json_array_size(a);
 	if (n != want)
 		return fail(c, reason, "%s has %zu entries, want %zu", what, n, want);
 	float *f = gt_xmalloc(want * sizeof *f);
 	for (size_t i = 0; i < n; i++) {
-		jv *v = jv_at(a, i);
-		double d;
-		if (jv_is_real(v))
-			d = jv_real(v);
-		else if (jv_is_integer(v))
-			d = (double)jv_int(v);
-		else {
+		json_t *v = json_array_get(a, i);
+		if (!json_is_number(v)) {
 			free(f);
 			return fail(c, reason, "%s[%zu] is not a number", what, i);
 		}
+		double d = num(v);
 		if (!(fabs(d) <= FLT_MAX)) {
 			free(f);
 			return fail(c, "nonfinite", "%s[%zu] = %g is not a finite float", what, i, d);
@@ -407,19 +467,19 @@ static int get_floats(pctx *c, jv *a, const char *what, const char *reason, size
 	return 0;
 }
 
-static int parse_vertices(pctx *c, jv *a, int n, const char *what, const char *reason,
+static int parse_vertices(pctx *c, json_t *a, int n, const char *what, const char *reason,
                           int16_t **out, int *count)
 {
-	if (!jv_is_array(a))
+	if (!json_is_array(a))
 		return fail(c, reason, "%s is not an array", what);
-	size_t m = jv_size(a);
+	size_t m = json_array_size(a);
 	if (m > 100000)
 		return fail(c, "length", "%s has %zu entries", what, m);
 	int16_t *v = gt_xmalloc((m ? m : 1) * sizeof *v);
 	for (size_t i = 0; i < m; i++) {
-		jv *s = jv_at(a, i);
-		int p = jv_is_string(s) ? gt_vertex_parse(n, jv_str(s)) : GT_EFORMAT;
-		if (p < 0 || (jv_is_string(s) && strlen(jv_str(s)) != jv_len(s))) {
+		const char *s = json_string_value(json_array_get(a, i));
+		int p = s ? gt_vertex_parse(n, s) : GT_EFORMAT;
+		if (p < 0) {
 			free(v);
 			return fail(c, reason, "%s[%zu] is not a vertex on a %dx%d board", what, i, n, n);
 		}
@@ -439,12 +499,12 @@ static int parse_color(const char *s)
 	return GT_EFORMAT;
 }
 
-static int parse_obj(pctx *c, gt_record *r, jv *o)
+static int parse_obj(pctx *c, gt_record *r, json_t *o)
 {
 	const char *s;
 	long long ll;
 	double d;
-	jv *v;
+	json_t *v;
 
 	/* identification first, so that a failure later can still name them */
 	if (get_str(c, o, "model", 0, &s)) return GT_EFORMAT;
@@ -473,30 +533,30 @@ static int parse_obj(pctx *c, gt_record *r, jv *o)
 	if (ll < 2 || ll > GT_MAX_N)
 		return fail(c, "board-size", "board_size %lld not in 2..%d", ll, GT_MAX_N);
 	int n = r->board_size = (int)ll, npts = n * n;
-	v = jv_get(o, "seed");
-	if (v && jv_is_string(v)) {
-		const char *h = jv_str(v);
+	v = get(o, "seed");
+	if (json_is_string(v)) {
+		const char *h = json_string_value(v);
 		char *end;
 		size_t hl = strlen(h);
 		errno = 0;
 		r->seed = strtoull(h, &end, 16);
 		if (hl == 0 || hl > 16 || *end || errno || h[0] == '-' || h[0] == '+' || h[0] == ' ')
 			return fail(c, "field", "seed \"%.40s\" is not 1-16 hex digits", h);
-	} else if (v && jv_is_integer(v) && jv_int(v) >= 0) {
-		r->seed = (uint64_t)jv_int(v);
-	} else if (v && !jv_is_null(v)) {
+	} else if (json_is_integer(v) && json_integer_value(v) >= 0) {
+		r->seed = (uint64_t)json_integer_value(v);
+	} else if (v) {
 		return fail(c, "field", "seed is not a hex string");
 	}
 	if (get_int(c, o, "symmetry", 0, 0, 7, 0, &ll)) return GT_EFORMAT;
 	r->symmetry = (int)ll;
 
-	v = jv_get(o, "setup");
-	if (v && !jv_is_null(v)) {
-		if (!jv_is_object(v))
+	v = get(o, "setup");
+	if (v) {
+		if (!json_is_object(v))
 			return fail(c, "setup", "setup is not an object");
 		static const char *key[3] = {NULL, "B", "W"};
 		for (int col = GT_BLACK; col <= GT_WHITE; col++) {
-			jv *a = jv_get(v, key[col]);
+			json_t *a = json_object_get(v, key[col]);
 			if (!a)
 				continue;
 			if (parse_vertices(c, a, n, col == GT_BLACK ? "setup.B" : "setup.W", "setup",
@@ -508,7 +568,7 @@ static int parse_obj(pctx *c, gt_record *r, jv *o)
 		}
 	}
 
-	v = jv_get(o, "moves");
+	v = json_object_get(o, "moves");
 	if (!v)
 		return fail(c, "field", "missing field \"moves\"");
 	if (parse_vertices(c, v, n, "moves", "move", &r->moves, &r->nmoves))
@@ -544,43 +604,43 @@ static int parse_obj(pctx *c, gt_record *r, jv *o)
 	if (get_num(c, o, "score", 0, &r->score)) return GT_EFORMAT;
 	if (get_bool(c, o, "score_checkable", 1, &r->score_checkable)) return GT_EFORMAT;
 
-	v = jv_get(o, "ownership");
-	if (v && !jv_is_null(v) && get_floats(c, v, "ownership", "ownership", (size_t)npts, &r->ownership))
+	v = get(o, "ownership");
+	if (v && get_floats(c, v, "ownership", "ownership", (size_t)npts, &r->ownership))
 		return GT_EFORMAT;
 
-	v = jv_get(o, "positions");
-	if (!v || jv_is_null(v))
+	v = get(o, "positions");
+	if (!v)
 		return 0;
-	if (!jv_is_array(v))
+	if (!json_is_array(v))
 		return fail(c, "positions", "positions is not an array");
-	size_t np = jv_size(v);
+	size_t np = json_array_size(v);
 	if (np > (size_t)r->nmoves + 1)
 		return fail(c, "positions", "%zu positions for %d moves", np, r->nmoves);
 	r->pos = gt_xcalloc(np ? np : 1, sizeof *r->pos);
 	for (size_t i = 0; i < np; i++) {
-		jv *p = jv_at(v, i);
+		json_t *p = json_array_get(v, i);
 		gt_position *ps = &r->pos[i];
 		char what[48];
 		r->npos = (int)i + 1;
 		ps->value = ps->score = NAN;
 		ps->weight = 1;
 		ps->full_search = 1;
-		if (!jv_is_object(p))
+		if (!json_is_object(p))
 			return fail(c, "positions", "positions[%zu] is not an object", i);
 		if (get_int(c, p, "move_number", 1, 0, r->nmoves, 0, &ll)) return GT_EFORMAT;
 		ps->move_number = (int)ll;
 		if (get_str(c, p, "to_move", 1, &s)) return GT_EFORMAT;
 		if ((ps->to_move = parse_color(s)) < 0)
 			return fail(c, "field", "positions[%zu].to_move is not B or W", i);
-		jv *b = jv_get(p, "board");
-		if (b && !jv_is_null(b)) {
-			if (!jv_is_string(b) || jv_len(b) != (size_t)npts)
+		json_t *b = get(p, "board");
+		if (b) {
+			if (!json_is_string(b) || json_string_length(b) != (size_t)npts)
 				return fail(c, "board", "positions[%zu].board is not a string of %d points", i, npts);
 			if (i == 0)
 				r->boards = gt_xmalloc(np * npts);
 			else if (!r->boards)
 				return fail(c, "board", "positions[%zu] has a board, earlier ones none", i);
-			const char *bs = jv_str(b);
+			const char *bs = json_string_value(b);
 			for (int k = 0; k < npts; k++)
 				if (bs[k] != '.' && bs[k] != 'X' && bs[k] != 'O')
 					return fail(c, "board", "positions[%zu].board[%d] is not . X or O", i, k);
@@ -588,9 +648,9 @@ static int parse_obj(pctx *c, gt_record *r, jv *o)
 		} else if (r->boards) {
 			return fail(c, "board", "positions[%zu] has no board, earlier ones have", i);
 		}
-		jv *pol = jv_get(p, "policy");
+		json_t *pol = get(p, "policy");
 		snprintf(what, sizeof what, "positions[%zu].policy", i);
-		if (pol && !jv_is_null(pol) && get_floats(c, pol, what, "policy", (size_t)npts + 1, &ps->policy))
+		if (pol && get_floats(c, pol, what, "policy", (size_t)npts + 1, &ps->policy))
 			return GT_EFORMAT;
 		if (get_num(c, p, "value", 0, &d)) return GT_EFORMAT;
 		if (fabs(d) > FLT_MAX)
@@ -613,508 +673,9 @@ static int parse_obj(pctx *c, gt_record *r, jv *o)
 	return 0;
 }
 
-/*
- * Memory of a parse. A record line holds thousands of numbers; malloc and
- * free of a node for each were half the time of gt-validate. While a line
- * is parsed, every node (ours, and jansson's on the fallback path: this
- * module installs json_set_alloc_funcs once) comes from a per-thread chain
- * of blocks, all dropped at once when the parse ends; free() of a pointer
- * into a block is a no-op. Outside a parse the functions are malloc/free.
- */
-#define ARENA_BLOCK ((size_t)1 << 20)
-#define ARENA_KEEP ((size_t)64 << 20)
-typedef struct ablock {
-	struct ablock *next;
-	size_t size, used;
-	max_align_t data[];
-} ablock;
-static _Thread_local ablock *arena;
-static _Thread_local int arena_on;
-
-static void *ar_alloc(size_t n)
-{
-	n = (n + 15) & ~(size_t)15;
-	if (!arena || arena->size - arena->used < n) {
-		size_t size = n > ARENA_BLOCK ? n : ARENA_BLOCK;
-		ablock *b = gt_xmalloc(sizeof *b + size);
-		b->size = size;
-		b->used = 0;
-		b->next = arena;
-		arena = b;
-	}
-	void *p = (char *)arena->data + arena->used;
-	arena->used += n;
-	return p;
-}
-
-static void *ar_malloc(size_t n)
-{
-	return arena_on ? ar_alloc(n) : malloc(n);
-}
-
-static void ar_free(void *p)
-{
-	for (ablock *b = arena; b; b = b->next)
-		if ((char *)p >= (char *)b->data && (char *)p < (char *)b->data + b->size)
-			return;
-	free(p);
-}
-
-/* the stack of values of the arrays and objects being parsed */
-static _Thread_local struct {
-	jv *v;
-	const char **k;
-	size_t n, cap;
-} jst;
-
-static void arena_begin(void)
-{
-	static int installed; /* first call comes before any thread would parse */
-	if (!installed) {
-		json_set_alloc_funcs(ar_malloc, ar_free);
-		installed = 1;
-	}
-	arena_on = 1;
-}
-
-static void arena_end(void)
-{
-	arena_on = 0;
-	/* keep one block (the newest, if not huge) for the next parse */
-	ablock *keep = arena && arena->size <= ARENA_KEEP ? arena : NULL;
-	ablock *b = keep ? keep->next : arena;
-	while (b) {
-		ablock *next = b->next;
-		free(b);
-		b = next;
-	}
-	arena = keep;
-	if (keep) {
-		keep->next = NULL;
-		keep->used = 0;
-	}
-	jst.n = 0;
-	if (jst.cap > 65536) {
-		free(jst.v);
-		free(jst.k);
-		jst.v = NULL;
-		jst.k = NULL;
-		jst.cap = 0;
-	}
-}
-
-static void jst_push(const jv *v, const char *k)
-{
-	if (jst.n == jst.cap) {
-		jst.cap = jst.cap ? 2 * jst.cap : 1024;
-		jst.v = gt_xrealloc(jst.v, jst.cap * sizeof *jst.v);
-		jst.k = gt_xrealloc(jst.k, jst.cap * sizeof *jst.k);
-	}
-	jst.v[jst.n] = *v;
-	jst.k[jst.n] = k;
-	jst.n++;
-}
-
-/*
- * The fast parser: strict RFC 8259 JSON into jv nodes. It gives up (returns
- * -1) on anything it does not accept, including rare valid input (objects
- * of more than 64 members, numbers of more than 63 characters that need
- * strtod, nesting beyond jansson's 2048 levels); jansson then parses the
- * line and is the judge of what is valid and of every error message. So
- * it must accept nothing that jansson refuses (tests/unit/record.c checks
- * that on mutated records).
- */
-typedef struct jp {
-	const unsigned char *p, *end;
-	int depth;
-} jp;
-
-static int jp_value(jp *J, jv *out);
-
-static void jp_ws(jp *J)
-{
-	while (J->p < J->end && (*J->p == ' ' || *J->p == '\t' || *J->p == '\n' || *J->p == '\r'))
-		J->p++;
-}
-
-static int hex4(const unsigned char *s)
-{
-	int v = 0;
-	for (int i = 0; i < 4; i++) {
-		int c = s[i], d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
-		                  c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-		if (d < 0)
-			return -1;
-		v = v * 16 + d;
-	}
-	return v;
-}
-
-/* length of the valid UTF-8 sequence at s (RFC 3629), 0 if invalid */
-static int utf8_len(const unsigned char *s, const unsigned char *end)
-{
-	int c = s[0], n;
-	unsigned lo = 0x80, hi = 0xbf;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef) {
-		n = 3;
-		if (c == 0xe0) lo = 0xa0;
-		if (c == 0xed) hi = 0x9f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 4;
-		if (c == 0xf0) lo = 0x90;
-		if (c == 0xf4) hi = 0x8f;
-	} else
-		return 0;
-	if (end - s < n)
-		return 0;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (int i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
-/* a string at J->p ('"') into a NUL-terminated arena copy */
-static int jp_string(jp *J, const char **out, size_t *outlen)
-{
-	const unsigned char *s = ++J->p, *p = s;
-	while (p < J->end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
-		p++;
-	if (p < J->end && *p == '"') { /* plain ASCII: the common case */
-		size_t n = (size_t)(p - s);
-		char *d = ar_alloc(n + 1);
-		memcpy(d, s, n);
-		d[n] = 0;
-		*out = d;
-		*outlen = n;
-		J->p = p + 1;
-		return 0;
-	}
-	/* escapes or UTF-8: the decoded text is never longer than the raw */
-	const unsigned char *q = p;
-	while (q < J->end && *q != '"')
-		q += *q == '\\' && q + 1 < J->end ? 2 : 1;
-	if (q >= J->end)
-		return -1;
-	char *d = ar_alloc((size_t)(q - s) + 1);
-	size_t n = (size_t)(p - s);
-	memcpy(d, s, n);
-	while (p < q) {
-		unsigned c = *p;
-		if (c < 0x20)
-			return -1;
-		if (c >= 0x80) {
-			int l = utf8_len(p, q);
-			if (!l)
-				return -1;
-			memcpy(d + n, p, (size_t)l);
-			n += (size_t)l;
-			p += l;
-			continue;
-		}
-		if (c != '\\') {
-			d[n++] = (char)c;
-			p++;
-			continue;
-		}
-		if (q - p < 2)
-			return -1;
-		c = p[1];
-		p += 2;
-		switch (c) {
-		case '"': case '\\': case '/': d[n++] = (char)c; continue;
-		case 'b': d[n++] = '\b'; continue;
-		case 'f': d[n++] = '\f'; continue;
-		case 'n': d[n++] = '\n'; continue;
-		case 'r': d[n++] = '\r'; continue;
-		case 't': d[n++] = '\t'; continue;
-		case 'u': break;
-		default: return -1;
-		}
-		if (q - p < 4)
-			return -1;
-		long u = hex4(p);
-		p += 4;
-		if (u <= 0 || (u >= 0xdc00 && u <= 0xdfff))
-			return -1; /* \u0000 (jansson refuses it) or a lone low surrogate */
-		if (u >= 0xd800 && u <= 0xdbff) {
-			if (q - p < 6 || p[0] != '\\' || p[1] != 'u')
-				return -1;
-			long lo = hex4(p + 2);
-			if (lo < 0xdc00 || lo > 0xdfff)
-				return -1;
-			p += 6;
-			u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
-		}
-		/* the UTF-8 of u is at most as long as its escape */
-		if (u < 0x80) {
-			d[n++] = (char)u;
-		} else if (u < 0x800) {
-			d[n++] = (char)(0xc0 | u >> 6);
-			d[n++] = (char)(0x80 | (u & 0x3f));
-		} else if (u < 0x10000) {
-			d[n++] = (char)(0xe0 | u >> 12);
-			d[n++] = (char)(0x80 | ((u >> 6) & 0x3f));
-			d[n++] = (char)(0x80 | (u & 0x3f));
-		} else {
-			d[n++] = (char)(0xf0 | u >> 18);
-			d[n++] = (char)(0x80 | ((u >> 12) & 0x3f));
-			d[n++] = (char)(0x80 | ((u >> 6) & 0x3f));
-			d[n++] = (char)(0x80 | (u & 0x3f));
-		}
-	}
-	d[n] = 0;
-	*out = d;
-	*outlen = n;
-	J->p = q + 1;
-	return 0;
-}
-
-static const double pow10_exact[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-                                       1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-static int jp_number(jp *J, jv *out)
-{
-	const unsigned char *s = J->p, *p = s, *e = J->end;
-	int neg = 0, isreal = 0, ndig = 0, fdig = 0;
-	uint64_t m = 0;
-	long ex = 0;
-	if (*p == '-') {
-		neg = 1;
-		p++;
-	}
-	if (p < e && *p == '0') {
-		p++;
-		ndig = 0; /* a leading 0 adds no significant digit */
-	} else if (p < e && *p >= '1' && *p <= '9') {
-		while (p < e && *p >= '0' && *p <= '9') {
-			if (ndig < 19)
-				m = m * 10 + (uint64_t)(*p - '0');
-			ndig++;
-			p++;
-		}
-	} else {
-		return -1;
-	}
-	if (p < e && *p == '.') {
-		isreal = 1;
-		p++;
-		if (p >= e || *p < '0' || *p > '9')
-			return -1;
-		while (p < e && *p >= '0' && *p <= '9') {
-			if (ndig == 0 && *p == '0') { /* leading zeros of 0.000x */
-				fdig++;
-			} else {
-				if (ndig < 19) {
-					m = m * 10 + (uint64_t)(*p - '0');
-					fdig++;
-				}
-				ndig++;
-			}
-			p++;
-		}
-	}
-	if (p < e && (*p == 'e' || *p == 'E')) {
-		int eneg = 0;
-		isreal = 1;
-		p++;
-		if (p < e && (*p == '+' || *p == '-'))
-			eneg = *p++ == '-';
-		if (p >= e || *p < '0' || *p > '9')
-			return -1;
-		while (p < e && *p >= '0' && *p <= '9') {
-			if (ex < 100000)
-				ex = ex * 10 + (*p - '0');
-			p++;
-		}
-		if (eneg)
-			ex = -ex;
-	}
-	J->p = p;
-	if (!isreal) {
-		if (ndig > 18)
-			goto slow;
-		out->t = JV_INT;
-		out->u.i = neg ? -(long long)m : (long long)m;
-		return 0;
-	}
-	long e10 = ex - fdig;
-	if (ndig <= 15 && e10 >= -22 && e10 <= 22) { /* exact operands, one rounding */
-		double d = (double)m;
-		d = e10 < 0 ? d / pow10_exact[-e10] : d * pow10_exact[e10];
-		out->t = JV_REAL;
-		out->u.d = neg ? -d : d;
-		return 0;
-	}
-slow:;
-	char buf[64];
-	size_t n = (size_t)(p - s);
-	if (n >= sizeof buf)
-		return -1;
-	memcpy(buf, s, n);
-	buf[n] = 0;
-	char *end;
-	errno = 0;
-	if (!isreal) {
-		long long v = strtoll(buf, &end, 10);
-		if (errno || *end)
-			return -1;
-		out->t = JV_INT;
-		out->u.i = v;
-		return 0;
-	}
-	double d = strtod(buf, &end);
-	if (*end || isinf(d))
-		return -1;
-	out->t = JV_REAL;
-	out->u.d = d;
-	return 0;
-}
-
-static int jp_container(jp *J, jv *out, int obj)
-{
-	size_t base = jst.n;
-	if (++J->depth > JSON_PARSER_MAX_DEPTH)
-		return -1;
-	J->p++;
-	jp_ws(J);
-	if (J->p < J->end && *J->p == (obj ? '}' : ']')) {
-		J->p++;
-	} else {
-		for (;;) {
-			const char *key = NULL;
-			size_t klen;
-			jv v;
-			if (obj) {
-				if (J->p >= J->end || *J->p != '"' || jp_string(J, &key, &klen) || strlen(key) != klen)
-					return -1;
-				jp_ws(J);
-				if (J->p >= J->end || *J->p != ':')
-					return -1;
-				J->p++;
-				jp_ws(J);
-			}
-			if (jp_value(J, &v))
-				return -1;
-			jst_push(&v, key);
-			jp_ws(J);
-			if (J->p >= J->end)
-				return -1;
-			if (*J->p == ',') {
-				J->p++;
-				jp_ws(J);
-				continue;
-			}
-			if (*J->p != (obj ? '}' : ']'))
-				return -1;
-			J->p++;
-			break;
-		}
-	}
-	size_t n = jst.n - base;
-	if (obj && n > 64)
-		return -1; /* jansson's hash table finds the duplicates */
-	out->t = obj ? JV_OBJ : JV_ARR;
-	out->n = n;
-	out->u.a = ar_alloc((n ? n : 1) * sizeof(jv));
-	memcpy(out->u.a, jst.v + base, n * sizeof(jv));
-	out->keys = NULL;
-	if (obj) {
-		out->keys = ar_alloc((n ? n : 1) * sizeof(char *));
-		memcpy(out->keys, jst.k + base, n * sizeof(char *));
-		for (size_t i = 0; i < n; i++)
-			for (size_t j = i + 1; j < n; j++)
-				if (!strcmp(out->keys[i], out->keys[j]))
-					return -1;
-	}
-	jst.n = base;
-	J->depth--;
-	return 0;
-}
-
-static int jp_value(jp *J, jv *out)
-{
-	if (J->p >= J->end)
-		return -1;
-	out->keys = NULL;
-	out->n = 0;
-	switch (*J->p) {
-	case '{': return jp_container(J, out, 1);
-	case '[': return jp_container(J, out, 0);
-	case '"':
-		out->t = JV_STR;
-		return jp_string(J, &out->u.s, &out->n);
-	case 't':
-		if (J->end - J->p < 4 || memcmp(J->p, "true", 4))
-			return -1;
-		J->p += 4;
-		out->t = JV_TRUE;
-		return 0;
-	case 'f':
-		if (J->end - J->p < 5 || memcmp(J->p, "false", 5))
-			return -1;
-		J->p += 5;
-		out->t = JV_FALSE;
-		return 0;
-	case 'n':
-		if (J->end - J->p < 4 || memcmp(J->p, "null", 4))
-			return -1;
-		J->p += 4;
-		out->t = JV_NULL;
-		return 0;
-	default:
-		if (*J->p == '-' || (*J->p >= '0' && *J->p <= '9'))
-			return jp_number(J, out);
-		return -1;
-	}
-}
-
-/* jansson's tree as jv nodes (the fallback path) */
-static void jv_from_json(jv *out, json_t *j)
-{
-	memset(out, 0, sizeof *out);
-	switch (json_typeof(j)) {
-	case JSON_OBJECT: {
-		const char *k;
-		json_t *v;
-		size_t i = 0, n = json_object_size(j);
-		out->t = JV_OBJ;
-		out->n = n;
-		out->u.a = ar_alloc((n ? n : 1) * sizeof(jv));
-		out->keys = ar_alloc((n ? n : 1) * sizeof(char *));
-		json_object_foreach(j, k, v) {
-			out->keys[i] = k;
-			jv_from_json(&out->u.a[i++], v);
-		}
-		break;
-	}
-	case JSON_ARRAY: {
-		size_t n = json_array_size(j);
-		out->t = JV_ARR;
-		out->n = n;
-		out->u.a = ar_alloc((n ? n : 1) * sizeof(jv));
-		for (size_t i = 0; i < n; i++)
-			jv_from_json(&out->u.a[i], json_array_get(j, i));
-		break;
-	}
-	case JSON_STRING:
-		out->t = JV_STR;
-		out->u.s = json_string_value(j);
-		out->n = json_string_length(j);
-		break;
-	case JSON_INTEGER: out->t = JV_INT; out->u.i = json_integer_value(j); break;
-	case JSON_REAL: out->t = JV_REAL; out->u.d = json_real_value(j); break;
-	case JSON_TRUE: out->t = JV_TRUE; break;
-	case JSON_FALSE: out->t = JV_FALSE; break;
-	default: out->t = JV_NULL; break;
-	}
-}
-
 /* 1 if the text has a NaN or Infinity token outside strings (JSON has
- * none, some writers emit them) */
+ * none, some writers emit them): the reason "nonfinite" for such a line
+ * rather than "json". */
 static int bare_nonfinite(const char *s, size_t len)
 {
 	int in = 0;
@@ -1134,56 +695,37 @@ static int bare_nonfinite(const char *s, size_t len)
 	return 0;
 }
 
-static _Thread_local int fast_off;
-
-void gt_record_fastjson(int on)
-{
-	fast_off = !on;
-}
-
 int gt_record_parse_ex(gt_record *r, const char *line, size_t len, gt_error *e, const char **reason)
 {
 	pctx c = {e, reason};
-	jv top;
-	int rc;
+	json_error_t je;
 	gt_record_release(r);
 	if (reason)
 		*reason = NULL;
-	arena_begin();
-	jp J = {(const unsigned char *)line, (const unsigned char *)line + len, 0};
-	jp_ws(&J);
-	int fast = !fast_off && J.p < J.end && *J.p == '{' && !jp_value(&J, &top);
-	if (fast) {
-		jp_ws(&J);
-		fast = J.p == J.end;
-	}
-	if (!fast) {
-		json_error_t je;
-		jst.n = 0;
-		json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
-		if (!o) {
+	int in_arena = arena_begin();
+	json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+	if (!o) {
+		if (in_arena)
 			arena_end();
-			const char *why = "json";
-			switch (json_error_code(&je)) {
-			case json_error_invalid_utf8: why = "utf8"; break;
-			case json_error_numeric_overflow: why = "nonfinite"; break;
-			case json_error_stack_overflow: why = "nesting"; break;
-			default:
-				if (bare_nonfinite(line, len))
-					why = "nonfinite";
-			}
-			fail(&c, why, "invalid JSON at byte %d: %s", je.position, je.text);
-			if (e)
-				e->offset = je.position;
-			return GT_EFORMAT;
+		const char *why = "json";
+		switch (json_error_code(&je)) {
+		case json_error_invalid_utf8: why = "utf8"; break;
+		case json_error_numeric_overflow: why = "nonfinite"; break;
+		case json_error_stack_overflow: why = "nesting"; break;
+		default:
+			if (bare_nonfinite(line, len))
+				why = "nonfinite";
 		}
-		jv_from_json(&top, o); /* o stays valid: the arena is dropped at the end */
+		fail(&c, why, "invalid JSON at byte %d: %s", je.position, je.text);
+		if (e)
+			e->offset = je.position;
+		return GT_EFORMAT;
 	}
-	if (!jv_is_object(&top))
-		rc = fail(&c, "json", "not a JSON object");
+	int rc = json_is_object(o) ? parse_obj(&c, r, o) : fail(&c, "json", "not a JSON object");
+	if (in_arena)
+		arena_end(); /* the tree goes with it */
 	else
-		rc = parse_obj(&c, r, &top);
-	arena_end();
+		json_decref(o);
 	return rc;
 }
 
@@ -1194,161 +736,126 @@ int gt_record_parse(gt_record *r, const char *line, size_t len, gt_error *e)
 
 /* ---- writer ---- */
 
-typedef struct buf {
+/*
+ * The record is built as a jansson tree and dumped with JSON_COMPACT |
+ * JSON_REAL_PRECISION(7). A float goes in as a JSON integer when it is
+ * integral (policy zeros, values and ownership of +-1: "0", "-1", shorter
+ * to write and to read than jansson's "0.0") and as a real otherwise; 7
+ * significant digits round-trip float32 within 1e-6 for |x| <= 1 and write
+ * komi and scores (multiples of 0.5) exactly. Non-finite values are refused
+ * before the tree is dumped.
+ */
+typedef struct wctx {
+	int bad;            /* a value cannot be written */
+	char why[128];
+} wctx;
+
+static json_t *jnum(wctx *w, double x, const char *what)
+{
+	if (!isfinite(x)) {
+		if (!w->bad)
+			snprintf(w->why, sizeof w->why, "%s is not finite", what);
+		w->bad = 1;
+		return json_integer(0);
+	}
+	if (x == rint(x) && fabs(x) < 1e15)
+		return json_integer((json_int_t)x); /* also makes -0 "0" */
+	return json_real(x);
+}
+
+static json_t *jfloats(wctx *w, const float *f, int n, const char *what)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, jnum(w, f[i], what));
+	return a;
+}
+
+static json_t *jvertices(wctx *w, int n, const int16_t *v, int m, const char *what)
+{
+	json_t *a = json_array();
+	char vs[8];
+	for (int i = 0; i < m; i++) {
+		if (v[i] < 0 || v[i] > GT_PASS(n)) {
+			if (!w->bad)
+				snprintf(w->why, sizeof w->why, "%s[%d] = %d is off the board", what, i, v[i]);
+			w->bad = 1;
+			continue;
+		}
+		json_array_append_new(a, json_string(gt_vertex_str(n, v[i], vs)));
+	}
+	return a;
+}
+
+/* set k of o to v (a new reference, stolen); strings must be valid UTF-8 */
+static void put(wctx *w, json_t *o, const char *k, json_t *v)
+{
+	if (!v) { /* json_string refuses invalid UTF-8 */
+		if (!w->bad)
+			snprintf(w->why, sizeof w->why, "%s is not valid UTF-8", k);
+		w->bad = 1;
+		return;
+	}
+	json_object_set_new_nocheck(o, k, v);
+}
+
+/* the text of json_dump_callback, in memory from gt_xrealloc */
+typedef struct obuf {
 	char *p;
 	size_t len, cap;
-	int bad;            /* a value could not be written */
-	char why[128];
-} buf;
+} obuf;
 
-static void b_need(buf *b, size_t n)
+static int obuf_put(const char *s, size_t n, void *data)
 {
-	if (b->len + n + 1 > b->cap) {
-		size_t c = b->cap ? b->cap : 1024;
-		while (c < b->len + n + 1)
+	obuf *b = data;
+	if (b->len + n > b->cap) {
+		size_t c = b->cap ? b->cap : 65536;
+		while (c < b->len + n)
 			c *= 2;
 		b->p = gt_xrealloc(b->p, c);
 		b->cap = c;
 	}
-}
-
-static void b_put(buf *b, const char *s, size_t n)
-{
-	b_need(b, n);
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
-	b->p[b->len] = 0;
-}
-
-static void b_s(buf *b, const char *s) { b_put(b, s, strlen(s)); }
-
-static void __attribute__((format(printf, 2, 3))) b_f(buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	b_need(b, 64);
-	va_start(ap, fmt);
-	int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-	va_end(ap);
-	if (n >= 0 && (size_t)n >= b->cap - b->len) {
-		b_need(b, (size_t)n);
-		va_start(ap, fmt);
-		vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
-	}
-	if (n > 0)
-		b->len += (size_t)n;
-}
-
-/* a JSON string with escapes */
-static void b_str(buf *b, const char *s)
-{
-	b_need(b, strlen(s) + 2);
-	b->p[b->len++] = '"';
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\') {
-			char e[2] = {'\\', (char)ch};
-			b_put(b, e, 2);
-		} else if (ch < 0x20) {
-			b_f(b, "\\u%04x", ch);
-		} else {
-			b_put(b, (const char *)&ch, 1);
-		}
-	}
-	b_put(b, "\"", 1);
-}
-
-/* float compactly: 7 significant digits round-trip within 1e-6 for |x| <= 1 */
-static void b_flt(buf *b, double x, const char *what)
-{
-	if (!isfinite(x)) {
-		if (!b->bad)
-			snprintf(b->why, sizeof b->why, "%s is not finite", what);
-		b->bad = 1;
-		b_s(b, "0");
-		return;
-	}
-	if (x == 0)
-		x = 0; /* no "-0" */
-	b_f(b, "%.7g", x);
-}
-
-static void b_dbl(buf *b, double x, const char *what)
-{
-	if (!isfinite(x)) {
-		if (!b->bad)
-			snprintf(b->why, sizeof b->why, "%s is not finite", what);
-		b->bad = 1;
-		b_s(b, "0");
-		return;
-	}
-	if (x == 0)
-		x = 0;
-	b_f(b, "%.15g", x);
-}
-
-static void b_vertices(buf *b, int n, const int16_t *v, int m, const char *what)
-{
-	char vs[8];
-	b_s(b, "[");
-	for (int i = 0; i < m; i++) {
-		if (v[i] < 0 || v[i] > GT_PASS(n)) {
-			if (!b->bad)
-				snprintf(b->why, sizeof b->why, "%s[%d] = %d is off the board", what, i, v[i]);
-			b->bad = 1;
-			continue;
-		}
-		if (i)
-			b_s(b, ",");
-		b_s(b, "\"");
-		b_s(b, gt_vertex_str(n, v[i], vs));
-		b_s(b, "\"");
-	}
-	b_s(b, "]");
+	return 0;
 }
 
 char *gt_record_format(const gt_record *r, size_t *len, gt_error *e)
 {
-	buf b = {0};
+	wctx w = {0};
 	int n = r->board_size, npts = n * n;
 	if (n < 2 || n > GT_MAX_N) {
 		gt_error_set(e, GT_EINVAL, -1, -1, "board_size %d not in 2..%d", n, GT_MAX_N);
 		return NULL;
 	}
-	b_f(&b, "{\"version\":%d,\"rules\":", r->version);
-	b_str(&b, r->rules);
-	if (r->sgf_rules[0]) {
-		b_s(&b, ",\"sgf_rules\":");
-		b_str(&b, r->sgf_rules);
+	int in_arena = arena_begin();
+	json_t *o = json_object();
+	put(&w, o, "version", json_integer(r->version));
+	put(&w, o, "rules", json_string(r->rules));
+	if (r->sgf_rules[0])
+		put(&w, o, "sgf_rules", json_string(r->sgf_rules));
+	put(&w, o, "komi", jnum(&w, r->komi, "komi"));
+	put(&w, o, "board_size", json_integer(n));
+	if (r->model)
+		put(&w, o, "model", json_string(r->model));
+	if (r->worker)
+		put(&w, o, "worker", json_string(r->worker));
+	if (r->game_id)
+		put(&w, o, "game_id", json_string(r->game_id));
+	if (r->seed) {
+		char hex[17];
+		snprintf(hex, sizeof hex, "%016" PRIx64, r->seed);
+		put(&w, o, "seed", json_string(hex));
 	}
-	b_s(&b, ",\"komi\":");
-	b_dbl(&b, r->komi, "komi");
-	b_f(&b, ",\"board_size\":%d", n);
-	if (r->model) {
-		b_s(&b, ",\"model\":");
-		b_str(&b, r->model);
-	}
-	if (r->worker) {
-		b_s(&b, ",\"worker\":");
-		b_str(&b, r->worker);
-	}
-	if (r->game_id) {
-		b_s(&b, ",\"game_id\":");
-		b_str(&b, r->game_id);
-	}
-	if (r->seed)
-		b_f(&b, ",\"seed\":\"%016" PRIx64 "\"", r->seed);
 	if (r->symmetry)
-		b_f(&b, ",\"symmetry\":%d", r->symmetry & 7);
+		put(&w, o, "symmetry", json_integer(r->symmetry & 7));
 	if (r->nsetup[GT_BLACK] || r->nsetup[GT_WHITE]) {
-		b_s(&b, ",\"setup\":{\"B\":");
-		b_vertices(&b, n, r->setup[GT_BLACK], r->nsetup[GT_BLACK], "setup.B");
-		b_s(&b, ",\"W\":");
-		b_vertices(&b, n, r->setup[GT_WHITE], r->nsetup[GT_WHITE], "setup.W");
-		b_s(&b, "}");
+		json_t *s = json_object();
+		put(&w, s, "B", jvertices(&w, n, r->setup[GT_BLACK], r->nsetup[GT_BLACK], "setup.B"));
+		put(&w, s, "W", jvertices(&w, n, r->setup[GT_WHITE], r->nsetup[GT_WHITE], "setup.W"));
+		put(&w, o, "setup", s);
 	}
-	b_s(&b, ",\"moves\":");
-	b_vertices(&b, n, r->moves, r->nmoves, "moves");
+	put(&w, o, "moves", jvertices(&w, n, r->moves, r->nmoves, "moves"));
 	int first = r->colors && r->nmoves ? r->colors[0] : r->first_to_move;
 	if (first != GT_WHITE)
 		first = GT_BLACK;
@@ -1357,73 +864,58 @@ char *gt_record_format(const gt_record *r, size_t *len, gt_error *e)
 		if (r->colors[i] != ((i & 1) ? GT_OTHER(first) : first))
 			alternate = 0;
 	if (!alternate) {
-		b_s(&b, ",\"colors\":\"");
+		char *cs = gt_xmalloc((size_t)r->nmoves + 1);
 		for (int i = 0; i < r->nmoves; i++)
-			b_put(&b, r->colors[i] == GT_WHITE ? "W" : "B", 1);
-		b_s(&b, "\"");
+			cs[i] = r->colors[i] == GT_WHITE ? 'W' : 'B';
+		cs[r->nmoves] = 0;
+		put(&w, o, "colors", json_string(cs));
+		free(cs);
 	} else if (first == GT_WHITE) {
-		b_s(&b, ",\"first_to_move\":\"W\"");
+		put(&w, o, "first_to_move", json_string("W"));
 	}
-	b_s(&b, ",\"result\":");
-	b_str(&b, r->result);
-	b_s(&b, ",\"winner\":");
-	b_str(&b, gt_winner_str(r->winner));
-	if (!isnan(r->score)) {
-		b_s(&b, ",\"score\":");
-		b_dbl(&b, r->score, "score");
-	}
+	put(&w, o, "result", json_string(r->result));
+	put(&w, o, "winner", json_string(gt_winner_str(r->winner)));
+	if (!isnan(r->score))
+		put(&w, o, "score", jnum(&w, r->score, "score"));
 	if (!r->score_checkable)
-		b_s(&b, ",\"score_checkable\":false");
-	if (r->ownership) {
-		b_s(&b, ",\"ownership\":[");
-		for (int i = 0; i < npts; i++) {
-			if (i)
-				b_s(&b, ",");
-			b_flt(&b, r->ownership[i], "ownership");
-		}
-		b_s(&b, "]");
-	}
+		put(&w, o, "score_checkable", json_false());
+	if (r->ownership)
+		put(&w, o, "ownership", jfloats(&w, r->ownership, npts, "ownership"));
 	if (r->npos) {
-		b_s(&b, ",\"positions\":[");
+		json_t *ps = json_array();
 		for (int i = 0; i < r->npos; i++) {
 			const gt_position *p = &r->pos[i];
-			b_f(&b, "%s{\"move_number\":%d,\"to_move\":\"%s\"", i ? "," : "", p->move_number,
-			    p->to_move == GT_WHITE ? "W" : "B");
-			if (r->boards) {
-				b_s(&b, ",\"board\":\"");
-				b_put(&b, r->boards + (size_t)i * npts, (size_t)npts);
-				b_s(&b, "\"");
-			}
-			if (p->policy) {
-				b_s(&b, ",\"policy\":[");
-				for (int k = 0; k <= npts; k++) {
-					if (k)
-						b_s(&b, ",");
-					b_flt(&b, p->policy[k], "policy");
-				}
-				b_s(&b, "]");
-			}
-			if (!isnan(p->value)) {
-				b_s(&b, ",\"value\":");
-				b_flt(&b, p->value, "value");
-			}
-			if (!isnan(p->score)) {
-				b_s(&b, ",\"score\":");
-				b_flt(&b, p->score, "position score");
-			}
-			b_f(&b, ",\"visits\":%d,\"full_search\":%s", p->visits, p->full_search ? "true" : "false");
-			if (p->weight != 1) {
-				b_s(&b, ",\"weight\":");
-				b_flt(&b, p->weight, "weight");
-			}
-			b_s(&b, "}");
+			json_t *j = json_object();
+			put(&w, j, "move_number", json_integer(p->move_number));
+			put(&w, j, "to_move", json_string(p->to_move == GT_WHITE ? "W" : "B"));
+			if (r->boards)
+				put(&w, j, "board", json_stringn(r->boards + (size_t)i * npts, (size_t)npts));
+			if (p->policy)
+				put(&w, j, "policy", jfloats(&w, p->policy, npts + 1, "policy"));
+			if (!isnan(p->value))
+				put(&w, j, "value", jnum(&w, p->value, "value"));
+			if (!isnan(p->score))
+				put(&w, j, "score", jnum(&w, p->score, "position score"));
+			put(&w, j, "visits", json_integer(p->visits));
+			put(&w, j, "full_search", json_boolean(p->full_search));
+			if (p->weight != 1)
+				put(&w, j, "weight", jnum(&w, p->weight, "weight"));
+			json_array_append_new(ps, j);
 		}
-		b_s(&b, "]");
+		put(&w, o, "positions", ps);
 	}
-	b_s(&b, "}\n");
-	if (b.bad) {
-		gt_error_set(e, GT_EINVAL, -1, -1, "%s", b.why);
-		free(b.p);
+	obuf b = {0};
+	if (!w.bad) {
+		json_dump_callback(o, obuf_put, &b, JSON_COMPACT | JSON_REAL_PRECISION(7));
+		obuf_put("\n", 2, &b); /* with the NUL */
+		b.len--;
+	}
+	if (in_arena)
+		arena_end(); /* the tree goes with it */
+	else
+		json_decref(o);
+	if (w.bad) {
+		gt_error_set(e, GT_EINVAL, -1, -1, "%s", w.why);
 		return NULL;
 	}
 	if (len)

@@ -93,23 +93,17 @@ int gt_record_parse(gt_record *r, const char *line, size_t len, gt_error *e);
  * After a successful parse, colors is always filled (alternating from
  * first_to_move unless the line had "colors"), missing position values
  * and scores are NAN, and a missing game score is NAN.
- * Lines are parsed by the module's own strict JSON parser, with jansson as
- * the fallback and the judge of errors (see gt_record_fastjson). While a
- * line is parsed, jansson's allocations come from a per-thread arena (this
- * module installs json_set_alloc_funcs once; outside a parse they are
- * malloc and free), so do not install other jansson allocators. */
+ * Lines are parsed with jansson (json_loadb, JSON_REJECT_DUPLICATES);
+ * e->offset of a syntax error is its json_error_t.position. */
 int gt_record_parse_ex(gt_record *r, const char *line, size_t len, gt_error *e,
                        const char **reason);
-
-/* gt_record_fastjson: 1 (the default) parses lines with the module's own
- * strict JSON parser and falls back to jansson for what it does not take;
- * 0 parses every line with jansson. For tests and benchmarks; per thread. */
-void gt_record_fastjson(int on);
 
 /* gt_record_format: r as one compact JSON line with newline, in a new
  * NUL-terminated string (caller frees) of *len bytes. Returns NULL (with e
  * filled) for a record that cannot be written: a board size out of range, a
- * move off the board, a non-finite float. */
+ * move off the board, a non-finite float, a string that is not UTF-8.
+ * Floats are written with 7 significant digits, integral ones as JSON
+ * integers (jansson, JSON_REAL_PRECISION(7)). */
 char *gt_record_format(const gt_record *r, size_t *len, gt_error *e);
 
 /* gt_record_sym: apply symmetry k (lib/sym.h) in place to moves, setup

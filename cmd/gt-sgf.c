@@ -1,0 +1,334 @@
+/* gt-sgf: SGF game files to game records (gt-record(5)), and back. */
+#include "gt.h"
+#include "record.h"
+#include "sgf.h"
+#include "sgfrec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *prog = "gt-sgf";
+static int progress;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: gt-sgf [--rules NAME] [--progress] [FILE ...]\n"
+	        "       gt-sgf --to-sgf [-o DIR] [--max-line BYTES] [FILE ...]\n"
+	        "SGF games to NDJSON game records on stdout (gt-record(5)), or records to SGF.\n"
+	        "  --rules NAME   replay every game under NAME (tromp-taylor, chinese, new-zealand)\n"
+	        "                 and count numeric results as area scores; default: from RU\n"
+	        "  --to-sgf       read records, write SGF: a collection on stdout, or with\n"
+	        "  -o DIR         one file per game in DIR, named by its game_id\n"
+	        "  --max-line BYTES  longest record read (suffix K, M, G; default 64M)\n"
+	        "  --progress     counts on stderr (default when stderr is a terminal)\n"
+	        "  -h, --help     this text;  --version  the version\n");
+}
+
+/* a decimal size 1..2^40 with an optional K/M/G suffix (powers of 1024) */
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	int sh = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 :
+	         *end == 'G' || *end == 'g' ? 30 : 0;
+	if (sh)
+		end++;
+	if (errno || *end || v == 0 || v > (1ULL << 40) >> sh)
+		return -1;
+	*out = (size_t)(v << sh);
+	return 0;
+}
+
+/* the whole of f in a new buffer (NUL-terminated); NULL with errno on error */
+static char *slurp(FILE *f, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0, k;
+	char *buf = gt_xmalloc(cap);
+	while ((k = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += k;
+		if (cap - n - 1 == 0)
+			buf = gt_xrealloc(buf, cap *= 2);
+	}
+	if (ferror(f)) {
+		int e = errno;
+		free(buf);
+		errno = e ? e : EIO;
+		return NULL;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+static int write_record(const gt_record *r)
+{
+	int w = gt_record_write(r, stdout);
+	if (w == GT_EIO) {
+		fprintf(stderr, "%s: write error on stdout: %s\n", prog, strerror(errno));
+		exit(1);
+	}
+	return w;
+}
+
+/* SGF file name ("-" stdin) to records on stdout; returns 0, or 1 if a game
+ * or the file was bad */
+static int sgf_to_records(const char *name, const gt_rules *rules, long *ngames, long *nout)
+{
+	int std = !strcmp(name, "-"), bad = 0;
+	FILE *f = std ? stdin : fopen(name, "rb");
+	size_t len = 0;
+	char *buf = f ? slurp(f, &len) : NULL;
+	if (!buf) {
+		fprintf(stderr, "%s: %s: %s\n", prog, name, strerror(errno));
+		if (f && !std)
+			fclose(f);
+		return 1;
+	}
+	if (!std)
+		fclose(f);
+	gt_sgf_game *games;
+	int n;
+	gt_error e;
+	if (gt_sgf_parse(buf, len, &games, &n, &e)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, name, e.text);
+		free(buf);
+		return 1;
+	}
+	gt_record r;
+	gt_record_init(&r);
+	for (int i = 0; i < n; i++) {
+		char id[65];
+		(*ngames)++;
+		if (gt_sgfrec_to_record(&games[i], rules, &r, &e)) {
+			fprintf(stderr, "%s: %s: %s\n", prog, name, e.text);
+			bad = 1;
+			continue;
+		}
+		if (gt_sgfrec_game_id(buf, len, games[i].index, id)) {
+			fprintf(stderr, "%s: %s: game %d: sha256 failed\n", prog, name, games[i].index);
+			bad = 1;
+			continue;
+		}
+		r.game_id = gt_xstrdup(id);
+		if (write_record(&r)) {
+			fprintf(stderr, "%s: %s: game %d: cannot write the record\n", prog, name,
+			        games[i].index);
+			bad = 1;
+			continue;
+		}
+		(*nout)++;
+	}
+	gt_record_release(&r);
+	gt_sgf_free(games, n);
+	free(buf);
+	return bad;
+}
+
+/* a game_id usable as a file name: [0-9A-Za-z_-], 1 to 200 bytes */
+static int safe_name(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || n > 200)
+		return 0;
+	return strspn(s, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-") == n;
+}
+
+/* text[0..len) to dir/name atomically: temporary file, fsync, rename */
+static int write_atomic(const char *dir, const char *name, const char *text, size_t len)
+{
+	size_t dl = strlen(dir) + strlen(name) + 32;
+	char *path = gt_xmalloc(dl), *tmp = gt_xmalloc(dl);
+	snprintf(path, dl, "%s/%s", dir, name);
+	snprintf(tmp, dl, "%s/.%s.XXXXXX", dir, name);
+	int fd = mkstemp(tmp), ok = fd >= 0, e = 0;
+	if (ok) {
+		size_t off = 0;
+		while (ok && off < len) {
+			ssize_t k = write(fd, text + off, len - off);
+			if (k < 0 && errno == EINTR)
+				continue;
+			ok = k > 0;
+			off += k > 0 ? (size_t)k : 0;
+		}
+		ok = ok && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
+		e = errno;
+		ok = close(fd) == 0 && ok;
+		ok = ok && rename(tmp, path) == 0;
+		if (!ok) {
+			e = e ? e : errno;
+			unlink(tmp);
+		}
+	} else {
+		e = errno;
+	}
+	if (!ok)
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(e ? e : EIO));
+	free(path);
+	free(tmp);
+	return ok ? 0 : 1;
+}
+
+/* records of file name ("-" stdin) to SGF; returns 0 or 1 */
+static int records_to_sgf(const char *name, const char *dir, size_t max_line, long *ngames,
+                          long *nout)
+{
+	int std = !strcmp(name, "-"), bad = 0;
+	FILE *f = std ? stdin : fopen(name, "rb");
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", prog, name, strerror(errno));
+		return 1;
+	}
+	gt_record_reader *rd = gt_record_reader_new(f, name, max_line);
+	gt_record r;
+	gt_record_init(&r);
+	const char *line;
+	size_t len;
+	gt_error e;
+	int rc;
+	while ((rc = gt_record_read_line(rd, &line, &len, &e)) != 0) {
+		if (rc < 0) {
+			fprintf(stderr, "%s: %s:%ld: %s\n", prog, name, e.line, e.text);
+			bad = 1;
+			if (rc == GT_ETOOLONG)
+				continue;
+			break;
+		}
+		if (strspn(line, " \t\r") == len)
+			continue;
+		long lineno = e.line;
+		(*ngames)++;
+		gt_sgf_game g;
+		if (gt_record_parse(&r, line, len, &e) || gt_sgfrec_from_record(&r, &g, &e)) {
+			fprintf(stderr, "%s: %s:%ld: %s\n", prog, name, lineno, e.text);
+			bad = 1;
+			continue;
+		}
+		size_t tl;
+		char *text = gt_sgf_write_str(&g, &tl);
+		gt_sgf_game_release(&g);
+		if (dir) {
+			char fname[256], id[65];
+			if (safe_name(r.game_id)) {
+				snprintf(fname, sizeof fname, "%s", r.game_id);
+			} else if (gt_sgfrec_game_id(line, len, 0, id) == 0) {
+				snprintf(fname, sizeof fname, "%s", id);
+			} else {
+				fprintf(stderr, "%s: %s:%ld: sha256 failed\n", prog, name, lineno);
+				free(text);
+				bad = 1;
+				continue;
+			}
+			size_t fl = strlen(fname);
+			if (r.symmetry)
+				snprintf(fname + fl, sizeof fname - fl, "-s%d", r.symmetry);
+			fl = strlen(fname);
+			snprintf(fname + fl, sizeof fname - fl, ".sgf");
+			if (write_atomic(dir, fname, text, tl))
+				bad = 1;
+			else
+				(*nout)++;
+		} else {
+			if (fwrite(text, 1, tl, stdout) != tl) {
+				fprintf(stderr, "%s: write error on stdout: %s\n", prog, strerror(errno));
+				exit(1);
+			}
+			(*nout)++;
+		}
+		free(text);
+		if (progress && *ngames % 1000 == 0)
+			fprintf(stderr, "%s: %ld records, %ld games written\n", prog, *ngames, *nout);
+	}
+	gt_record_release(&r);
+	gt_record_reader_free(rd);
+	if (!std)
+		fclose(f);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	enum { O_RULES = 256, O_TOSGF, O_MAXLINE, O_PROGRESS, O_VERSION };
+	static const struct option lo[] = {
+		{"rules", required_argument, NULL, O_RULES},
+		{"to-sgf", no_argument, NULL, O_TOSGF},
+		{"output", required_argument, NULL, 'o'},
+		{"max-line", required_argument, NULL, O_MAXLINE},
+		{"progress", no_argument, NULL, O_PROGRESS},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, O_VERSION},
+		{NULL, 0, NULL, 0},
+	};
+	const gt_rules *rules = NULL;
+	const char *dir = NULL;
+	int to_sgf = 0, c, bad = 0;
+	size_t max_line = (size_t)64 << 20;
+	progress = isatty(2);
+	while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+		switch (c) {
+		case O_RULES:
+			if (!(rules = gt_rules_find(optarg))) {
+				fprintf(stderr, "%s: --rules: unknown ruleset %s (tromp-taylor, chinese, new-zealand)\n",
+				        prog, optarg);
+				return 2;
+			}
+			break;
+		case O_TOSGF: to_sgf = 1; break;
+		case 'o': dir = optarg; break;
+		case O_MAXLINE:
+			if (parse_size(optarg, &max_line)) {
+				fprintf(stderr, "%s: --max-line: not a size in 1..1T: %s\n", prog, optarg);
+				return 2;
+			}
+			break;
+		case O_PROGRESS: progress = 1; break;
+		case 'h': usage(stdout); return 0;
+		case O_VERSION: printf("gt-sgf %s\n", GT_VERSION); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (dir && !to_sgf) {
+		fprintf(stderr, "%s: -o needs --to-sgf\n", prog);
+		return 2;
+	}
+	if (rules && to_sgf) {
+		fprintf(stderr, "%s: --rules is for SGF input, not with --to-sgf\n", prog);
+		return 2;
+	}
+	if (dir) {
+		struct stat st;
+		errno = 0;
+		if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "%s: %s: %s\n", prog, dir, errno ? strerror(errno) : "not a directory");
+			return 1;
+		}
+	}
+	int nfiles = argc - optind;
+	long ngames = 0, nout = 0;
+	for (int i = 0; i < (nfiles ? nfiles : 1); i++) {
+		const char *name = nfiles ? argv[optind + i] : "-";
+		if (to_sgf)
+			bad |= records_to_sgf(name, dir, max_line, &ngames, &nout);
+		else
+			bad |= sgf_to_records(name, rules, &ngames, &nout);
+		if (progress && !to_sgf && (i + 1) % 100 == 0)
+			fprintf(stderr, "%s: %d files, %ld games, %ld records\n", prog, i + 1, ngames, nout);
+	}
+	if (progress)
+		fprintf(stderr, "%s: %ld %s read, %ld %s written, %ld skipped\n", prog, ngames,
+		        to_sgf ? "records" : "games", nout, to_sgf ? "games" : "records", ngames - nout);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "%s: write error on stdout: %s\n", prog, strerror(errno));
+		return 1;
+	}
+	return bad;
+}
