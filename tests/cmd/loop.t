@@ -203,11 +203,34 @@ is "$(sed -n 's/.*"name":"\([^"]*\)".*/\1/p' "$S/models/latest.json")" loop-b1c8
 GT_BIN="$T/fake:$GT_BIN" sh "$TRAINER" -c "$T/trainer.cfg" 2>"$T/err"; ok $? "with no new games"
 grep -q "0 new games of the 1 needed; waiting" "$T/tr/trainer.log"; ok $? "the trainer waits"
 
+# SIGTERM to the trainer mid-step: the step is finished, the run stops,
+# the next run goes on from the step after it
+mkdir -p "$T/slow"
+cat > "$T/slow/gt-train" <<'EOF'
+#!/bin/sh
+sleep 1
+while [ $# -gt 0 ]; do case $1 in -o) out=$2; shift ;; esac; shift; done
+exec gt-model init b1c8 --series loop2 --seed 8 -o "$out"
+EOF
+chmod +x "$T/slow/gt-train"
+gt-selfplay --model none --games 2 --visits 8 --board-size 5 --seed 9 --worker gina 2>/dev/null | gzip > "$T/gina-1-aa.ndjson.gz"
+gt-sync put "$T/gina-1-aa.ndjson.gz" "$S/games/"
+GT_BIN="$T/slow:$T/fake:$GT_BIN" sh "$TRAINER" -c "$T/trainer.cfg" 2>"$T/err" &
+tpid=$!
+_i=0
+while [ $_i -lt 100 ] && ! grep -q "generation 2: train$" "$T/tr/trainer.log"; do sleep 0.1; _i=$((_i + 1)); done
+kill -TERM $tpid
+wait $tpid; is $? 0 "SIGTERM to the trainer mid-step: exit 0"
+[ -f "$T/tr/gen/0002/train.done" ] && [ ! -f "$T/tr/gen/0002/match.done" ]; ok $? "after finishing the step, before the next"
+GT_BIN="$T/fake:$GT_BIN" sh "$TRAINER" -c "$T/trainer.cfg" 2>"$T/err"; ok $? "the next run"
+is "$(grep -c "generation 2: train$" "$T/tr/trainer.log")" 1 "does not train again"
+is "$(cat "$T/tr/generation")" 3 "and finishes generation 2"
+
 # the curriculum reaches the worker: gt-selfplay gets the published settings
 cfg erin
 : > "$T/args"
 GT_BIN="$T/fake:$GT_BIN" sh "$WORKER" -c "$T/erin.cfg" --once 2>"$T/err"; ok $? "a worker after the release"
-grep -q -- "--model $T/erin/models/loop-b1c8-s0-d0.bin.gz --board-size 5 --board-size 7 --visits 12 --cheap-visits 3 " "$T/args"
+grep -q -- "--model $T/erin/models/$(sed -n 's/.*"name":"\([^"]*\)".*/\1/p' "$S/models/latest.json") --board-size 5 --board-size 7 --visits 12 --cheap-visits 3 " "$T/args"
 ok $? "plays the published network with the published settings (after its own fallbacks)"
 cfg frank
 sh "$WORKER" -c "$T/frank.cfg" --once 2>"$T/err"; ok $? "the same with the real gt-selfplay"
