@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 #include <zlib.h>
 
@@ -113,12 +114,31 @@ void gt_record_reader_free(gt_record_reader *rd)
 	free(rd);
 }
 
+/* rd_read: up to n bytes from the reader's file with read(2), so that
+ * records that arrive through a pipe are seen as soon as they are written
+ * (fread would wait for a full buffer). Returns the bytes read, 0 at the
+ * end; -1 on an error (errno kept; EINTR too, so that a signal handler's
+ * stop flag is seen by the caller). */
+static ssize_t rd_read(gt_record_reader *rd, unsigned char *buf, size_t n)
+{
+	return read(fileno(rd->f), buf, n);
+}
+
 /* Refill rd->out; returns bytes available, 0 at the end, or a gt_err. */
 static int rd_fill(gt_record_reader *rd, gt_error *e)
 {
 	rd->outpos = rd->outlen = 0;
 	if (rd->gz == -1) {
-		size_t n = fread(rd->in, 1, RD_IN, rd->f);
+		/* at least two bytes (or the end) to recognise gzip's magic */
+		size_t n = 0;
+		while (n < 2) {
+			ssize_t r = rd_read(rd, rd->in + n, RD_IN - n);
+			if (r < 0)
+				return gt_error_set(e, GT_EIO, rd->lineno + 1, -1, "%s: %s", rd->name, strerror(errno));
+			if (r == 0)
+				break;
+			n += (size_t)r;
+		}
 		if (n >= 2 && rd->in[0] == 0x1f && rd->in[1] == 0x8b) {
 			rd->gz = 1;
 			memset(&rd->zs, 0, sizeof rd->zs);
@@ -130,24 +150,22 @@ static int rd_fill(gt_record_reader *rd, gt_error *e)
 			rd->gz = 0;
 			memcpy(rd->out, rd->in, n);
 			rd->outlen = n;
-			if (n == 0 && ferror(rd->f))
-				return gt_error_set(e, GT_EIO, rd->lineno + 1, -1, "%s: %s", rd->name, strerror(errno));
 			return (int)n;
 		}
 	}
 	if (rd->gz == 0) {
-		size_t n = fread(rd->out, 1, RD_OUT, rd->f);
-		if (n == 0 && ferror(rd->f))
+		ssize_t n = rd_read(rd, (unsigned char *)rd->out, RD_OUT);
+		if (n < 0)
 			return gt_error_set(e, GT_EIO, rd->lineno + 1, -1, "%s: %s", rd->name, strerror(errno));
-		rd->outlen = n;
+		rd->outlen = (size_t)n;
 		return (int)n;
 	}
 	while (rd->outlen == 0) {
 		if (rd->zs.avail_in == 0) {
-			size_t n = fread(rd->in, 1, RD_IN, rd->f);
+			ssize_t n = rd_read(rd, rd->in, RD_IN);
+			if (n < 0)
+				return gt_error_set(e, GT_EIO, rd->lineno + 1, -1, "%s: %s", rd->name, strerror(errno));
 			if (n == 0) {
-				if (ferror(rd->f))
-					return gt_error_set(e, GT_EIO, rd->lineno + 1, -1, "%s: %s", rd->name, strerror(errno));
 				if (!rd->zdone)
 					return gt_error_set(e, GT_EFORMAT, rd->lineno + 1, -1, "%s: truncated gzip stream", rd->name);
 				return 0;

@@ -1,0 +1,315 @@
+/* gt-elo: play a match between two players and print one game record per
+ * game, then a summary line with Elo, its 95% interval, LOS and an optional
+ * SPRT (gt-elo(1), lib/match.h, lib/elo.h). */
+#include "elo.h"
+#include "gt.h"
+#include "match.h"
+#include "record.h"
+#include "sgf.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *prog = "gt-elo";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: gt-elo [--games N] [--parallel-games G] [--visits N] [--board-size N]\n"
+	    "              [--komi K] [--rules NAME] [--max-moves N] [--opening-moves K]\n"
+	    "              [--seed S] [--sprt ELO0,ELO1[,ALPHA,BETA]] [--records FILE]\n"
+	    "              [--sgf DIR] [--gtp-timeout S] [--backend NAME] [--progress] A B\n"
+	    "Play a match of A against B (each a network file, none, or gtp:COMMAND) in\n"
+	    "colour-swapped pairs; print one game record per game, then a summary line.\n"
+	    "  --games N             games, even (400)\n"
+	    "  --parallel-games G    games in flight, network calls batched (8)\n"
+	    "  --visits N            search visits per move of network players (100)\n"
+	    "  --board-size N        2..19 (9)\n"
+	    "  --komi K              (7)\n"
+	    "  --rules NAME          chinese, tromp-taylor, ... (chinese)\n"
+	    "  --max-moves N         move cap, then two passes (2*n*n)\n"
+	    "  --opening-moves K     random opening moves per pair (4)\n"
+	    "  --seed S              0..2^53-1 (0)\n"
+	    "  --sprt E0,E1[,A,B]    stop when the SPRT decides (alpha, beta 0.05)\n"
+	    "  --records FILE        game records to FILE instead of stdout\n"
+	    "  --sgf DIR             also write each game to DIR/game-NNNNNN.sgf\n"
+	    "  --gtp-timeout S       seconds per GTP response (60)\n"
+	    "  --backend NAME        network backend: cpu, cuda, auto (cpu)\n"
+	    "  --progress            the score after each pair on stderr\n");
+}
+
+static long long num(const char *opt, const char *s, long long lo, long long hi)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 0);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		fprintf(stderr, "%s: %s: '%s' is not an integer in %lld..%lld\n", prog, opt, s, lo, hi);
+		exit(2);
+	}
+	return v;
+}
+
+static double real(const char *opt, const char *s, double lo, double hi)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi) {
+		fprintf(stderr, "%s: %s: '%s' is not a number in %g..%g\n", prog, opt, s, lo, hi);
+		exit(2);
+	}
+	return v;
+}
+
+/* --sprt elo0,elo1[,alpha,beta] */
+static void parse_sprt(const char *s, gt_elo_sprt *sp)
+{
+	double v[4] = { 0, 0, 0.05, 0.05 };
+	int k = 0;
+	const char *p = s;
+	for (;;) {
+		char *end;
+		errno = 0;
+		if (k == 4)
+			goto bad;
+		v[k++] = strtod(p, &end);
+		if (errno || end == p || !isfinite(v[k - 1]))
+			goto bad;
+		if (*end == 0)
+			break;
+		if (*end != ',')
+			goto bad;
+		p = end + 1;
+	}
+	if (k != 2 && k != 4)
+		goto bad;
+	if (!(v[0] < v[1]) || !(v[2] > 0 && v[2] <= 0.5) || !(v[3] > 0 && v[3] <= 0.5)) {
+		fprintf(stderr, "%s: --sprt: want elo0 < elo1 and alpha, beta in (0, 0.5]\n", prog);
+		exit(2);
+	}
+	sp->elo0 = v[0];
+	sp->elo1 = v[1];
+	sp->alpha = v[2];
+	sp->beta = v[3];
+	return;
+bad:
+	fprintf(stderr, "%s: --sprt: '%s' is not ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA\n", prog, s);
+	exit(2);
+}
+
+typedef struct out {
+	FILE *rec;
+	const char *sgf;
+	const gt_match_params *p;
+	int progress;
+	const char *a, *b;
+	int werr;
+	char errtext[300];
+} out;
+
+static int write_sgf(out *o, const gt_match_game *g)
+{
+	const gt_record *r = &g->rec;
+	gt_sgf_game sg;
+	if (gt_sgf_game_init(&sg, r->board_size) != 0)
+		return GT_EINVAL;
+	sg.komi = r->komi;
+	for (int i = 0, c = GT_BLACK; i < r->nmoves; i++, c = GT_OTHER(c))
+		gt_sgf_add_move(&sg, c, r->moves[i]);
+	gt_sgf_prop_set(&sg, "PB", g->black, strlen(g->black));
+	gt_sgf_prop_set(&sg, "PW", g->white, strlen(g->white));
+	gt_sgf_prop_set(&sg, "RU", r->rules, strlen(r->rules));
+	if (g->reason[0])
+		gt_sgf_prop_set(&sg, "GC", g->reason, strlen(g->reason));
+	gt_sgf_prop_set(&sg, "RE", r->result, strlen(r->result));
+	gt_sgf_result_parse(&sg, r->result);
+	char path[4096];
+	snprintf(path, sizeof path, "%s/game-%06ld.sgf", o->sgf, g->index);
+	FILE *f = fopen(path, "w");
+	int err = f ? gt_sgf_write(f, &sg) : GT_EIO;
+	if (f && fclose(f) != 0)
+		err = GT_EIO;
+	gt_sgf_game_release(&sg);
+	if (err)
+		snprintf(o->errtext, sizeof o->errtext, "%.200s: %s", path, strerror(errno));
+	return err;
+}
+
+/* an Elo for the progress line: "inf"/"-inf" where lib/elo flags it */
+static void fmt_elo(char *buf, double v, unsigned flagged)
+{
+	if (flagged)
+		snprintf(buf, 32, "%sinf", v < 0 ? "-" : "");
+	else
+		snprintf(buf, 32, "%.1f", v);
+}
+
+static int sink(void *ctx, const gt_match_game *g, const gt_elo_result *r)
+{
+	out *o = ctx;
+	gt_error e;
+	size_t len;
+	char *line = gt_match_game_format(g, &len, &e);
+	if (!line) {
+		snprintf(o->errtext, sizeof o->errtext, "game %ld: %s", g->index, e.text);
+		return GT_EINVAL;
+	}
+	int bad = fwrite(line, 1, len, o->rec) != len || fflush(o->rec) != 0;
+	free(line);
+	if (bad) {
+		snprintf(o->errtext, sizeof o->errtext, "write error: %s", strerror(errno));
+		return GT_EIO;
+	}
+	if (o->sgf && write_sgf(o, g) != 0)
+		return GT_EIO;
+	if (o->progress && g->index % 2 == 1) {
+		char elo[32], lo[32], hi[32];
+		fmt_elo(elo, r->elo, r->flags & GT_ELO_F_INF);
+		fmt_elo(lo, r->ci_lo, r->flags & GT_ELO_F_LO_UNBOUNDED);
+		fmt_elo(hi, r->ci_hi, r->flags & GT_ELO_F_HI_UNBOUNDED);
+		fprintf(stderr, "%s: %ld/%ld games: %s %ld-%ld-%ld, score %.3f, elo %s [%s, %s]",
+		        prog, r->games, o->p->games, o->a, r->wins, r->draws, r->losses, r->score,
+		        elo, lo, hi);
+		if (r->has_sprt)
+			fprintf(stderr, ", llr %.2f (%.2f, %.2f)", r->llr, r->llr_lower, r->llr_upper);
+		fputc('\n', stderr);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	enum { O_GAMES = 256, O_PARALLEL, O_VISITS, O_SIZE, O_KOMI, O_RULES, O_MAXMOVES,
+	       O_OPENING, O_SEED, O_SPRT, O_RECORDS, O_SGF, O_TIMEOUT, O_BACKEND, O_PROGRESS,
+	       O_VERSION };
+	static const struct option opts[] = {
+		{ "games", required_argument, 0, O_GAMES },
+		{ "parallel-games", required_argument, 0, O_PARALLEL },
+		{ "visits", required_argument, 0, O_VISITS },
+		{ "board-size", required_argument, 0, O_SIZE },
+		{ "komi", required_argument, 0, O_KOMI },
+		{ "rules", required_argument, 0, O_RULES },
+		{ "max-moves", required_argument, 0, O_MAXMOVES },
+		{ "opening-moves", required_argument, 0, O_OPENING },
+		{ "seed", required_argument, 0, O_SEED },
+		{ "sprt", required_argument, 0, O_SPRT },
+		{ "records", required_argument, 0, O_RECORDS },
+		{ "sgf", required_argument, 0, O_SGF },
+		{ "gtp-timeout", required_argument, 0, O_TIMEOUT },
+		{ "backend", required_argument, 0, O_BACKEND },
+		{ "progress", no_argument, 0, O_PROGRESS },
+		{ "version", no_argument, 0, O_VERSION },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	gt_match_params p;
+	gt_match_params_default(&p);
+	out o;
+	memset(&o, 0, sizeof o);
+	o.rec = stdout;
+	o.p = &p;
+	const char *records = NULL, *backend = NULL;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_GAMES: p.games = num("--games", optarg, 2, 100000000); break;
+		case O_PARALLEL: p.parallel_games = num("--parallel-games", optarg, 1, 4096); break;
+		case O_VISITS: p.visits = num("--visits", optarg, 1, 1000000); break;
+		case O_SIZE: p.board_size = num("--board-size", optarg, 2, GT_MAX_N); break;
+		case O_KOMI: p.komi = real("--komi", optarg, -1000, 1000); break;
+		case O_RULES:
+			if (!(p.rules = gt_rules_find(optarg))) {
+				fprintf(stderr, "%s: --rules: unknown ruleset '%s'\n", prog, optarg);
+				return 2;
+			}
+			break;
+		case O_MAXMOVES: p.max_moves = num("--max-moves", optarg, 1, GT_MAX_HIST - 2); break;
+		case O_OPENING: p.opening_moves = num("--opening-moves", optarg, 0, GT_MAX_HIST); break;
+		case O_SEED: p.seed = (uint64_t)num("--seed", optarg, 0, (1LL << 53) - 1); break;
+		case O_SPRT: parse_sprt(optarg, &p.sprt); p.has_sprt = 1; break;
+		case O_RECORDS: records = optarg; break;
+		case O_SGF: o.sgf = optarg; break;
+		case O_TIMEOUT: p.gtp_timeout = real("--gtp-timeout", optarg, 0, 1e6); break;
+		case O_BACKEND: backend = optarg; break;
+		case O_PROGRESS: o.progress = 1; break;
+		case O_VERSION: printf("gt-elo %s\n", GT_VERSION); return 0;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (argc - optind != 2) {
+		fprintf(stderr, "%s: want two players, A and B\n", prog);
+		usage(stderr);
+		return 2;
+	}
+	gt_error e;
+	if (gt_match_check(&p, &e) != 0) {
+		fprintf(stderr, "%s: %s\n", prog, e.text);
+		return 2;
+	}
+	gt_match_player pa, pb;
+	if (gt_match_player_open(&pa, argv[optind], backend, &e) != 0) {
+		fprintf(stderr, "%s: %s\n", prog, e.text);
+		return e.text[0] && strncmp(argv[optind], "gtp:", 4) == 0 ? 2 : 1;
+	}
+	if (gt_match_player_open(&pb, argv[optind + 1], backend, &e) != 0) {
+		fprintf(stderr, "%s: %s\n", prog, e.text);
+		gt_match_player_close(&pa);
+		return strncmp(argv[optind + 1], "gtp:", 4) == 0 ? 2 : 1;
+	}
+	o.a = pa.name;
+	o.b = pb.name;
+	if (o.sgf && mkdir(o.sgf, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "%s: %s: %s\n", prog, o.sgf, strerror(errno));
+		return 1;
+	}
+	if (records && !(o.rec = fopen(records, "w"))) {
+		fprintf(stderr, "%s: %s: %s\n", prog, records, strerror(errno));
+		return 1;
+	}
+
+	gt_elo_result res;
+	int err = gt_match_run(&p, &pa, &pb, sink, &o, &res, &e);
+	int status = 0;
+	if (err) {
+		fprintf(stderr, "%s: %s\n", prog, o.errtext[0] ? o.errtext : e.text);
+		status = 1;
+	} else {
+		json_t *sum = json_object(), *st = gt_elo_json(&res);
+		json_object_set_new(sum, "a", json_string(pa.name));
+		json_object_set_new(sum, "b", json_string(pb.name));
+		const char *key;
+		json_t *v;
+		json_object_foreach(st, key, v)
+			json_object_set(sum, key, v);
+		json_decref(st);
+		char *s = json_dumps(sum, JSON_COMPACT | JSON_REAL_PRECISION(10));
+		json_decref(sum);
+		if (!s || puts(s) == EOF)
+			status = 1;
+		free(s);
+		if (o.progress && res.has_sprt && res.sprt_result != GT_SPRT_CONTINUE)
+			fprintf(stderr, "%s: SPRT accepted %s after %ld games\n", prog,
+			        res.sprt_result == GT_SPRT_H1 ? "H1" : "H0", res.games);
+	}
+	gt_match_player_close(&pa);
+	gt_match_player_close(&pb);
+	if (records && fclose(o.rec) != 0 && !status) {
+		fprintf(stderr, "%s: %s: %s\n", prog, records, strerror(errno));
+		status = 1;
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s: write error: %s\n", prog, strerror(errno));
+		return 1;
+	}
+	return status;
+}

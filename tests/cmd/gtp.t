@@ -1,0 +1,199 @@
+#!/bin/sh
+# gt-gtp: usage; every command of lib/gtp's list through the real binary with
+# exact responses and error strings (CRLF line ends, comments, tabs, ids);
+# illegal moves rejected; genmove on a random-init b1c8 network answers a
+# legal vertex; the time budget bounds a genmove; random moves without
+# --model.
+. "${GT_SRC:-.}/tests/cmd/tap.sh"
+command -v gt-gtp >/dev/null || skip_all "gt-gtp not built"
+
+gt-gtp -h >"$T/out" 2>&1
+ok $? "-h exits 0"
+grep -q -- --model "$T/out"
+ok $? "-h lists the options"
+gt-gtp --version >"$T/out" 2>&1
+ok $? "--version exits 0"
+gt-gtp --bogus </dev/null >/dev/null 2>&1
+is $? 2 "unknown option: exit 2"
+gt-gtp --visits 0 </dev/null >/dev/null 2>&1
+is $? 2 "--visits 0: exit 2"
+gt-gtp --board-size 20 </dev/null >/dev/null 2>&1
+is $? 2 "--board-size 20: exit 2"
+gt-gtp --model "$T/missing.bin.gz" </dev/null >"$T/out" 2>"$T/err"
+is $? 1 "a model that cannot be read: exit 1"
+grep -q '^gt-gtp: ' "$T/err"
+ok $? "and says so"
+
+# one session: CRLF line ends, a comment line, an empty line, a trailing
+# comment, a tab, and input after quit that must not be answered
+printf '%s\r\n' "1 protocol_version" "2 name" "3 version" "4 known_command genmove" \
+	"5 known_command frobnicate" "6 list_commands" "# a comment line" "" \
+	"7 boardsize 25" "8 boardsize x" "9 boardsize 9 # trailing comment" "10 komi 6.5" \
+	"11 komi abc" "12 final_score" "13 play b E5" "14 play w E5" "15 play w J10" \
+	"16 play q E4" "17 play b" "18 undo" "19 undo" "20 frobnicate" \
+	"21 time_settings 10 0 0" "22 time_left b 5 0" "23 time_settings x 0 0" \
+	"24 gt-rules tromp-taylor" "25 gt-rules japanese" "26 clear_board" "27 play b A2" \
+	"28 play b B1" "29 play w A1" "30 showboard" "31 play w pass" "32 play b pass" \
+	"33 genmove w" "34 play w C3" "	35	name" "quit" "36 name" >"$T/in"
+gt-gtp --model none --visits 4 <"$T/in" >"$T/out" 2>"$T/err"
+ok $? "a session ending in quit exits 0"
+cat >"$T/want" <<'END'
+=1 2
+
+=2 gt
+
+=3 VERSION
+
+=4 true
+
+=5 false
+
+=6 protocol_version
+name
+version
+known_command
+list_commands
+quit
+boardsize
+clear_board
+komi
+play
+genmove
+undo
+showboard
+final_score
+time_settings
+time_left
+gt-rules
+
+?7 unacceptable size
+
+?8 syntax error
+
+=9 
+
+=10 
+
+?11 syntax error
+
+=12 W+6.5
+
+=13 
+
+?14 illegal move
+
+?15 illegal move
+
+?16 syntax error
+
+?17 syntax error
+
+=18 
+
+?19 cannot undo
+
+?20 unknown command
+
+=21 
+
+=22 
+
+?23 syntax error
+
+=24 
+
+?25 unknown rules
+
+=26 
+
+=27 
+
+=28 
+
+?29 illegal move
+
+=30 
+    A B C D E F G H J
+ 9  . . . . . . . . .  9
+ 8  . . . . . . . . .  8
+ 7  . . . . . . . . .  7
+ 6  . . . . . . . . .  6
+ 5  . . . . . . . . .  5
+ 4  . . . . . . . . .  4
+ 3  . . . . . . . . .  3
+ 2  X . . . . . . . .  2
+ 1  . X . . . . . . .  1
+    A B C D E F G H J
+
+=31 
+
+=32 
+
+=33 pass
+
+?34 illegal move
+
+=35 gt
+
+= 
+
+END
+v=$(gt-gtp --version | sed 's/^gt-gtp //')
+sed "s/VERSION/$v/" "$T/want" >"$T/want2"
+cmp -s "$T/out" "$T/want2"
+ok $? "every response as GTP version 2 says"
+[ $? -eq 0 ] || diff "$T/want2" "$T/out" | sed 's/^/#   /' | head -20
+
+# superko: a ko retaken at once is refused
+printf '%s\n' "boardsize 5" "play b B1" "play w C1" "play b A2" "play w D2" "play b B3" \
+	"play w C3" "play b C2" "play w B2" "play b C2" "genmove b" >"$T/in"
+gt-gtp --model none --visits 8 <"$T/in" >"$T/out" 2>&1
+is "$(grep -c '^?' "$T/out")" 1 "retaking a ko at once: one refusal"
+sed -n '/^?/p' "$T/out" >"$T/ko"
+is "$(cat "$T/ko")" "? illegal move" "and it is 'illegal move'"
+
+# genmove with a random-init network answers a legal vertex, which is then
+# on the board (playing there again is illegal)
+gt-model init b1c8 --seed 5 -o "$T/net.bin.gz" 2>/dev/null
+ok $? "gt-model init b1c8"
+printf '%s\n' "boardsize 9" "komi 7" "play b E5" "genmove w" >"$T/in"
+gt-gtp --model "$T/net.bin.gz" --visits 16 <"$T/in" >"$T/out" 2>"$T/err"
+ok $? "genmove with a b1c8 network"
+mv=$(sed -n 's/^= \([A-HJ-T][0-9]*\)$/\1/p' "$T/out" | tail -1)
+test -n "$mv" && test "$mv" != E5
+ok $? "genmove answers a vertex other than E5 ($mv)"
+printf '%s\n' "boardsize 9" "komi 7" "play b E5" "genmove w" "play b $mv" "genmove b" "genmove w" \
+	"showboard" >"$T/in"
+gt-gtp --model "$T/net.bin.gz" --visits 16 <"$T/in" >"$T/out2" 2>&1
+is "$(sed -n 9p "$T/out2")" "? illegal move" "the point it chose is taken"
+is "$(grep -c '^= [A-HJ-T][0-9]' "$T/out2")" 3 "three genmoves in one game (tree kept between moves)"
+is "$(grep -c 'O' "$T/out2")" 2 "two white stones on the board"
+gt-gtp --model "$T/net.bin.gz" --visits 16 <"$T/in" >"$T/out3" 2>&1
+cmp -s "$T/out2" "$T/out3"
+ok $? "the same session twice: the same moves"
+
+# genmove for the side not to move
+printf '%s\n' "boardsize 9" "genmove w" "genmove w" >"$T/in"
+gt-gtp --model "$T/net.bin.gz" --visits 8 <"$T/in" >"$T/out" 2>&1
+is "$(grep -c '^= [A-HJ-T][0-9]' "$T/out")" 2 "genmove w twice in a row: two vertices"
+
+# time: 0.3 s a move in byo-yomi bounds a search of a million visits
+printf '%s\n' "boardsize 9" "time_settings 0 3 10" "time_left b 0.3 1" "genmove b" >"$T/in"
+t0=$(date +%s.%N)
+gt-gtp --model "$T/net.bin.gz" --visits 1000000 <"$T/in" >"$T/out" 2>&1
+t1=$(date +%s.%N)
+grep -q '^= [A-HJ-T][0-9]' "$T/out"
+ok $? "a time-limited genmove answers a vertex"
+awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 10) }'
+ok $? "within the budget (0.3 s a move; took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s)"
+
+# without --model: random legal moves; a whole game of them ends in passes
+{ echo "boardsize 7"; i=0; while [ $i -lt 150 ]; do echo "genmove b"; echo "genmove w"; i=$((i + 1)); done; echo final_score; } >"$T/in"
+gt-gtp --seed 3 <"$T/in" >"$T/out" 2>&1
+ok $? "300 random genmoves"
+is "$(grep -c '^?' "$T/out")" 0 "no errors"
+grep -q '^= pass$' "$T/out"
+ok $? "the random player passes at the end"
+grep -q '^= [BW0]' "$T/out"
+ok $? "final_score answers"
+done_testing
