@@ -159,7 +159,6 @@ EOF
 cat > "$T/fake/gt-elo" <<'EOF'
 #!/bin/sh
 echo "$*" >> "$FAKE_ARGS.elo"
-echo '{"game":1,"winner":"a"}'
 echo '{"a":"x","b":"y","games":10,"wins":7,"draws":0,"losses":3,"score":0.7,"elo":147.2,"elo_ci95":[-80.5,374.9],"los":0.9}'
 EOF
 printf '#!/bin/sh\nexit 1\n' > "$T/fail-shard"
@@ -196,7 +195,7 @@ is "$(python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["workers"]; pr
 	"$n_up" "contributions: every uploaded game counted once, as accepted or rejected"
 is "$(cat "$T/tr/generation")" 2 "the next run is generation 2"
 grep -q '"reference":"none"' "$T/tr/generations.ndjson"; ok $? "generation 1 was matched against the uniform evaluator"
-grep -q -- "--games 10 --visits 8 --board-size 9" "$T/args.elo"; ok $? "with the match settings"
+grep -q -- "--games 10 --visits 8 --board-size 9 --seed 1 --records" "$T/args.elo"; ok $? "with the match settings"
 grep -q '"elo":147.2,"elo_ci95":\[-80.5,374.9\],"released":true' "$T/tr/generations.ndjson"; ok $? "generations.ndjson: elo, interval, released"
 is "$(sed -n 's/.*"name":"\([^"]*\)".*/\1/p' "$S/models/latest.json")" loop-b1c8-s0-d0.bin.gz "latest.json names the candidate"
 [ ! -e "$TR/pulled.ndjson" ] && [ -e "$TR/rejects.ndjson" ]; ok $? "the records are removed, the rejects kept"
