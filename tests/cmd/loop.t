@@ -151,10 +151,29 @@ grep -q "another worker" "$T/err"; ok $? "saying why"
 wait $wpid
 
 # the trainer with stand-ins for gt-train and gt-elo
+# gt-train's stand-in: a new b1c8 network of series FAKE_SERIES (default
+# loop) whose header says the steps of the input plus --steps
 cat > "$T/fake/gt-train" <<'EOF'
 #!/bin/sh
-while [ $# -gt 0 ]; do case $1 in -o) out=$2; shift ;; --init) arch=$2; shift ;; esac; shift; done
-exec gt-model init "${arch:-b1c8}" --series loop --seed 7 -o "$out"
+[ -n "${FAKE_TRAIN_SLEEP:-}" ] && sleep "$FAKE_TRAIN_SLEEP"
+from=0 steps=1000
+while [ $# -gt 0 ]; do
+	case $1 in
+	-o) out=$2; shift ;;
+	--model) from=$(gt-model describe "$2" | sed 's/.*"steps":\([0-9]*\).*/\1/'); shift ;;
+	--steps) steps=$2; shift ;;
+	esac
+	shift
+done
+gt-model init b1c8 --series "${FAKE_SERIES:-loop}" --seed 7 -o "$out.tmp" || exit 1
+python3 - "$out.tmp" "$out" $((from + steps - ${FAKE_SHORT:-0})) <<'PY'
+import gzip, struct, sys
+b = bytearray(gzip.open(sys.argv[1]).read())
+struct.pack_into('<Q', b, 52, int(sys.argv[3]))  # steps
+with gzip.open(sys.argv[2], 'wb') as f:
+    f.write(b)
+PY
+rm -f "$out.tmp"
 EOF
 cat > "$T/fake/gt-elo" <<'EOF'
 #!/bin/sh
@@ -170,6 +189,7 @@ store = file://$S
 work_dir = $T/tr
 arch = b1c8
 min_games = 1
+steps = 5
 match_games = 10
 match_visits = 8
 threshold = 20
@@ -197,24 +217,16 @@ is "$(cat "$T/tr/generation")" 2 "the next run is generation 2"
 grep -q '"reference":"none"' "$T/tr/generations.ndjson"; ok $? "generation 1 was matched against the uniform evaluator"
 grep -q -- "--games 10 --visits 8 --board-size 9 --seed 1 --records" "$T/args.elo"; ok $? "with the match settings"
 grep -q '"elo":147.2,"elo_ci95":\[-80.5,374.9\],"released":true' "$T/tr/generations.ndjson"; ok $? "generations.ndjson: elo, interval, released"
-is "$(sed -n 's/.*"name":"\([^"]*\)".*/\1/p' "$S/models/latest.json")" loop-b1c8-s0-d0.bin.gz "latest.json names the candidate"
+is "$(sed -n 's/.*"name":"\([^"]*\)".*/\1/p' "$S/models/latest.json")" loop-b1c8-s5-d0.bin.gz "latest.json names the candidate"
 [ ! -e "$TR/pulled.ndjson" ] && [ -e "$TR/rejects.ndjson" ]; ok $? "the records are removed, the rejects kept"
 GT_BIN="$T/fake:$GT_BIN" sh "$TRAINER" -c "$T/trainer.cfg" 2>"$T/err"; ok $? "with no new games"
 grep -q "0 new games of the 1 needed; waiting" "$T/tr/trainer.log"; ok $? "the trainer waits"
 
 # SIGTERM to the trainer mid-step: the step is finished, the run stops,
 # the next run goes on from the step after it
-mkdir -p "$T/slow"
-cat > "$T/slow/gt-train" <<'EOF'
-#!/bin/sh
-sleep 1
-while [ $# -gt 0 ]; do case $1 in -o) out=$2; shift ;; esac; shift; done
-exec gt-model init b1c8 --series loop2 --seed 8 -o "$out"
-EOF
-chmod +x "$T/slow/gt-train"
 gt-selfplay --model none --games 2 --visits 8 --board-size 5 --seed 9 --worker gina 2>/dev/null | gzip > "$T/gina-1-aa.ndjson.gz"
 gt-sync put "$T/gina-1-aa.ndjson.gz" "$S/games/"
-GT_BIN="$T/slow:$T/fake:$GT_BIN" sh "$TRAINER" -c "$T/trainer.cfg" 2>"$T/err" &
+FAKE_TRAIN_SLEEP=1 GT_BIN="$T/fake:$GT_BIN" sh "$TRAINER" -c "$T/trainer.cfg" 2>"$T/err" &
 tpid=$!
 _i=0
 while [ $_i -lt 100 ] && ! grep -q "generation 2: train$" "$T/tr/trainer.log"; do sleep 0.1; _i=$((_i + 1)); done
@@ -234,4 +246,12 @@ ok $? "plays the published network with the published settings (after its own fa
 cfg frank
 sh "$WORKER" -c "$T/frank.cfg" --once 2>"$T/err"; ok $? "the same with the real gt-selfplay"
 is "$(zcat "$S"/games/frank-* | grep -c '"board_size":7')" 6 "its games are 7x7"
+
+# gt-train stopped by a signal exits 0 with fewer steps: not a finished step
+FAKE_SHORT=1 GT_BIN="$T/fake:$GT_BIN" sh "$TRAINER" -c "$T/trainer.cfg" 2>"$T/err"
+is $? 1 "a candidate short of its steps: the trainer exits 1"
+[ ! -f "$T/tr/gen/0003/train.done" ]; ok $? "train is not done"
+grep -q "training goes on next run" "$T/tr/trainer.log"; ok $? "the log says so"
+GT_BIN="$T/fake:$GT_BIN" sh "$TRAINER" -c "$T/trainer.cfg" 2>"$T/err"; ok $? "the next run trains again"
+is "$(cat "$T/tr/generation")" 4 "and finishes generation 3"
 done_testing
