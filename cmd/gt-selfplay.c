@@ -1,5 +1,7 @@
 /* gt-selfplay: play self-play games with MCTS and write one game record per
  * line to stdout (gt-selfplay(1), gt-record(5)). */
+#include "evcache.h"
+#include "gpu.h"
 #include "gt.h"
 #include "record.h"
 #include "selfplay.h"
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,7 +28,8 @@ static void usage(FILE *f)
 	    "                   [--full-prob P] [--board-size N] [--komi K] [--rules NAME]\n"
 	    "                   [--max-moves N] [--threads T] [--parallel-games G] [--leaves B]\n"
 	    "                   [--temp-early T] [--temp-final T] [--temp-halflife M]\n"
-	    "                   [--seed S] [--worker NAME] [--progress]\n"
+	    "                   [--seed S] [--worker NAME] [--sgf DIR] [--backend NAME]\n"
+	    "                   [--cache-mb M] [--deterministic] [--progress] [-v]\n"
 	    "Play self-play games with MCTS and write one game record (gt-record(5)) per\n"
 	    "line to stdout, in game order.\n"
 	    "  --model FILE|none     network, or none: uniform policy, value 0 (required)\n"
@@ -45,7 +49,13 @@ static void usage(FILE *f)
 	    "  --temp-halflife M     its half-life in moves on 19x19, scaled by n/19 (19)\n"
 	    "  --seed S              0..2^53-1 (random)\n"
 	    "  --worker NAME         the records' worker (none)\n"
-	    "  --progress            rates on stderr (default when stderr is a terminal)\n");
+	    "  --sgf DIR             also write each game as DIR/<game_id>.sgf\n"
+	    "  --backend NAME        cpu, cuda or auto (cuda if a device answers) (cpu)\n"
+	    "  --cache-mb M          evaluation cache in MiB, 0 for none (64)\n"
+	    "  --deterministic       evaluate positions one by one: output independent\n"
+	    "                        of --threads and --parallel-games with a network\n"
+	    "  --progress            rates on stderr (default when stderr is a terminal)\n"
+	    "  -v, --verbose         say the backend and cache on stderr\n");
 }
 
 static void on_signal(int sig)
@@ -87,6 +97,9 @@ static double real(const char *opt, const char *s, double lo, double hi)
 }
 
 typedef struct out {
+	const char *sgf;
+	int serr;
+	gt_error se;
 	int progress;
 	long games;
 	double t0, last;
@@ -112,6 +125,10 @@ static int sink(void *ctx, long index, const gt_record *r, const gt_selfplay_sta
 		o->werr = errno ? errno : EIO;
 		return GT_EIO;
 	}
+	if (o->sgf && gt_selfplay_sgf_write(o->sgf, r, &o->se) != 0) {
+		o->serr = 1;
+		return GT_EIO;
+	}
 	if (o->progress) {
 		double t = now();
 		if (t - o->last >= 1 && st->games < o->games) {
@@ -126,7 +143,7 @@ int main(int argc, char **argv)
 {
 	enum { O_MODEL = 256, O_GAMES, O_VISITS, O_CHEAP, O_FULL, O_SIZE, O_KOMI, O_RULES,
 	       O_MAXMOVES, O_THREADS, O_PARALLEL, O_LEAVES, O_TEARLY, O_TFINAL, O_THALF,
-	       O_SEED, O_WORKER, O_PROGRESS, O_VERSION };
+	       O_SEED, O_WORKER, O_PROGRESS, O_VERSION, O_SGF, O_BACKEND, O_CACHE, O_DET };
 	static const struct option opts[] = {
 		{ "model", required_argument, 0, O_MODEL },
 		{ "games", required_argument, 0, O_GAMES },
@@ -146,6 +163,11 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, 0, O_SEED },
 		{ "worker", required_argument, 0, O_WORKER },
 		{ "progress", no_argument, 0, O_PROGRESS },
+		{ "sgf", required_argument, 0, O_SGF },
+		{ "backend", required_argument, 0, O_BACKEND },
+		{ "cache-mb", required_argument, 0, O_CACHE },
+		{ "deterministic", no_argument, 0, O_DET },
+		{ "verbose", no_argument, 0, 'v' },
 		{ "version", no_argument, 0, O_VERSION },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
@@ -153,10 +175,12 @@ int main(int argc, char **argv)
 	gt_selfplay_params p;
 	gt_selfplay_params_default(&p);
 	const char *model = NULL;
-	int have_seed = 0;
-	out o = { isatty(2), 0, 0, 0, 0 };
+	int have_seed = 0, verbose = 0;
+	out o;
+	memset(&o, 0, sizeof o);
+	o.progress = isatty(2);
 	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
 		switch (c) {
 		case O_MODEL: model = optarg; break;
 		case O_GAMES: p.games = num("--games", optarg, 1, 1000000000); break;
@@ -184,6 +208,17 @@ int main(int argc, char **argv)
 			break;
 		case O_WORKER: p.worker = optarg; break;
 		case O_PROGRESS: o.progress = 1; break;
+		case O_SGF: o.sgf = optarg; break;
+		case O_BACKEND:
+			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda") && strcmp(optarg, "auto")) {
+				fprintf(stderr, "%s: --backend: '%s' is not cpu, cuda or auto\n", prog, optarg);
+				return 2;
+			}
+			p.backend = optarg;
+			break;
+		case O_CACHE: p.cache_bytes = (size_t)num("--cache-mb", optarg, 0, 1 << 20) << 20; break;
+		case O_DET: p.exact = 1; break;
+		case 'v': verbose = 1; break;
 		case O_VERSION: printf("gt-selfplay %s\n", GT_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -211,15 +246,37 @@ int main(int argc, char **argv)
 		p.seed = s & ((1ULL << 53) - 1);
 	}
 
+	if (o.sgf) {
+		struct stat sb;
+		int bad = stat(o.sgf, &sb) != 0;
+		if (bad || !S_ISDIR(sb.st_mode)) {
+			fprintf(stderr, "%s: --sgf: %s: %s\n", prog, o.sgf,
+			        bad ? strerror(errno) : "not a directory");
+			return 1;
+		}
+	}
 	gt_evaluator *evs = gt_xcalloc(p.threads, sizeof *evs);
 	char name[256];
+	const char *backend = "";
 	for (int t = 0; t < p.threads; t++) {
-		if (gt_selfplay_model_open(model, &evs[t], name, sizeof name, &e) != 0) {
-			fprintf(stderr, "%s: %s\n", prog, e.text);
+		if (gt_selfplay_model_open(&p, model, &evs[t], name, sizeof name, &backend, &e) != 0) {
+			fprintf(stderr, "%s: %s: %s\n", prog, model, e.text);
 			return 1;
 		}
 	}
 	p.model = name;
+	if (verbose) {
+		gt_error why;
+		gt_gpu_probe(&why);
+		if (*backend)
+			fprintf(stderr, "%s: model %s on backend %s%s%s%s, %s evaluations, cache %zu MiB\n",
+			        prog, name, backend, strcmp(p.backend, "auto") ? "" : " (auto: ",
+			        strcmp(p.backend, "auto") ? "" : why.text,
+			        strcmp(p.backend, "auto") ? "" : ")",
+			        p.exact ? "exact (one by one)" : "batched", p.cache_bytes >> 20);
+		else
+			fprintf(stderr, "%s: model none (uniform policy, value 0)\n", prog);
+	}
 
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
@@ -237,11 +294,28 @@ int main(int argc, char **argv)
 		        p.threads, p.parallel_games);
 	gt_selfplay_stats st;
 	int err = gt_selfplay_run(&p, evs, sink, &o, &stop, &st);
+	if (o.progress)
+		report(&o, &st, 1);
+	if (verbose || o.progress) {
+		gt_evcache_stats cs, sum;
+		memset(&sum, 0, sizeof sum);
+		for (int t = 0; t < p.threads; t++)
+			if (gt_evcache_get_stats(&evs[t], &cs) == 0) {
+				sum.lookups += cs.lookups;
+				sum.hits += cs.hits;
+				sum.entries += cs.entries;
+			}
+		if (sum.lookups)
+			fprintf(stderr, "%s: cache: %lld of %lld lookups hit (%.1f%%), %lld entries\n",
+			        prog, sum.hits, sum.lookups, 100.0 * sum.hits / sum.lookups, sum.entries);
+	}
 	for (int t = 0; t < p.threads; t++)
 		gt_evaluator_close(&evs[t]);
 	free(evs);
-	if (o.progress)
-		report(&o, &st, 1);
+	if (err == GT_EIO && o.serr) {
+		fprintf(stderr, "%s: --sgf: %s\n", prog, o.se.text);
+		return 1;
+	}
 	if (err == GT_EIO) {
 		fprintf(stderr, "%s: write error: %s\n", prog, strerror(o.werr));
 		return 1;

@@ -11,6 +11,7 @@ typedef struct neteval {
 	float *planes, *globals;
 	int cap_pos;   /* positions' worth of room (at the largest n seen) */
 	int cap_n;
+	int exact;     /* one forward pass per position */
 } neteval;
 
 static int ne_eval(void *ctx, int n, int nb, const gt_board *const *boards, float *logits,
@@ -31,16 +32,21 @@ static int ne_eval(void *ctx, int n, int nb, const gt_board *const *boards, floa
 		if (r)
 			return r;
 	}
-	gt_nn_out out;
-	int r = gt_nn_forward(ne->nn, nb, n, ne->planes, ne->globals, 0, &out);
-	if (r)
-		return r;
-	memcpy(logits, out.policy, (size_t)nb * (np + 1) * sizeof(float));
-	memcpy(value, out.value, (size_t)nb * sizeof(float));
-	if (score)
-		memcpy(score, out.score, (size_t)nb * sizeof(float));
-	if (own)
-		memcpy(own, out.own, (size_t)nb * np * sizeof(float));
+	int step = ne->exact ? 1 : nb;
+	for (int i = 0; i < nb; i += step) {
+		int k = nb - i < step ? nb - i : step;
+		gt_nn_out out;
+		int r = gt_nn_forward(ne->nn, k, n, ne->planes + (size_t)i * GT_FEAT_PLANES * np,
+		                      ne->globals + (size_t)i * GT_FEAT_GLOBALS, 0, &out);
+		if (r)
+			return r;
+		memcpy(logits + (size_t)i * (np + 1), out.policy, (size_t)k * (np + 1) * sizeof(float));
+		memcpy(value + i, out.value, (size_t)k * sizeof(float));
+		if (score)
+			memcpy(score + i, out.score, (size_t)k * sizeof(float));
+		if (own)
+			memcpy(own + (size_t)i * np, out.own, (size_t)k * np * sizeof(float));
+	}
 	return 0;
 }
 
@@ -65,6 +71,21 @@ int gt_neteval_open(const gt_model *m, const char *backend, gt_evaluator *ev, gt
 	ev->eval = ne_eval;
 	ev->close = ne_close;
 	ev->name = "network";
+	return 0;
+}
+
+const char *gt_neteval_backend(const gt_evaluator *ev)
+{
+	if (ev->eval != ne_eval)
+		return NULL;
+	return gt_nn_backend_name(((const neteval *)ev->ctx)->nn);
+}
+
+int gt_neteval_set_exact(gt_evaluator *ev, int on)
+{
+	if (ev->eval != ne_eval)
+		return GT_EINVAL;
+	((neteval *)ev->ctx)->exact = on != 0;
 	return 0;
 }
 

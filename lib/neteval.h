@@ -20,8 +20,26 @@ int gt_neteval_open(const gt_model *m, const char *backend, gt_evaluator *ev, gt
 
 /* gt_neteval_open_file: the same from a model file path; "none" gives the
  * uniform evaluator (mcts.h). name (size bytes, may be NULL) receives the
- * model's name: "none", or the file's base name without ".bin.gz". */
+ * model's name: "none", or the file's base name without ".bin.gz".
+ * backend is gt_nn_new's: "cpu", "cuda", or "auto" (cuda when
+ * gt_gpu_probe says a device answers, else cpu; gt_neteval_backend says
+ * which). */
 int gt_neteval_open_file(const char *path, const char *backend, gt_evaluator *ev,
                          char *name, size_t size, gt_error *e);
+
+/* gt_neteval_backend: the backend name of a network evaluator ("cpu",
+ * "cuda"), or NULL for an evaluator that is not a network (e.g. "none"). */
+const char *gt_neteval_backend(const gt_evaluator *ev);
+
+/* gt_neteval_set_exact: with on != 0, every position is evaluated in a
+ * forward pass of its own (batch 1), so that its outputs depend only on
+ * the position, never on the other positions of the call or their number.
+ * The CPU backend's GEMMs sum in an order that depends on the matrix shape
+ * (OpenBLAS picks kernels by size), so outputs of batched calls differ in
+ * the last bits (logits by about 1e-7) as the batch changes. Costs about a
+ * quarter of the CPU throughput of b6c64 on 9x9 (batch 1 against 16).
+ * Returns 0, or GT_EINVAL for an evaluator that is not a network (the
+ * uniform one is exact anyway). */
+int gt_neteval_set_exact(gt_evaluator *ev, int on);
 
 #endif

@@ -1,14 +1,17 @@
 /* selfplay.c: many games in flight per thread, their searches' leaves
  * evaluated together; finished records handed out in game order. */
 #include "selfplay.h"
+#include "evcache.h"
 #include "neteval.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void gt_selfplay_params_default(gt_selfplay_params *p)
 {
@@ -31,6 +34,9 @@ void gt_selfplay_params_default(gt_selfplay_params *p)
 	p->search.leaves = 1;
 	p->model = "none";
 	p->worker = NULL;
+	p->backend = "cpu";
+	p->exact = 0;
+	p->cache_bytes = (size_t)64 << 20;
 }
 
 int gt_selfplay_max_moves(const gt_selfplay_params *p)
@@ -257,7 +263,7 @@ typedef struct shared {
 	pending *pend;
 	int npend, cap;
 	atomic_int abort;
-	atomic_llong evals, calls;
+	atomic_llong evals, calls, played;
 	gt_record *keep;  /* gt_selfplay_game: move the record here */
 	int err;
 	gt_selfplay_stats st;
@@ -314,6 +320,7 @@ static void flush(shared *sh, int all)
 			sh->st.games++;
 			sh->st.evals = atomic_load(&sh->evals);
 			sh->st.eval_calls = atomic_load(&sh->calls);
+			sh->st.played = atomic_load(&sh->played);
 			int r = sh->sink ? sh->sink(sh->ctx, pd.index, &pd.r, &sh->st) : 0;
 			if (r) {
 				sh->err = r;
@@ -347,6 +354,7 @@ static int settle(shared *sh, const gt_selfplay_params *p, game *g)
 		int r = game_move(p, g);
 		if (r < 0)
 			return r;
+		atomic_fetch_add(&sh->played, 1);
 		if (r == 1)
 			finish_game(sh, p, g);
 	}
@@ -459,6 +467,7 @@ int gt_selfplay_run(const gt_selfplay_params *p, const gt_evaluator *evals,
 	atomic_init(&sh.abort, 0);
 	atomic_init(&sh.evals, 0);
 	atomic_init(&sh.calls, 0);
+	atomic_init(&sh.played, 0);
 	pthread_mutex_init(&sh.mu, NULL);
 	worker *ws = gt_xcalloc(p->threads, sizeof *ws);
 	pthread_t *tid = gt_xcalloc(p->threads, sizeof *tid);
@@ -485,6 +494,7 @@ int gt_selfplay_run(const gt_selfplay_params *p, const gt_evaluator *evals,
 		*st = sh.st;
 		st->evals = atomic_load(&sh.evals);
 		st->eval_calls = atomic_load(&sh.calls);
+		st->played = atomic_load(&sh.played);
 	}
 	free(sh.pend);
 	free(ws);
@@ -513,6 +523,7 @@ int gt_selfplay_game(const gt_selfplay_params *p, const gt_evaluator *ev, long i
 	atomic_init(&sh.abort, 0);
 	atomic_init(&sh.evals, 0);
 	atomic_init(&sh.calls, 0);
+	atomic_init(&sh.played, 0);
 	pthread_mutex_init(&sh.mu, NULL);
 	worker w = { &sh, 0 };
 	work(&w);
@@ -526,8 +537,100 @@ int gt_selfplay_game(const gt_selfplay_params *p, const gt_evaluator *ev, long i
 	return sh.err;
 }
 
-int gt_selfplay_model_open(const char *path, gt_evaluator *ev, char *name, size_t size,
-                           gt_error *e)
+int gt_selfplay_model_open(const gt_selfplay_params *p, const char *path, gt_evaluator *ev,
+                           char *name, size_t size, const char **backend, gt_error *e)
 {
-	return gt_neteval_open_file(path, NULL, ev, name, size, e);
+	int r = gt_neteval_open_file(path, p->backend, ev, name, size, e);
+	if (r)
+		return r;
+	const char *be = gt_neteval_backend(ev);
+	if (backend)
+		*backend = be ? be : "";
+	if (!be)
+		return 0;
+	if (p->exact)
+		gt_neteval_set_exact(ev, 1);
+	return gt_evcache_wrap(ev, p->cache_bytes / (p->threads > 0 ? p->threads : 1));
+}
+
+int gt_selfplay_sgf(const gt_record *r, gt_sgf_game *g)
+{
+	int n = r->board_size, err = gt_sgf_game_init(g, n);
+	if (err)
+		return err;
+	g->komi = r->komi;
+	for (int c = GT_BLACK; c <= GT_WHITE && !err; c++)
+		for (int i = 0; i < r->nsetup[c] && !err; i++)
+			err = gt_sgf_add_setup(g, c, r->setup[c][i]);
+	g->first = r->first_to_move == GT_WHITE ? GT_WHITE : GT_BLACK;
+	for (int i = 0; i < r->nmoves && !err; i++)
+		err = gt_sgf_add_move(g, r->colors ? r->colors[i] : (i % 2 ? GT_WHITE : GT_BLACK),
+		                      r->moves[i]);
+	gt_sgf_result_parse(g, r->result);
+	const char *model = r->model ? r->model : "none";
+	if (!err)
+		err = gt_sgf_prop_set(g, "PB", model, strlen(model));
+	if (!err)
+		err = gt_sgf_prop_set(g, "PW", model, strlen(model));
+	if (!err)
+		err = gt_sgf_prop_set(g, "RU", r->rules, strlen(r->rules));
+	if (!err && r->game_id)
+		err = gt_sgf_prop_set(g, "GN", r->game_id, strlen(r->game_id));
+	if (!err && r->worker)
+		err = gt_sgf_prop_set(g, "SO", r->worker, strlen(r->worker));
+	if (err)
+		gt_sgf_game_release(g);
+	return err;
+}
+
+int gt_selfplay_sgf_write(const char *dir, const gt_record *r, gt_error *e)
+{
+	const char *id = r->game_id;
+	if (!id || !*id || strspn(id, "0123456789abcdefABCDEF") != strlen(id) || strlen(id) > 64)
+		return gt_error_set(e, GT_EINVAL, -1, -1, "record without a usable game id");
+	gt_sgf_game g;
+	int err = gt_selfplay_sgf(r, &g);
+	if (err)
+		return gt_error_set(e, err, -1, -1, "game %s: %s", id, gt_strerror(err));
+	size_t len;
+	char *text = gt_sgf_write_str(&g, &len);
+	gt_sgf_game_release(&g);
+	size_t dl = strlen(dir);
+	char *path = gt_xmalloc(dl + 80), *tmp = gt_xmalloc(dl + 90);
+	snprintf(path, dl + 80, "%s/%s.sgf", dir, id);
+	snprintf(tmp, dl + 90, "%s/.%s.sgf.XXXXXX", dir, id);
+	int fd = mkstemp(tmp);
+	err = 0;
+	if (fd < 0) {
+		err = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", dir, strerror(errno));
+	} else {
+		size_t off = 0;
+		while (off < len) {
+			ssize_t w = write(fd, text + off, len - off);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			off += (size_t)w;
+		}
+		int bad = off < len || fsync(fd) != 0;
+		int saved = errno;
+		if (close(fd) != 0 && !bad) {
+			bad = 1;
+			saved = errno;
+		}
+		if (!bad && rename(tmp, path) != 0) {
+			bad = 1;
+			saved = errno;
+		}
+		if (bad) {
+			unlink(tmp);
+			errno = saved;
+			err = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(saved));
+		}
+	}
+	free(text);
+	free(path);
+	free(tmp);
+	return err;
 }

@@ -22,8 +22,12 @@
  * Games are numbered 0, 1, ...; game i draws all its randomness from stream
  * i of the seed (gt_rng_seed_stream), and each search's course depends only
  * on its own leaves, so the records depend only on (parameters, seed, i)
- * with a deterministic evaluator: not on threads, on the games in flight,
- * or on timing. Records are handed out in game order.
+ * with an evaluator whose outputs do not depend on the batch (the uniform
+ * one; a network with exact = 1): not on threads, on the games in flight,
+ * on the cache or on timing. A batched network's outputs can differ in the
+ * last bits with the batch (neteval.h), which changes a game only when it
+ * flips a choice between nearly equal children. Records are handed out in
+ * game order.
  */
 #ifndef GT_SELFPLAY_H
 #define GT_SELFPLAY_H
@@ -33,6 +37,7 @@
 #include "gt.h"
 #include "mcts.h"
 #include "record.h"
+#include "sgf.h"
 
 typedef struct gt_selfplay_params {
 	int board_size;          /* 9 */
@@ -52,6 +57,11 @@ typedef struct gt_selfplay_params {
 	gt_mcts_params search;   /* gt_mcts_params_default, but leaves = 1 */
 	const char *model;       /* record "model" (borrowed), "none" */
 	const char *worker;      /* record "worker" (borrowed), NULL */
+	/* how gt_selfplay_model_open opens a network */
+	const char *backend;     /* "cpu", "cuda" or "auto" (borrowed), "cpu" */
+	int exact;               /* 0; 1: batch-invariant evaluations (gt_neteval_set_exact) */
+	size_t cache_bytes;      /* evaluation cache of a run, shared out over the
+	                            threads (evcache.h), 64 MiB; 0: none */
 } gt_selfplay_params;
 
 /* gt_selfplay_params_default: the defaults above. */
@@ -71,6 +81,7 @@ typedef struct gt_selfplay_stats {
 	long games;           /* records handed to the sink */
 	long dropped;         /* games abandoned by a stop */
 	long long moves;      /* moves of finished games */
+	long long played;     /* moves played after a search, in all games */
 	long long evals;      /* positions evaluated */
 	long long eval_calls; /* evaluator calls */
 } gt_selfplay_stats;
@@ -105,13 +116,28 @@ int gt_selfplay_game(const gt_selfplay_params *p, const gt_evaluator *ev, long i
  * gt_record_release.) */
 void gt_selfplay_record_free(gt_record *r);
 
-/* gt_selfplay_model_open: the evaluator for a --model argument: "none"
- * gives gt_evaluator_uniform(); a network file is not supported yet
- * (GT_EUNSUPPORTED; lib/model and lib/nn will plug in here). Each worker
- * thread opens its own. name receives the model's name for the records
- * (the file's base name without .bin.gz, or "none"). Close with
- * gt_evaluator_close. */
-int gt_selfplay_model_open(const char *path, gt_evaluator *ev, char *name, size_t size,
-                           gt_error *e);
+/* gt_selfplay_model_open: the evaluator of one worker thread for a --model
+ * argument: "none" gives gt_evaluator_uniform() (no cache: it costs
+ * nothing); a network file a network evaluator (neteval.h) on p->backend,
+ * exact if p->exact, behind a cache of p->cache_bytes / p->threads bytes
+ * (evcache.h). name receives the model's name for the records (the file's
+ * base name without .bin.gz, or "none"); backend (may be NULL) the
+ * backend's name ("cpu", "cuda"; "" for none). Returns 0 or the error of
+ * gt_neteval_open_file (in e). Close with gt_evaluator_close. */
+int gt_selfplay_model_open(const gt_selfplay_params *p, const char *path, gt_evaluator *ev,
+                           char *name, size_t size, const char **backend, gt_error *e);
+
+/* gt_selfplay_sgf: the record as an SGF game (sgf.h) into g, which the
+ * caller releases with gt_sgf_game_release: size, komi, setup stones, the
+ * moves with their colours, the result (RE), and as game information the
+ * model as both players' name (PB, PW), the rules (RU), the game id (GN)
+ * and the worker (SO, if any). Returns 0 or the error of sgf.h. */
+int gt_selfplay_sgf(const gt_record *r, gt_sgf_game *g);
+
+/* gt_selfplay_sgf_write: write the record as SGF to dir/<game_id>.sgf
+ * atomically (a temporary file in dir, fsync, rename). Returns 0, GT_EIO
+ * (errno kept; e names the file), or GT_EINVAL for a record without a
+ * usable game id. */
+int gt_selfplay_sgf_write(const char *dir, const gt_record *r, gt_error *e);
 
 #endif
