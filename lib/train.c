@@ -1,0 +1,597 @@
+/* train.c: the training loop as a library (see train.h). */
+#include "train.h"
+#include "rng.h"
+#include "sym.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "train.c writes state files in the host's byte order, which must be little-endian"
+#endif
+
+#define STATE_VERSION 1
+#define STATE_HEADER 192 /* bytes before the float arrays */
+
+struct gt_trainer {
+	gt_train_conf c;
+	gt_arch arch;
+	gt_nn *nn;
+	gt_optim *opt;
+	uint8_t start[32];    /* sha256 of the starting architecture and parameters */
+	gt_rng rng;           /* the sampler */
+	gt_train_counts k;
+	/* batch buffers for (cap rows, board n, C planes, G globals) */
+	int cap, n, C, G;
+	float *planes, *glob, *pol, *val, *score, *own, *omask, *wt;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+void gt_train_conf_init(gt_train_conf *c)
+{
+	memset(c, 0, sizeof *c);
+	c->batch = 256;
+	c->optim = gt_optim_defaults(GT_OPTIM_ADAMW);
+	c->lossw = GT_NN_LOSSW_DEFAULT;
+	c->seed = 0;
+	c->backend = NULL;
+}
+
+static void arch_ints(const gt_arch *a, int32_t v[9])
+{
+	v[0] = a->blocks;
+	v[1] = a->channels;
+	v[2] = a->in_planes;
+	v[3] = a->globals;
+	v[4] = a->feat_version;
+	v[5] = a->head_policy;
+	v[6] = a->head_value;
+	v[7] = a->value_hidden;
+	v[8] = a->max_n;
+}
+
+static void start_digest(const gt_arch *a, const float *p, size_t n, uint8_t out[32])
+{
+	int32_t v[9];
+	arch_ints(a, v);
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	if (!ctx)
+		abort();
+	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	EVP_DigestUpdate(ctx, "gt-train start 1", 16);
+	EVP_DigestUpdate(ctx, v, sizeof v);
+	EVP_DigestUpdate(ctx, p, n * sizeof(float));
+	unsigned len = 32;
+	EVP_DigestFinal_ex(ctx, out, &len);
+	EVP_MD_CTX_free(ctx);
+}
+
+gt_trainer *gt_train_new(const gt_model *m, const gt_train_conf *c, gt_error *e)
+{
+	if (c->batch < 1 || c->batch > 65536) {
+		gt_error_set(e, GT_EINVAL, -1, -1, "batch %d out of range 1..65536", c->batch);
+		return NULL;
+	}
+	if (c->optim.kind < GT_OPTIM_SGD || c->optim.kind > GT_OPTIM_ADAMW) {
+		gt_error_set(e, GT_EINVAL, -1, -1, "unknown optimizer kind %d", c->optim.kind);
+		return NULL;
+	}
+	gt_nn *nn = gt_model_nn(m, c->backend, e);
+	if (!nn)
+		return NULL;
+	gt_trainer *t = gt_xcalloc(1, sizeof *t);
+	t->c = *c;
+	t->arch = m->arch;
+	t->nn = nn;
+	t->opt = gt_optim_new(&c->optim, gt_nn_nparams(nn));
+	start_digest(&m->arch, m->params, m->nparams, t->start);
+	gt_rng_seed(&t->rng, c->seed);
+	return t;
+}
+
+static void free_buffers(gt_trainer *t)
+{
+	free(t->planes); free(t->glob); free(t->pol); free(t->val);
+	free(t->score); free(t->own); free(t->omask); free(t->wt);
+	t->planes = t->glob = t->pol = t->val = t->score = t->own = t->omask = t->wt = NULL;
+	t->cap = 0;
+}
+
+void gt_train_free(gt_trainer *t)
+{
+	if (!t)
+		return;
+	free_buffers(t);
+	gt_optim_free(t->opt);
+	gt_nn_free(t->nn);
+	free(t);
+}
+
+gt_nn *gt_train_nn(gt_trainer *t) { return t->nn; }
+gt_optim *gt_train_optim(gt_trainer *t) { return t->opt; }
+const gt_train_counts *gt_train_get_counts(const gt_trainer *t) { return &t->k; }
+
+int gt_train_check_window(const gt_trainer *t, const gt_shard_window *w, gt_error *e)
+{
+	gt_shard_window_info wi;
+	gt_shard_window_get_info(w, &wi);
+	const gt_arch *a = &t->arch;
+	if (wi.feature_version != a->feat_version || wi.nplanes != a->in_planes ||
+	    wi.nglobals != a->globals)
+		return gt_error_set(e, GT_EUNSUPPORTED, -1, -1,
+		                    "the data's features (version %d, %d planes, %d globals) are not "
+		                    "the network's (version %d, %d planes, %d globals)",
+		                    wi.feature_version, wi.nplanes, wi.nglobals, a->feat_version,
+		                    a->in_planes, a->globals);
+	if (wi.n < 2 || wi.n > a->max_n)
+		return gt_error_set(e, GT_EUNSUPPORTED, -1, -1,
+		                    "board size %d is beyond the network's largest (%d)", wi.n, a->max_n);
+	return 0;
+}
+
+/* batch buffers for B rows of w's geometry; returns the board size */
+static int buffers(gt_trainer *t, const gt_shard_window *w, int B)
+{
+	gt_shard_window_info wi;
+	gt_shard_window_get_info(w, &wi);
+	if (B > t->cap || wi.n != t->n || wi.nplanes != t->C || wi.nglobals != t->G) {
+		free_buffers(t);
+		size_t N = (size_t)wi.n * wi.n;
+		t->planes = gt_xmalloc(sizeof(float) * B * wi.nplanes * N);
+		t->glob = gt_xmalloc(sizeof(float) * B * (wi.nglobals ? wi.nglobals : 1));
+		t->pol = gt_xmalloc(sizeof(float) * B * (N + 1));
+		t->own = gt_xmalloc(sizeof(float) * B * N);
+		t->val = gt_xmalloc(sizeof(float) * B);
+		t->score = gt_xmalloc(sizeof(float) * B);
+		t->omask = gt_xmalloc(sizeof(float) * B);
+		t->wt = gt_xmalloc(sizeof(float) * B);
+		t->cap = B;
+		t->n = wi.n;
+		t->C = wi.nplanes;
+		t->G = wi.nglobals;
+	}
+	return wi.n;
+}
+
+static gt_shard_batch batch_views(gt_trainer *t)
+{
+	gt_shard_batch b = {t->planes, t->glob, t->pol, t->val, t->score, t->own, t->omask, t->wt,
+	                    NULL, NULL};
+	return b;
+}
+
+/* binary entropy of q = (1+o)/2 in nats */
+static double own_entropy(float o)
+{
+	double q = (1.0 + o) / 2, h = 0;
+	if (q > 0)
+		h -= q * log(q);
+	if (q < 1)
+		h -= (1 - q) * log(1 - q);
+	return h;
+}
+
+/* The ownership target for rows 0..B-1 after a forward: NULL when no row
+ * has ownership; else t->own with the rows lacking it replaced by the
+ * prediction. *ent: the sum over those rows of weight * mean entropy,
+ * to take off the reported loss (divided by B by the caller). */
+static const float *own_target(gt_trainer *t, int B, int n, const gt_nn_out *out, double *ent)
+{
+	int with = 0;
+	*ent = 0;
+	for (int b = 0; b < B; b++)
+		with += t->omask[b] != 0;
+	if (with == 0)
+		return NULL;
+	if (with == B)
+		return t->own;
+	size_t N = (size_t)n * n;
+	for (int b = 0; b < B; b++) {
+		if (t->omask[b] != 0)
+			continue;
+		double h = 0;
+		memcpy(t->own + b * N, out->own + b * N, sizeof(float) * N);
+		for (size_t i = 0; i < N; i++)
+			h += own_entropy(out->own[b * N + i]);
+		*ent += t->wt[b] * h / N;
+	}
+	return t->own;
+}
+
+static void loss_fix(gt_nn_loss *l, const gt_nn_lossw *w, double ent, int B)
+{
+	l->own -= ent / B;
+	l->total -= w->own * ent / B;
+}
+
+int gt_train_step(gt_trainer *t, gt_shard_window *w, gt_train_step_info *info, gt_error *e)
+{
+	int rc = gt_train_check_window(t, w, e);
+	if (rc)
+		return rc;
+	gt_train_step_info si;
+	memset(&si, 0, sizeof si);
+	double t0 = now();
+	int B = t->c.batch, n = buffers(t, w, B);
+	gt_shard_window_info wi;
+	gt_shard_window_get_info(w, &wi);
+	gt_shard_batch b = batch_views(t);
+	for (int i = 0; i < B; i++) {
+		long row = (long)gt_rng_below(&t->rng, (uint64_t)wi.rows);
+		int k = (int)gt_rng_below(&t->rng, GT_NSYM);
+		gt_shard_window_get(w, row, k, &b, i);
+	}
+	double t1 = now();
+	gt_nn_out out;
+	gt_nn_zero_grad(t->nn);
+	rc = gt_nn_forward(t->nn, B, n, t->planes, t->glob, 1, &out);
+	if (rc)
+		return gt_error_set(e, rc, -1, -1, "forward: %s", gt_strerror(rc));
+	double ent;
+	gt_nn_target tg = {t->pol, t->val, t->score, own_target(t, B, n, &out, &ent), t->wt};
+	rc = gt_nn_backward(t->nn, &tg, &t->c.lossw, &si.loss);
+	if (rc)
+		return gt_error_set(e, rc, -1, -1, "backward: %s", gt_strerror(rc));
+	loss_fix(&si.loss, &t->c.lossw, ent, B);
+	float *g = gt_nn_grads(t->nn);
+	size_t np = gt_nn_nparams(t->nn);
+	si.grad_norm = gt_grad_norm(g, np);
+	t->k.step++;
+	if (isfinite(si.loss.total) && isfinite(si.grad_norm)) {
+		gt_optim_step(t->opt, gt_nn_params(t->nn), g);
+		gt_nn_sync_params(t->nn);
+		si.good = 1;
+		t->k.good++;
+		t->k.bad_run = 0;
+		t->k.samples += B;
+	} else {
+		t->k.bad++;
+		t->k.bad_run++;
+	}
+	double t2 = now();
+	si.sample_s = t1 - t0;
+	si.step_s = t2 - t1;
+	if (info)
+		*info = si;
+	return si.good ? 0 : 1;
+}
+
+static int argmax(const float *x, int n)
+{
+	int best = 0;
+	for (int i = 1; i < n; i++)
+		if (x[i] > x[best])
+			best = i;
+	return best;
+}
+
+int gt_train_eval(gt_trainer *t, const gt_shard_window *w, long rows, int batch,
+                  gt_train_eval_info *info, gt_error *e)
+{
+	int rc = gt_train_check_window(t, w, e);
+	if (rc)
+		return rc;
+	if (batch < 1)
+		return gt_error_set(e, GT_EINVAL, -1, -1, "bad evaluation batch %d", batch);
+	gt_shard_window_info wi;
+	gt_shard_window_get_info(w, &wi);
+	if (rows > wi.rows)
+		rows = wi.rows;
+	int n = buffers(t, w, batch), N = n * n;
+	gt_shard_batch b = batch_views(t);
+	gt_train_eval_info r;
+	memset(&r, 0, sizeof r);
+	long hits = 0;
+	for (long r0 = 0; r0 < rows; r0 += batch) {
+		int B = rows - r0 < batch ? (int)(rows - r0) : batch;
+		for (int i = 0; i < B; i++)
+			gt_shard_window_get(w, r0 + i, 0, &b, i);
+		gt_nn_out out;
+		rc = gt_nn_forward(t->nn, B, n, t->planes, t->glob, 0, &out);
+		if (rc)
+			return gt_error_set(e, rc, -1, -1, "forward: %s", gt_strerror(rc));
+		double ent;
+		gt_nn_target tg = {t->pol, t->val, t->score, own_target(t, B, n, &out, &ent), t->wt};
+		gt_nn_loss l;
+		rc = gt_nn_eval_loss(t->nn, &tg, &t->c.lossw, &l);
+		if (rc)
+			return gt_error_set(e, rc, -1, -1, "loss: %s", gt_strerror(rc));
+		loss_fix(&l, &t->c.lossw, ent, B);
+		r.loss.total += l.total * B;
+		r.loss.policy += l.policy * B;
+		r.loss.value += l.value * B;
+		r.loss.score += l.score * B;
+		r.loss.own += l.own * B;
+		for (int i = 0; i < B; i++)
+			hits += argmax(out.policy + (size_t)i * (N + 1), N + 1) ==
+			        argmax(t->pol + (size_t)i * (N + 1), N + 1);
+	}
+	r.rows = rows;
+	if (rows > 0) {
+		r.loss.total /= rows;
+		r.loss.policy /= rows;
+		r.loss.value /= rows;
+		r.loss.score /= rows;
+		r.loss.own /= rows;
+		r.top1 = (double)hits / rows;
+	}
+	if (info)
+		*info = r;
+	return 0;
+}
+
+gt_model *gt_train_model(gt_trainer *t, const gt_model *parent, const uint8_t parent_sha[32])
+{
+	gt_model *m = gt_model_new(&t->arch, NULL);
+	if (!m)
+		return NULL;
+	gt_model_set_params(m, t->nn);
+	m->meta = parent->meta;
+	m->meta.steps = parent->meta.steps + (uint64_t)t->k.good;
+	m->meta.rows = parent->meta.rows + (uint64_t)t->k.samples;
+	if (parent_sha)
+		memcpy(m->meta.parent, parent_sha, 32);
+	else
+		memset(m->meta.parent, 0, 32);
+	return m;
+}
+
+/* ---- the state file ---- */
+
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+/* the fields of a state file's header */
+typedef struct state_head {
+	uint8_t start[32];
+	int32_t arch[9];
+	int32_t kind, batch;
+	uint64_t seed;
+	gt_train_counts k;
+	gt_rng rng;
+	int64_t ostep;
+	uint64_t nparams;
+	uint32_t nvec;
+} state_head;
+
+static void head_pack(const state_head *s, uint8_t h[STATE_HEADER])
+{
+	memset(h, 0, STATE_HEADER);
+	memcpy(h, GT_TRAIN_STATE_MAGIC, 8);
+	put32(h + 8, STATE_VERSION);
+	put32(h + 12, STATE_HEADER);
+	memcpy(h + 16, s->start, 32);
+	for (int i = 0; i < 9; i++)
+		put32(h + 48 + 4 * i, (uint32_t)s->arch[i]);
+	put32(h + 84, (uint32_t)s->kind);
+	put32(h + 88, (uint32_t)s->batch);
+	put64(h + 92, s->seed);
+	put64(h + 100, (uint64_t)s->k.step);
+	put64(h + 108, (uint64_t)s->k.good);
+	put64(h + 116, (uint64_t)s->k.bad);
+	put64(h + 124, (uint64_t)s->k.bad_run);
+	put64(h + 132, (uint64_t)s->k.samples);
+	for (int i = 0; i < 4; i++)
+		put64(h + 140 + 8 * i, s->rng.s[i]);
+	put64(h + 172, (uint64_t)s->ostep);
+	put64(h + 180, s->nparams);
+	put32(h + 188, s->nvec);
+}
+
+static int head_unpack(const uint8_t h[STATE_HEADER], state_head *s)
+{
+	if (memcmp(h, GT_TRAIN_STATE_MAGIC, 8) || get32(h + 8) != STATE_VERSION ||
+	    get32(h + 12) != STATE_HEADER)
+		return -1;
+	memcpy(s->start, h + 16, 32);
+	for (int i = 0; i < 9; i++)
+		s->arch[i] = (int32_t)get32(h + 48 + 4 * i);
+	s->kind = (int32_t)get32(h + 84);
+	s->batch = (int32_t)get32(h + 88);
+	s->seed = get64(h + 92);
+	s->k.step = (int64_t)get64(h + 100);
+	s->k.good = (int64_t)get64(h + 108);
+	s->k.bad = (int64_t)get64(h + 116);
+	s->k.bad_run = (int64_t)get64(h + 124);
+	s->k.samples = (int64_t)get64(h + 132);
+	for (int i = 0; i < 4; i++)
+		s->rng.s[i] = get64(h + 140 + 8 * i);
+	s->ostep = (int64_t)get64(h + 172);
+	s->nparams = get64(h + 180);
+	s->nvec = get32(h + 188);
+	return 0;
+}
+
+static int write_all(int fd, const void *p, size_t n, uLong *crc)
+{
+	const uint8_t *b = p;
+	for (size_t off = 0; off < n; off += 1u << 30)
+		*crc = crc32(*crc, b + off, (uInt)(n - off < (1u << 30) ? n - off : (1u << 30)));
+	while (n > 0) {
+		ssize_t w = write(fd, b, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		b += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int gt_train_save(const gt_trainer *t, const char *path, gt_error *e)
+{
+	float *m, *v;
+	int64_t *ostep;
+	size_t np = gt_optim_state(t->opt, &m, &v, &ostep);
+	state_head s;
+	memset(&s, 0, sizeof s);
+	memcpy(s.start, t->start, 32);
+	arch_ints(&t->arch, s.arch);
+	s.kind = t->c.optim.kind;
+	s.batch = t->c.batch;
+	s.seed = t->c.seed;
+	s.k = t->k;
+	s.rng = t->rng;
+	s.ostep = *ostep;
+	s.nparams = np;
+	s.nvec = v ? 3 : 2;
+	uint8_t h[STATE_HEADER];
+	head_pack(&s, h);
+
+	size_t plen = strlen(path);
+	char *tmp = gt_xmalloc(plen + 16);
+	snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		int rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(errno));
+		free(tmp);
+		return rc;
+	}
+	fchmod(fd, 0644);
+	uLong crc = crc32(0, NULL, 0);
+	const float *vec[3] = {gt_nn_params(t->nn), m, v};
+	int ok = write_all(fd, h, sizeof h, &crc) == 0;
+	for (uint32_t i = 0; ok && i < s.nvec; i++)
+		ok = write_all(fd, vec[i], np * sizeof(float), &crc) == 0;
+	uint8_t tail[4];
+	put32(tail, (uint32_t)crc);
+	uLong dummy = 0;
+	ok = ok && write_all(fd, tail, 4, &dummy) == 0;
+	ok = ok && fsync(fd) == 0;
+	int saved = errno;
+	if (close(fd) != 0 && ok) {
+		saved = errno;
+		ok = 0;
+	}
+	if (ok && rename(tmp, path) != 0) {
+		saved = errno;
+		ok = 0;
+	}
+	int rc = 0;
+	if (!ok) {
+		unlink(tmp);
+		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: write failed: %s", path, strerror(saved));
+	}
+	free(tmp);
+	return rc;
+}
+
+static int read_all(FILE *f, void *p, size_t n, uLong *crc)
+{
+	if (fread(p, 1, n, f) != n)
+		return -1;
+	if (crc)
+		*crc = crc32(*crc, p, (uInt)n);
+	return 0;
+}
+
+static int other_run(gt_error *e, const char *path, const char *what)
+{
+	return gt_error_set(e, GT_EINVAL, -1, -1,
+	                    "%s: the state file belongs to another run (%s differs); remove it "
+	                    "to start afresh", path, what);
+}
+
+int gt_train_load(gt_trainer *t, const char *path, gt_error *e)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return gt_error_set(e, errno == ENOENT ? GT_ENOTFOUND : GT_EIO, -1, -1, "%s: %s", path,
+		                    strerror(errno));
+	uint8_t h[STATE_HEADER];
+	state_head s;
+	int rc = 0;
+	uLong crc = crc32(0, NULL, 0);
+	if (read_all(f, h, sizeof h, &crc) || head_unpack(h, &s)) {
+		rc = gt_error_set(e, GT_EFORMAT, -1, 0, "%s: not a gt-train state file", path);
+		goto out;
+	}
+	float *m, *v;
+	int64_t *ostep;
+	size_t np = gt_optim_state(t->opt, &m, &v, &ostep);
+	int32_t arch[9];
+	arch_ints(&t->arch, arch);
+	if (memcmp(arch, s.arch, sizeof arch)) {
+		rc = other_run(e, path, "the architecture");
+		goto out;
+	}
+	if (memcmp(s.start, t->start, 32)) {
+		rc = other_run(e, path, "the starting model");
+		goto out;
+	}
+	if (s.kind != t->c.optim.kind) {
+		rc = other_run(e, path, "the optimizer");
+		goto out;
+	}
+	if (s.batch != t->c.batch) {
+		rc = other_run(e, path, "the batch size");
+		goto out;
+	}
+	if (s.seed != t->c.seed) {
+		rc = other_run(e, path, "the seed");
+		goto out;
+	}
+	if (s.nparams != np || s.nvec != (v ? 3u : 2u) || s.k.step < 0 || s.k.good < 0 ||
+	    s.k.bad < 0 || s.k.bad_run < 0 || s.k.samples < 0 || s.ostep < 0) {
+		rc = gt_error_set(e, GT_EFORMAT, -1, 0, "%s: bad header", path);
+		goto out;
+	}
+	/* pass 1: size and CRC, without touching the trainer */
+	float *buf = gt_xmalloc(1 << 20);
+	size_t total = (size_t)s.nvec * np * sizeof(float);
+	for (size_t off = 0; off < total;) {
+		size_t k = total - off < (1u << 20) ? total - off : (1u << 20);
+		if (read_all(f, buf, k, &crc)) {
+			free(buf);
+			rc = gt_error_set(e, GT_EFORMAT, -1, (long)(STATE_HEADER + off), "%s: truncated",
+			                  path);
+			goto out;
+		}
+		off += k;
+	}
+	free(buf);
+	uint8_t tail[5];
+	size_t got = fread(tail, 1, 5, f);
+	if (got != 4 || get32(tail) != (uint32_t)crc) {
+		rc = gt_error_set(e, GT_EFORMAT, -1, (long)(STATE_HEADER + total), "%s: %s", path,
+		                  got < 4 ? "truncated" : got > 4 ? "trailing bytes" : "CRC mismatch");
+		goto out;
+	}
+	/* pass 2: into place */
+	float *vec[3] = {gt_nn_params(t->nn), m, v};
+	if (fseek(f, STATE_HEADER, SEEK_SET) != 0) {
+		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	for (uint32_t i = 0; i < s.nvec; i++)
+		if (read_all(f, vec[i], np * sizeof(float), NULL)) {
+			/* the file changed under us: the trainer is now inconsistent */
+			rc = gt_error_set(e, GT_EIO, -1, -1, "%s: changed while read", path);
+			goto out;
+		}
+	gt_nn_sync_params(t->nn);
+	*ostep = s.ostep;
+	t->k = s.k;
+	t->rng = s.rng;
+out:
+	fclose(f);
+	return rc;
+}

@@ -1,0 +1,57 @@
+#!/bin/sh
+# gt-train --state: a run killed with SIGKILL after a checkpoint and
+# restarted with the same arguments ends with the same model bytes as an
+# uninterrupted run; SIGTERM writes a checkpoint and the current model and
+# exits 0, and its restart too ends bit-identical; a finished run's state
+# makes a rerun write the same model without training.
+. "${GT_SRC:-.}/tests/cmd/tap.sh"
+command -v gt-selfplay >/dev/null || skip_all "gt-selfplay not built"
+
+gt-selfplay --model none --games 4 --visits 8 --cheap-visits 4 --full-prob 1 \
+	--board-size 9 --seed 11 >"$T/g.ndjson" 2>"$T/e"
+gt-shard -o "$T/d" --rows 100 "$T/g.ndjson" >/dev/null 2>>"$T/e"; ok $? "data: 4 games in shards"
+
+args="--init b2c16 --data $T/d --steps 150 --batch 32 --seed 4 --checkpoint-every 10 --log-every 10"
+gt-train $args -o "$T/a.bin.gz" >"$T/a.out" 2>"$T/e"; ok $? "uninterrupted run: exit 0"
+
+# wait for the first checkpoint, then SIGKILL
+wait_state() { # wait_state FILE PID: until FILE exists or PID is gone
+	i=0
+	while [ ! -f "$1" ] && kill -0 "$2" 2>/dev/null && [ $i -lt 3000 ]; do
+		sleep 0.01; i=$((i + 1))
+	done
+}
+gt-train $args --state "$T/s" -o "$T/b.bin.gz" >"$T/b1.out" 2>"$T/e" &
+pid=$!
+wait_state "$T/s" $pid
+kill -KILL $pid 2>/dev/null
+{ wait $pid; } 2>/dev/null
+is $? 137 "killed by SIGKILL"
+step=$(tail -1 "$T/b1.out" | sed 's/{"step":\([0-9]*\),.*/\1/')
+test ! -f "$T/b.bin.gz" && [ "${step:-0}" -lt 150 ]; ok $? "killed mid-way (at step ${step:-?} of 150)"
+gt-train $args --state "$T/s" -o "$T/b.bin.gz" >"$T/b2.out" 2>"$T/e"; ok $? "restart: exit 0"
+grep -q 'resuming at step [1-9]' "$T/e"; ok $? "restart resumes from the checkpoint: $(grep -o 'step [0-9]*' "$T/e" | head -1)"
+cmp -s "$T/a.bin.gz" "$T/b.bin.gz"; ok $? "SIGKILL and restart: the same model bytes as uninterrupted"
+is "$(tail -1 "$T/b2.out" | sed 's/.*"sha256"://')" "$(tail -1 "$T/a.out" | sed 's/.*"sha256"://')" \
+	"the same final line"
+
+# SIGTERM: checkpoint and current model, exit 0; the restart ends identical
+gt-train $args --state "$T/t" -o "$T/c.bin.gz" >"$T/c1.out" 2>"$T/e" &
+pid=$!
+wait_state "$T/t" $pid
+kill -TERM $pid 2>/dev/null
+{ wait $pid; } 2>/dev/null
+is $? 0 "SIGTERM: exit 0"
+grep -q 'stopped by a signal' "$T/e"; ok $? "says it was stopped"
+gt-model describe "$T/c.bin.gz" >"$T/desc" 2>>"$T/e"; ok $? "SIGTERM: the current model is written"
+s=$(sed 's/.*"steps":\([0-9]*\),.*/\1/' "$T/desc")
+[ "${s:-150}" -lt 150 ]; ok $? "with the steps done so far ($s)"
+gt-train $args --state "$T/t" -o "$T/c.bin.gz" >"$T/c2.out" 2>"$T/e"; ok $? "restart: exit 0"
+cmp -s "$T/a.bin.gz" "$T/c.bin.gz"; ok $? "SIGTERM and restart: the same model bytes as uninterrupted"
+
+# a finished run's state: no step, the same model
+rm -f "$T/c.bin.gz"
+gt-train $args --state "$T/t" -o "$T/c.bin.gz" >"$T/c3.out" 2>"$T/e"; ok $? "rerun of a finished run: exit 0"
+cmp -s "$T/a.bin.gz" "$T/c.bin.gz"; ok $? "and the same model"
+is "$(grep -c '"step"' "$T/c3.out")" 0 "no steps taken"
+done_testing
