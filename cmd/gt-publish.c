@@ -358,8 +358,20 @@ int main(int argc, char **argv)
 	int released = 0, bad = 0;
 	long long prev = -1;
 	json_t *stats = NULL;
-	while ((n = getline(&line, &cap, stdin)) > 0 && strspn(line, " \t\r\n") == (size_t)n)
-		;
+	/* the summary is gt-elo's last line: the per-game lines come first */
+	char *cur = NULL;
+	size_t ccap = 0;
+	ssize_t cn;
+	n = 0;
+	while ((cn = getline(&cur, &ccap, stdin)) > 0) {
+		if (strspn(cur, " \t\r\n") == (size_t)cn)
+			continue;
+		char *t = line;
+		size_t tc = cap;
+		line = cur, cap = ccap, n = cn;
+		cur = t, ccap = tc;
+	}
+	free(cur);
 	if (n <= 0) {
 		snprintf(reason, sizeof reason, "bad summary: no line on stdin");
 		bad = 1;

@@ -36,6 +36,11 @@ pub 1500 "$(summary 52 0 48 13.9)"; ok $? "elo 13.9 <= 20, no step multiple: exi
 is "$(field released < "$T/out")" false "not released"
 is "$(field name < "$S/models/latest.json")" run1-b6c64-s1200-d5000.bin.gz "latest.json unchanged"
 [ ! -e "$S/models/run1-b6c64-s1500-d5000.bin.gz" ]; ok $? "model not uploaded"
+# gt-elo prints its game lines first: the summary is the LAST line
+pub 1600 "$(printf '{"version":1,"game":0,"moves":[]}\n\n%s\n%s\n\n' "$(summary 60 4 36 85)" "$(summary 52 0 48 13.9)")"
+ok $? "game lines and two summaries: exit 0"
+is "$(field released < "$T/out")" false "decided on the last line (elo 13.9), not the first (elo 85)"
+
 
 pub 10100 "$(summary 40 0 60 -70)"; ok $? "elo -70 but steps cross 10000"
 is "$(field released < "$T/out")" true "released by the step rule"
