@@ -6,7 +6,7 @@
 S=$T/store
 mkdir -p "$T/m"
 # real models (gt-publish reads them); the step rule is driven by --steps
-for s in 1200 1500 10100 10200 10300; do
+for s in 1200 1500 1600 10100 10200 10300; do
 	gt-model init b1c8 --series run1 --seed $s -o "$T/m/run1-b6c64-s$s-d5000.bin.gz"
 done
 MB=$(stat -c %s "$T/m/run1-b6c64-s1200-d5000.bin.gz")
