@@ -57,11 +57,11 @@ is "$(field released < "$T/out")" false "not released"
 grep -q "bad summary" "$T/err"; ok $? "reported on stderr"
 is "$(field name < "$S/models/latest.json")" run1-b6c64-s10100-d5000.bin.gz "latest.json unchanged"
 
-is "$(wc -l < "$S/models/history.ndjson")" 5 "five decisions in the history"
+is "$(wc -l < "$S/models/history.ndjson")" 6 "six decisions in the history"
 is "$(python3 -c '
 import json,sys
 print(" ".join("%s:%s" % (json.loads(l)["steps"], json.loads(l)["released"]) for l in sys.stdin))' < "$S/models/history.ndjson")" \
-	"1200:True 1500:False 10100:True 10200:False 10200:False" "earlier entries kept, in order"
+	"1200:True 1500:False 1600:False 10100:True 10200:False 10200:False" "earlier entries kept, in order"
 is "$(head -1 "$S/models/history.ndjson" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["stats"]["wins"])')" 60 "the stats are recorded"
 
 # a different model under a published name is refused, nothing moves
