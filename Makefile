@@ -31,8 +31,9 @@ NVFLAGS   ?= -O3 -std=c++17 $(CUDA_ARCH) -Werror all-warnings \
              -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter
 OBJDIR    := $(OBJDIR)-cuda
 CPPFLAGS  += -DGT_CUDA
-LDLIBS    += -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -Wl,--as-needed -lcublas \
-             -lcudart_static -ldl -lrt -lstdc++
+# cuBLAS is dlopen()ed by the backend (lib/cuda/nn_cuda.cu), not linked;
+# the rpath lets it find libcublas.so next to the toolkit.
+LDLIBS    += -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcudart_static -ldl -lrt -lstdc++
 CUDA_OBJ  := $(patsubst lib/cuda/%.cu,$(OBJDIR)/lib/cuda/%.o,$(wildcard lib/cuda/*.cu))
 .DEFAULT_GOAL := all
 $(OBJDIR)/libgt.a: $(CUDA_OBJ)
@@ -44,7 +45,7 @@ $(OBJDIR)/lib/cuda/%.o: lib/cuda/%.cu $(wildcard lib/*.h)
 gpu: all $(patsubst tests/gpu/%.c,$(OBJDIR)/gpu/%,$(wildcard tests/gpu/*.c))
 $(OBJDIR)/gpu/%: tests/gpu/%.c $(wildcard tests/gpu/*.h) tests/unit/tap.h $(OBJDIR)/libgt.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/unit -I$(CUDA_HOME)/include $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OBJDIR)/libgt.a $(LDLIBS)
+	$(CC) $(CPPFLAGS) -Itests/unit -I$(CUDA_HOME)/include $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OBJDIR)/libgt.a $(LDLIBS) -lcublas
 endif
 
 LIB_SRC  := $(wildcard lib/*.c)
@@ -104,6 +105,14 @@ check: deps
 	@$(MAKE) --no-print-directory all
 	GT_BIN=$(CURDIR)/$(BINDIR) GT_TESTBIN=$(CURDIR)/$(OBJDIR)/tests GT_SRC=$(CURDIR) \
 	  prove -j2 --timer -e '' $(TESTS) $(sort $(wildcard tests/cmd/*.t))
+
+# make demo: the whole loop on this machine in a temporary folder (see
+# README and share/gt/demo); DEMO=ci is the short setting.
+DEMO     ?= default
+.PHONY: demo
+demo: deps
+	@$(MAKE) --no-print-directory $(CMDS)
+	@GT_BIN=$(CURDIR)/$(BINDIR) sh share/gt/demo $(DEMO)
 
 bench: all
 	GT_BIN=$(CURDIR)/$(BINDIR) GT_SRC=$(CURDIR) sh bench/run $(OBJDIR)/bench

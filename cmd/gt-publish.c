@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "gt.h"
+#include "model.h"
 #include "sign.h"
 #include "store.h"
 
@@ -25,8 +26,9 @@ static void usage(FILE *f)
 	        "  --threshold ELO   release when elo > ELO (default 20)\n"
 	        "  --every-steps S   release when the steps cross a multiple of S (default 10000; 0: never)\n"
 	        "  --series NAME     series recorded in latest.json and the history\n"
-	        "  --name NAME       published name (default: the candidate's file name)\n"
-	        "  --steps N         training steps (default: from -s<N>- in the name)\n"
+	        "  --curriculum FILE self-play settings by step, published in latest.json\n"
+	        "  --name NAME       published name (default: from the model, SERIES-bBcC-sS-dR.bin.gz)\n"
+	        "  --steps N         training steps (default: the model's)\n"
 	        "  --retries N       HTTP retries (default 5)\n"
 	        "  --timeout S       seconds per request (default 300)\n"
 	        "  --netrc FILE      credentials file (default ~/.netrc)\n"
@@ -156,8 +158,8 @@ static int prev_steps(const gt_store_opts *o, const char *store, long long *step
 
 /* release: the model under its name first, the pointer last. */
 static int release(const gt_store_opts *o, const char *store, const char *cand, const char *name,
-                   const char *series, const char *sign_key, long long steps, const gt_store_match *m, json_t *entry,
-                   gt_error *e)
+                   const char *series, const char *sign_key, long long steps, long long rows,
+                   const char *selfplay, const gt_store_match *m, json_t *entry, gt_error *e)
 {
 	char sha[GT_SHA256_HEX], when[32];
 	long long bytes;
@@ -182,7 +184,6 @@ static int release(const gt_store_opts *o, const char *store, const char *cand, 
 	if (rc)
 		return rc;
 	now_iso(when, sizeof when);
-	long long rows = name_number(name, 'd');
 	json_t *l = json_object();
 	json_object_set_new(l, "name", json_string(name));
 	json_object_set_new(l, "sha256", json_string(sha));
@@ -193,6 +194,8 @@ static int release(const gt_store_opts *o, const char *store, const char *cand, 
 	json_object_set_new(l, "published", json_string(when));
 	if (series)
 		json_object_set_new(l, "series", json_string(series));
+	if (selfplay)
+		json_object_set_new(l, "selfplay", json_loads(selfplay, 0, NULL));
 	if (sig[0])
 		json_object_set_new(l, "signature", json_string(sig));
 	char *text = json_dumps(l, JSON_COMPACT | JSON_REAL_PRECISION(10));
@@ -210,9 +213,52 @@ static int release(const gt_store_opts *o, const char *store, const char *cand, 
 	return rc;
 }
 
+/* read_curriculum: the settings for steps from the curriculum file path
+ * into *settings (new JSON text or NULL). Returns 0, or 1 with a message. */
+static int read_curriculum(const char *path, long long steps, char **settings)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	size_t len = 0, cap = 0, k;
+	gt_error e = { 0 };
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		return 1;
+	}
+	do {
+		if (len + 4096 + 1 > cap) {
+			cap = (cap ? cap * 2 : 8192);
+			if (cap > (16u << 20)) {
+				fprintf(stderr, "%s: %s: larger than 16 MiB\n", prog, path);
+				free(text);
+				fclose(f);
+				return 1;
+			}
+			text = gt_xrealloc(text, cap);
+		}
+		k = fread(text + len, 1, 4096, f);
+		len += k;
+	} while (k > 0);
+	int err = ferror(f);
+	fclose(f);
+	if (err) {
+		fprintf(stderr, "%s: %s: read error\n", prog, path);
+		free(text);
+		return 1;
+	}
+	text[len] = 0;
+	int rc = gt_store_curriculum_pick(text, len, steps < 0 ? 0 : steps, settings, &e);
+	free(text);
+	if (rc) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, e.text);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	enum { O_CAND = 256, O_STORE, O_THRESH, O_EVERY, O_SERIES, O_NAME, O_STEPS,
+	enum { O_CAND = 256, O_STORE, O_THRESH, O_EVERY, O_SERIES, O_NAME, O_STEPS, O_CURR,
 	       O_RETRIES, O_TIMEOUT, O_NETRC, O_SIGN, O_VERSION };
 	static const struct option lo[] = {
 		{ "candidate", required_argument, NULL, O_CAND },
@@ -222,6 +268,7 @@ int main(int argc, char **argv)
 		{ "series", required_argument, NULL, O_SERIES },
 		{ "name", required_argument, NULL, O_NAME },
 		{ "steps", required_argument, NULL, O_STEPS },
+		{ "curriculum", required_argument, NULL, O_CURR },
 		{ "retries", required_argument, NULL, O_RETRIES },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "netrc", required_argument, NULL, O_NETRC },
@@ -232,10 +279,10 @@ int main(int argc, char **argv)
 	};
 	gt_store_opts o;
 	const char *cand = NULL, *store = NULL, *series = NULL, *name = NULL, *why;
-	const char *sign_key = NULL;
+	const char *sign_key = NULL, *curriculum = NULL;
 	double threshold = 20;
 	long long every = 10000, steps = -1, v;
-	int c;
+	int c, rc;
 	gt_store_opts_init(&o);
 	o.warn = warn_cb;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -252,6 +299,7 @@ int main(int argc, char **argv)
 			break;
 		case O_SERIES: series = optarg; break;
 		case O_NAME: name = optarg; break;
+		case O_CURR: curriculum = optarg; break;
 		case O_STEPS:
 			if (parse_ll(optarg, 0, 1LL << 50, &steps) < 0)
 				goto badnum;
@@ -278,32 +326,52 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	o.token = getenv("GT_STORE_TOKEN");
-	/* The model reader (lib/model.h) was not on main when this was written:
-	 * the name and steps come from --name/--steps or the file name
-	 * (<series>-b<B>c<C>-s<steps>-d<rows>.bin.gz). Read them from the
-	 * model header with gt_model_read when it lands. */
+	/* the candidate must be a model lib/model reads; its header gives
+	 * the published name, the steps and the rows */
+	gt_error e = { 0 };
+	gt_model *model;
+	char mname[160], *selfplay = NULL;
+	if ((rc = gt_model_read(cand, &model, &e)) != 0) {
+		fprintf(stderr, "%s: %s: not a valid model: %s\n", prog, cand,
+		        e.text[0] ? e.text : gt_strerror(rc));
+		return 1;
+	}
+	gt_model_name(model, mname, sizeof mname - 8);
+	strcat(mname, ".bin.gz");
+	long long rows = (long long)model->meta.rows;
+	if (steps < 0)
+		steps = (long long)model->meta.steps;
+	gt_model_free(model);
 	if (!name)
-		name = gt_store_basename(cand);
+		name = mname;
 	if (!gt_store_name_ok(name, &why)) {
 		fprintf(stderr, "%s: %s: not usable as a published name (%s)\n", prog, name, why);
 		return 2;
 	}
-	if (steps < 0)
-		steps = name_number(name, 's');
-	if (steps < 0 && every > 0)
-		fprintf(stderr, "%s: %s: no -s<steps>- in the name and no --steps; the step rule is off\n",
-		        prog, name);
+	if (curriculum && (rc = read_curriculum(curriculum, steps, &selfplay)) != 0)
+		return rc;
 
-	gt_error e = { 0 };
 	gt_store_match m;
 	char reason[300], when[32], *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
-	int released = 0, bad = 0, rc;
+	int released = 0, bad = 0;
 	long long prev = -1;
 	json_t *stats = NULL;
-	while ((n = getline(&line, &cap, stdin)) > 0 && strspn(line, " \t\r\n") == (size_t)n)
-		;
+	/* the summary is gt-elo's last line: the per-game lines come first */
+	char *cur = NULL;
+	size_t ccap = 0;
+	ssize_t cn;
+	n = 0;
+	while ((cn = getline(&cur, &ccap, stdin)) > 0) {
+		if (strspn(cur, " \t\r\n") == (size_t)cn)
+			continue;
+		char *t = line;
+		size_t tc = cap;
+		line = cur, cap = ccap, n = cn;
+		cur = t, ccap = tc;
+	}
+	free(cur);
 	if (n <= 0) {
 		snprintf(reason, sizeof reason, "bad summary: no line on stdin");
 		bad = 1;
@@ -315,6 +383,7 @@ int main(int argc, char **argv)
 		if ((rc = prev_steps(&o, store, &prev, &e)) != 0) {
 			fprintf(stderr, "%s: %s\n", prog, e.text);
 			free(line);
+			free(selfplay);
 			json_decref(stats);
 			return 1;
 		}
@@ -329,6 +398,8 @@ int main(int argc, char **argv)
 		json_object_set_new(entry, "series", json_string(series));
 	json_object_set_new(entry, "candidate", json_string(name));
 	json_object_set_new(entry, "steps", steps >= 0 ? json_integer(steps) : json_null());
+	if (selfplay)
+		json_object_set_new(entry, "selfplay", json_loads(selfplay, 0, NULL));
 	json_object_set_new(entry, "released", json_boolean(released));
 	json_object_set_new(entry, "reason", json_string(reason));
 	json_object_set_new(entry, "threshold", json_real(threshold));
@@ -336,7 +407,8 @@ int main(int argc, char **argv)
 	json_object_set_new(entry, "stats", stats ? stats : json_null());
 	rc = 0;
 	if (released)
-		rc = release(&o, store, cand, name, series, sign_key, steps, &m, entry, &e);
+		rc = release(&o, store, cand, name, series, sign_key, steps, rows, selfplay, &m, entry, &e);
+	free(selfplay);
 	if (rc) {
 		json_object_set_new(entry, "released", json_false());
 		json_object_set_new(entry, "error", json_string(e.text));

@@ -7,8 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gt.h"
+#include "model.h"
 #include "store.h"
 
 static const char *prog = "gt-sync";
@@ -21,6 +23,7 @@ static void usage(FILE *f)
 	        "       gt-sync [options] ls URL/\n"
 	        "       gt-sync [options] latest STORE DIR\n"
 	        "       gt-sync [options] pull STORE/games/ --state FILE\n"
+	        "       gt-sync [options] contrib STORE GENERATION RECORDS|- [STATS]\n"
 	        "options:\n"
 	        "  --sha256 HEX      get: the object's sha256 must be HEX\n"
 	        "  --bytes N         get: the object must be N bytes\n"
@@ -32,6 +35,8 @@ static void usage(FILE *f)
 	        "  --timeout S       seconds per request, 0 = none (default 300)\n"
 	        "  --netrc FILE      credentials file (default ~/.netrc)\n"
 	        "  --verify-key PEM  latest: latest.json must carry a valid Ed25519 signature\n"
+	        "  --or-none         latest: print none when nothing is published yet\n"
+	        "  --selfplay-args FILE  latest: write the published gt-selfplay options to FILE\n"
 	        "  -q, --quiet       no messages about retries and skipped names\n"
 	        "  -h, --help        this text\n"
 	        "  --version         print the version\n"
@@ -197,28 +202,102 @@ static int cmd_ls(const gt_store_opts *o, const char *url)
 	return 0;
 }
 
-/* Validation of a downloaded model before it is installed. The model
- * reader (lib/model.h) was not on main when this was written: wire
- * gt_model_validate here when it lands. Until then sha256 and size, which
- * latest.json names, are the checks. */
+/* validate_model: a downloaded model is installed only if lib/model reads
+ * it (magic, sizes, gzip CRC, finite parameters): gt_store_latest calls
+ * this on the temporary file after the sha256 and size checks. */
 static int validate_model(const char *path, void *ctx, gt_error *e)
 {
-	(void)path;
 	(void)ctx;
-	(void)e;
+	int rc = gt_model_validate(path, NULL, NULL, e);
+	if (rc && e) {
+		char why[sizeof e->text];
+		snprintf(why, sizeof why, "%s", e->text[0] ? e->text : gt_strerror(rc));
+		gt_error_set(e, rc, e->line, e->offset, "not a valid model: %s", why);
+	}
+	return rc;
+}
+
+/* write_file: text into path atomically (temporary name, fsync, rename). */
+static int write_file(const char *path, const char *text)
+{
+	size_t n = strlen(path) + 16;
+	char *tmp = gt_xmalloc(n);
+	snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
+	FILE *f = fopen(tmp, "w");
+	int ok = f && fputs(text, f) >= 0 && fflush(f) == 0 && fsync(fileno(f)) == 0;
+	if (f && fclose(f) != 0)
+		ok = 0;
+	if (ok && rename(tmp, path) != 0)
+		ok = 0;
+	if (!ok) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		unlink(tmp);
+	}
+	free(tmp);
+	return ok ? 0 : 1;
+}
+
+static int cmd_latest(const gt_store_opts *o, const char *store, const char *dir, const char *key,
+                      int or_none, const char *args_file)
+{
+	gt_error e = { 0 };
+	char *path, *pointer = NULL, args[512] = "";
+	int fetched;
+	int rc = gt_store_latest_pointer(o, store, dir, key, validate_model, NULL, &path, &fetched,
+	                                 args_file ? &pointer : NULL, &e);
+	if (rc == GT_ENOTFOUND && or_none) {
+		/* the pointer itself absent (not the model it names): nothing
+		 * published yet */
+		char *u = gt_store_join(store, "models/latest.json"), *buf = NULL;
+		size_t len;
+		gt_error e2 = { 0 };
+		int r2 = gt_store_get_mem(o, u, 1 << 20, &buf, &len, &e2);
+		free(u);
+		free(buf);
+		if (r2 == GT_ENOTFOUND) {
+			if (args_file && write_file(args_file, "\n"))
+				return 1;
+			puts("none");
+			return 0;
+		}
+	}
+	if (rc)
+		return fail(NULL, rc, &e);
+	if (args_file) {
+		rc = gt_store_selfplay_args(pointer, strlen(pointer), args, sizeof args - 1, &e);
+		free(pointer);
+		if (rc) {
+			free(path);
+			return fail("latest.json", rc, &e);
+		}
+		strcat(args, "\n");
+		if (write_file(args_file, args)) {
+			free(path);
+			return 1;
+		}
+	}
+	puts(path);
+	free(path);
 	return 0;
 }
 
-static int cmd_latest(const gt_store_opts *o, const char *store, const char *dir, const char *key)
+static int cmd_contrib(const gt_store_opts *o, const char *store, const char *gen,
+                       const char *records, const char *vstats)
 {
 	gt_error e = { 0 };
-	char *path;
-	int fetched;
-	int rc = gt_store_latest(o, store, dir, key, validate_model, NULL, &path, &fetched, &e);
+	char *summary;
+	FILE *f = strcmp(records, "-") ? fopen(records, "r") : stdin;
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", prog, records, strerror(errno));
+		return 1;
+	}
+	int rc = gt_store_contrib_update(o, store, gen, f, vstats, &summary, &e);
+	if (f != stdin)
+		fclose(f);
 	if (rc)
-		return fail(NULL, rc, &e);
-	puts(path);
-	free(path);
+		return fail("contrib", rc, &e);
+	puts(summary);
+	free(summary);
 	return 0;
 }
 
@@ -236,7 +315,7 @@ static int cmd_pull(const gt_store_opts *o, const char *url, const char *state,
 int main(int argc, char **argv)
 {
 	enum { O_SHA = 256, O_BYTES, O_OVERWRITE, O_STATE, O_MAXLINE, O_MAXBATCH,
-	       O_RETRIES, O_TIMEOUT, O_NETRC, O_VERIFY, O_VERSION };
+	       O_RETRIES, O_TIMEOUT, O_NETRC, O_VERIFY, O_ORNONE, O_ARGS, O_VERSION };
 	static const struct option lo[] = {
 		{ "sha256", required_argument, NULL, O_SHA },
 		{ "bytes", required_argument, NULL, O_BYTES },
@@ -248,15 +327,17 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "netrc", required_argument, NULL, O_NETRC },
 		{ "verify-key", required_argument, NULL, O_VERIFY },
+		{ "or-none", no_argument, NULL, O_ORNONE },
+		{ "selfplay-args", required_argument, NULL, O_ARGS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	gt_store_opts o;
-	const char *sha = NULL, *state = NULL, *verify_key = NULL;
+	const char *sha = NULL, *state = NULL, *verify_key = NULL, *args_file = NULL;
 	long long bytes = -1, max_line = 64LL << 20, max_batch = 16LL << 30, v;
-	int overwrite = 0, quiet = 0, c;
+	int overwrite = 0, quiet = 0, or_none = 0, c;
 	gt_store_opts_init(&o);
 	o.warn = warn_cb;
 	o.warn_ctx = &quiet;
@@ -288,6 +369,8 @@ int main(int argc, char **argv)
 			break;
 		case O_NETRC: o.netrc = optarg; break;
 		case O_VERIFY: verify_key = optarg; break;
+		case O_ORNONE: or_none = 1; break;
+		case O_ARGS: args_file = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		case O_VERSION: printf("gt-sync %s\n", GT_VERSION); return 0;
@@ -310,7 +393,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(verb, "ls") && na == 2)
 		rc = cmd_ls(&o, a[1]);
 	else if (!strcmp(verb, "latest") && na == 3)
-		rc = cmd_latest(&o, a[1], a[2], verify_key);
+		rc = cmd_latest(&o, a[1], a[2], verify_key, or_none, args_file);
+	else if (!strcmp(verb, "contrib") && (na == 4 || na == 5))
+		rc = cmd_contrib(&o, a[1], a[2], a[3], na == 5 ? a[4] : NULL);
 	else if (!strcmp(verb, "pull") && na == 2) {
 		if (!state) {
 			fprintf(stderr, "%s: pull needs --state FILE\n", prog);

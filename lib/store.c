@@ -1070,6 +1070,14 @@ int gt_store_latest(const gt_store_opts *o, const char *store, const char *dir,
                     const char *verify_key, gt_store_validate_fn validate, void *vctx,
                     char **path, int *fetched, gt_error *e)
 {
+	return gt_store_latest_pointer(o, store, dir, verify_key, validate, vctx, path, fetched,
+	                               NULL, e);
+}
+
+int gt_store_latest_pointer(const gt_store_opts *o, const char *store, const char *dir,
+                            const char *verify_key, gt_store_validate_fn validate, void *vctx,
+                            char **path, int *fetched, char **pointer, gt_error *e)
+{
 	char *buf, want[GT_SHA256_HEX], have[GT_SHA256_HEX];
 	size_t len;
 	int rc, dummy;
@@ -1087,7 +1095,12 @@ int gt_store_latest(const gt_store_opts *o, const char *store, const char *dir,
 	}
 	json_error_t je;
 	json_t *j = json_loadb(buf, len, 0, &je);
-	free(buf);
+	if (pointer)
+		*pointer = NULL;
+	if (j && pointer)
+		*pointer = buf;
+	else
+		free(buf);
 	if (!j) {
 		rc = gt_error_set(e, GT_EFORMAT, je.line, je.position, "%s: %s", pu, je.text);
 		free(pu);
@@ -1117,6 +1130,10 @@ int gt_store_latest(const gt_store_opts *o, const char *store, const char *dir,
 	free(pu);
 	if (rc) {
 		json_decref(j);
+		if (pointer) {
+			free(*pointer);
+			*pointer = NULL;
+		}
 		return rc;
 	}
 	long long bytes = (long long)json_integer_value(jb);
@@ -1141,6 +1158,10 @@ done:
 		free(dest);
 	else
 		*path = dest;
+	if (rc && pointer) {
+		free(*pointer);
+		*pointer = NULL;
+	}
 	return rc;
 }
 
@@ -1494,4 +1515,322 @@ int gt_store_publish_decide(const gt_store_match *m, double threshold, long long
 	snprintf(why, why_size, "elo %.2f <= threshold %.2f and steps %lld crossed no multiple of %lld",
 	         m->elo, threshold, steps, every);
 	return 0;
+}
+
+/* ---- self-play settings and the curriculum ---- */
+
+/* The settings a store may publish with a network: JSON key, gt-selfplay
+ * option, kind ('i' integer, 'n' number, 'r' rules name) and range (the
+ * ranges gt-selfplay accepts, visits capped lower: a published setting
+ * must not be able to stall every worker). */
+static const struct setting {
+	const char *key, *option;
+	char kind;
+	double lo, hi;
+} settings[] = {
+	{ "board_size", "--board-size", 'i', 2, 19 },
+	{ "komi", "--komi", 'n', -1000, 1000 },
+	{ "rules", "--rules", 'r', 0, 0 },
+	{ "visits", "--visits", 'i', 1, 100000 },
+	{ "cheap_visits", "--cheap-visits", 'i', 1, 100000 },
+	{ "full_prob", "--full-prob", 'n', 0, 1 },
+	{ "max_moves", "--max-moves", 'i', 1, 1000 },
+	{ "temp_early", "--temp-early", 'n', 0, 100 },
+	{ "temp_final", "--temp-final", 'n', 0, 100 },
+	{ "temp_halflife", "--temp-halflife", 'n', 1e-3, 1e6 },
+};
+#define NSETTINGS (sizeof settings / sizeof settings[0])
+
+/* setting_check: 0 if key is a known setting and v is of its kind and in
+ * its range; else GT_EFORMAT with the reason in e (line for messages). */
+static int setting_check(const char *key, json_t *v, long line, gt_error *e)
+{
+	char q[80];
+	for (size_t i = 0; i < NSETTINGS; i++) {
+		const struct setting *s = &settings[i];
+		if (strcmp(key, s->key))
+			continue;
+		if (s->kind == 'r') {
+			const char *r = json_string_value(v);
+			size_t n = r ? strlen(r) : 0;
+			if (!r || n < 1 || n > 32 || strspn(r, "abcdefghijklmnopqrstuvwxyz-") != n)
+				return gt_error_set(e, GT_EFORMAT, line, -1,
+				                    "\"%s\" must be a rules name (a-z and -)", key);
+			return 0;
+		}
+		if (!json_is_number(v) || (s->kind == 'i' && !json_is_integer(v)))
+			return gt_error_set(e, GT_EFORMAT, line, -1, "\"%s\" must be %s", key,
+			                    s->kind == 'i' ? "an integer" : "a number");
+		double x = json_number_value(v);
+		if (!(x >= s->lo && x <= s->hi))
+			return gt_error_set(e, GT_EFORMAT, line, -1, "\"%s\" must be in %g..%g", key,
+			                    s->lo, s->hi);
+		return 0;
+	}
+	return gt_error_set(e, GT_EFORMAT, line, -1, "unknown self-play setting %s",
+	                    quote(key, q, sizeof q));
+}
+
+int gt_store_curriculum_pick(const char *text, size_t len, long long steps, char **settings_json,
+                             gt_error *e)
+{
+	json_t *acc = json_object();
+	long long prev = -1;
+	long line = 0;
+	int rc = 0, any = 0;
+	*settings_json = NULL;
+	for (size_t at = 0; at < len && !rc;) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
+		const char *l = text + at;
+		at += n + 1;
+		line++;
+		size_t sp = 0;
+		while (sp < n && (l[sp] == ' ' || l[sp] == '\t' || l[sp] == '\r'))
+			sp++;
+		if (sp == n || l[sp] == '#')
+			continue;
+		json_error_t je;
+		json_t *j = json_loadb(l, n, 0, &je);
+		json_t *fs = j ? json_object_get(j, "from_step") : NULL;
+		if (!j)
+			rc = gt_error_set(e, GT_EFORMAT, line, je.position, "curriculum line %ld: %s", line, je.text);
+		else if (!json_is_object(j))
+			rc = gt_error_set(e, GT_EFORMAT, line, -1, "curriculum line %ld: not a JSON object", line);
+		else if (!json_is_integer(fs) || json_integer_value(fs) < 0)
+			rc = gt_error_set(e, GT_EFORMAT, line, -1,
+			                  "curriculum line %ld: \"from_step\" missing or negative", line);
+		else if (json_integer_value(fs) <= prev)
+			rc = gt_error_set(e, GT_EFORMAT, line, -1,
+			                  "curriculum line %ld: \"from_step\" not greater than the line before", line);
+		if (!rc) {
+			const char *k;
+			json_t *v;
+			gt_error ke = { 0 };
+			prev = (long long)json_integer_value(fs);
+			json_object_foreach(j, k, v) {
+				if (!strcmp(k, "from_step"))
+					continue;
+				if (setting_check(k, v, line, &ke)) {
+					rc = gt_error_set(e, GT_EFORMAT, line, -1, "curriculum line %ld: %s", line,
+					                  ke.text);
+					break;
+				}
+				/* every line holds all its settings: later lines
+				 * inherit the earlier ones, so only the step that
+				 * applies counts */
+				if (prev <= steps)
+					json_object_set(acc, k, v);
+			}
+			if (prev <= steps)
+				any = 1;
+		}
+		json_decref(j);
+	}
+	if (!rc && line == 0)
+		rc = gt_error_set(e, GT_EFORMAT, -1, -1, "curriculum: no lines");
+	if (!rc && any)
+		*settings_json = json_dumps(acc, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
+	json_decref(acc);
+	return rc;
+}
+
+int gt_store_selfplay_args(const char *pointer, size_t len, char *buf, size_t size, gt_error *e)
+{
+	json_error_t je;
+	json_t *j = json_loadb(pointer, len, 0, &je);
+	int rc = 0;
+	size_t k = 0;
+	if (size)
+		buf[0] = 0;
+	if (!j)
+		return gt_error_set(e, GT_EFORMAT, je.line, je.position, "latest.json: %s", je.text);
+	json_t *sp = json_object_get(j, "selfplay");
+	if (sp && !json_is_null(sp) && !json_is_object(sp))
+		rc = gt_error_set(e, GT_EFORMAT, -1, -1, "latest.json: \"selfplay\" is not an object");
+	/* in the table's order, so the same settings give the same text */
+	for (size_t i = 0; !rc && json_is_object(sp) && i < NSETTINGS; i++) {
+		json_t *v = json_object_get(sp, settings[i].key);
+		char val[64];
+		if (!v)
+			continue;
+		if ((rc = setting_check(settings[i].key, v, -1, e)) != 0)
+			break;
+		if (settings[i].kind == 'r')
+			snprintf(val, sizeof val, "%s", json_string_value(v));
+		else if (settings[i].kind == 'i')
+			snprintf(val, sizeof val, "%lld", (long long)json_integer_value(v));
+		else
+			snprintf(val, sizeof val, "%.10g", json_number_value(v));
+		int w = snprintf(buf + k, size - k, "%s%s %s", k ? " " : "", settings[i].option, val);
+		if (w < 0 || (size_t)w >= size - k)
+			rc = gt_error_set(e, GT_ETOOLONG, -1, -1, "self-play settings: buffer too small");
+		else
+			k += (size_t)w;
+	}
+	const char *key;
+	json_t *v;
+	if (!rc && json_is_object(sp))
+		json_object_foreach(sp, key, v)
+			if ((rc = setting_check(key, v, -1, e)) != 0)
+				break;
+	if (rc && size)
+		buf[0] = 0;
+	json_decref(j);
+	return rc;
+}
+
+/* ---- per-worker contributions ---- */
+
+/* add_count: j[k] += v for an integer member (absent = 0). */
+static void add_count(json_t *j, const char *k, long long v)
+{
+	json_t *x = json_object_get(j, k);
+	long long have = json_is_integer(x) ? (long long)json_integer_value(x) : 0;
+	json_object_set_new(j, k, json_integer(have + v));
+}
+
+/* worker_of: the object for worker w in obj, created empty if missing
+ * (borrowed). */
+static json_t *worker_of(json_t *obj, const char *w)
+{
+	json_t *x = json_object_get(obj, w);
+	if (!json_is_object(x)) {
+		x = json_object();
+		json_object_set_new(obj, w, x);
+	}
+	return x;
+}
+
+#define CONTRIB_KEEP 1000   /* generation ids remembered against double counting */
+
+int gt_store_contrib_update(const gt_store_opts *o, const char *store, const char *generation,
+                            FILE *records, const char *vstats, char **summary, gt_error *e)
+{
+	json_t *gen = json_object(), *gw = json_object(), *all = NULL, *vs = NULL;
+	char *line = NULL, *url = NULL, *old = NULL, when[32];
+	size_t cap = 0, olen = 0;
+	ssize_t n;
+	long lineno = 0;
+	int rc = 0;
+	*summary = NULL;
+	json_object_set_new(gen, "generation", json_string(generation));
+	json_object_set(gen, "workers", gw);
+	while (!rc && (n = getline(&line, &cap, records)) > 0) {
+		lineno++;
+		if (strspn(line, " \t\r\n") == (size_t)n)
+			continue;
+		json_error_t je;
+		json_t *r = json_loadb(line, (size_t)n, 0, &je);
+		if (!json_is_object(r)) {
+			rc = gt_error_set(e, GT_EFORMAT, lineno, -1, "records line %ld: %s", lineno,
+			                  r ? "not a JSON object" : je.text);
+			json_decref(r);
+			break;
+		}
+		const char *w = json_string_value(json_object_get(r, "worker"));
+		json_t *x = worker_of(gw, w && *w ? w : "?");
+		add_count(x, "games", 1);
+		add_count(x, "positions", (long long)json_array_size(json_object_get(r, "positions")));
+		json_decref(r);
+	}
+	free(line);
+	if (!rc && ferror(records))
+		rc = gt_error_set(e, GT_EIO, lineno, -1, "records: read error");
+	if (!rc && vstats) {
+		json_error_t je;
+		vs = json_load_file(vstats, 0, &je);
+		json_t *rw = json_object_get(vs, "rejects_by_worker");
+		if (!vs)
+			rc = gt_error_set(e, GT_EFORMAT, je.line, je.position, "%s: %s", vstats, je.text);
+		else if (rw && !json_is_object(rw))
+			rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: \"rejects_by_worker\" is not an object",
+			                  vstats);
+		const char *w;
+		json_t *v;
+		if (!rc)
+			json_object_foreach(rw, w, v)
+				if (json_is_integer(v) && json_integer_value(v) > 0)
+					add_count(worker_of(gw, w), "rejected", (long long)json_integer_value(v));
+	}
+	if (rc)
+		goto out;
+	url = gt_store_join(store, "stats/contributions.json");
+	rc = gt_store_get_mem(o, url, (size_t)64 << 20, &old, &olen, e);
+	if (rc == GT_ENOTFOUND) {
+		rc = 0;
+		all = json_object();
+	} else if (!rc) {
+		json_error_t je;
+		all = json_loadb(old, olen, 0, &je);
+		if (!json_is_object(all))
+			rc = gt_error_set(e, GT_EFORMAT, je.line, je.position, "%s: %s", url,
+			                  all ? "not a JSON object" : je.text);
+	}
+	if (rc)
+		goto out;
+	json_t *gl = json_object_get(all, "generations");
+	if (!json_is_array(gl)) {
+		gl = json_array();
+		json_object_set_new(all, "generations", gl);
+	}
+	for (size_t i = 0; i < json_array_size(gl); i++) {
+		const char *g = json_string_value(json_array_get(gl, i));
+		if (g && !strcmp(g, generation)) {
+			json_object_set_new(gen, "counted_before", json_true());
+			goto done;
+		}
+	}
+	json_array_append_new(gl, json_string(generation));
+	while (json_array_size(gl) > CONTRIB_KEEP)
+		json_array_remove(gl, 0);
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	json_object_set_new(all, "updated", json_string(when));
+	json_t *aw = json_object_get(all, "workers");
+	if (!json_is_object(aw)) {
+		aw = json_object();
+		json_object_set_new(all, "workers", aw);
+	}
+	const char *w;
+	json_t *v;
+	json_object_foreach(gw, w, v) {
+		json_t *x = worker_of(aw, w);
+		add_count(x, "games", 0);
+		add_count(x, "positions", 0);
+		add_count(x, "rejected", 0);
+		const char *k;
+		json_t *c;
+		json_object_foreach(v, k, c)
+			add_count(x, k, (long long)json_integer_value(c));
+		add_count(x, "generations", 1);
+		json_object_set_new(x, "last", json_string(when));
+	}
+	{
+		char *text = json_dumps(all, JSON_INDENT(1) | JSON_SORT_KEYS);
+		size_t tl = strlen(text);
+		FILE *f = tmpfile();
+		if (!f)
+			rc = gt_error_set(e, GT_EIO, -1, -1, "temporary file: %s", strerror(errno));
+		else if (fwrite(text, 1, tl, f) != tl || fputc('\n', f) == EOF || fflush(f) != 0)
+			rc = gt_error_set(e, GT_EIO, -1, -1, "temporary file: %s", strerror(errno));
+		else
+			rc = gt_store_put(o, f, url, 1, NULL, e);
+		if (f)
+			fclose(f);
+		free(text);
+	}
+done:
+	if (!rc)
+		*summary = json_dumps(gen, JSON_COMPACT | JSON_SORT_KEYS);
+out:
+	free(old);
+	free(url);
+	json_decref(all);
+	json_decref(vs);
+	json_decref(gw);
+	json_decref(gen);
+	return rc;
 }

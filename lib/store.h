@@ -145,6 +145,14 @@ int gt_store_latest(const gt_store_opts *o, const char *store, const char *dir,
                     const char *verify_key, gt_store_validate_fn validate, void *vctx,
                     char **path, int *fetched, gt_error *e);
 
+/* gt_store_latest_pointer: gt_store_latest, and *pointer (may be NULL)
+ * receives the text of the latest.json it acted on (new NUL-terminated
+ * string, caller frees; NULL on error), so the caller reads the settings
+ * published with that very network. */
+int gt_store_latest_pointer(const gt_store_opts *o, const char *store, const char *dir,
+                            const char *verify_key, gt_store_validate_fn validate, void *vctx,
+                            char **path, int *fetched, char **pointer, gt_error *e);
+
 /* Limits and counts of gt_store_pull. */
 typedef struct gt_store_pull_stats {
 	long batches;         /* batches written out completely */
@@ -192,5 +200,52 @@ int gt_store_match_parse(const char *line, size_t len, gt_store_match *m, gt_err
 int gt_store_publish_decide(const gt_store_match *m, double threshold, long long steps,
                             long long prev_steps, long long every,
                             char *why, size_t why_size);
+
+/* ---- self-play settings, curriculum, contributions (gt-publish, gt-sync) ---- */
+
+/* The self-play settings a store publishes with a network, as the
+ * "selfplay" object of latest.json, and the gt-selfplay option each
+ * becomes: board_size (--board-size, 2..19), komi (--komi), rules
+ * (--rules, a-z and -), visits and cheap_visits (1..100000), full_prob
+ * (0..1), max_moves (1..1000), temp_early, temp_final, temp_halflife.
+ * Any other key, or a value of the wrong kind or out of range, is
+ * GT_EFORMAT everywhere (gt-publish refuses to publish it, a worker
+ * refuses to play it). */
+
+/* gt_store_curriculum_pick: from a curriculum (text, len bytes: NDJSON
+ * lines {"from_step":S, setting: value, ...}, from_step strictly
+ * increasing; blank lines and lines starting with '#' skipped), the
+ * settings for a network of steps steps: every line with from_step <=
+ * steps applied in order, later values replacing earlier ones. On success
+ * *settings_json is a new compact JSON object text with sorted keys
+ * (caller frees), or NULL when no line applies yet. Returns 0 or
+ * GT_EFORMAT (e names the line and the reason; the whole file is checked,
+ * not only the lines that apply). */
+int gt_store_curriculum_pick(const char *text, size_t len, long long steps, char **settings_json,
+                             gt_error *e);
+
+/* gt_store_selfplay_args: the gt-selfplay options for the "selfplay"
+ * object of a latest.json text (pointer, len bytes), e.g. "--board-size 9
+ * --visits 200", into buf (size bytes, NUL-terminated; "" when there are
+ * none). Every token is a fixed option name or a checked number or rules
+ * name, so the text is safe to split on spaces in a shell. Returns 0,
+ * GT_EFORMAT (bad JSON or a bad setting; buf is then "") or GT_ETOOLONG
+ * (buf too small; 512 bytes suffice). */
+int gt_store_selfplay_args(const char *pointer, size_t len, char *buf, size_t size, gt_error *e);
+
+/* gt_store_contrib_update: count one generation's contributions and add
+ * them to STORE/stats/contributions.json ({"workers":{NAME:{"games",
+ * "positions","rejected","generations","last"}},"generations":[ids],
+ * "updated"}), replacing it (atomically on a local store). records: the
+ * accepted game records (gt-record(5), one a line), counted by their
+ * "worker" ("?" when absent) with their positions; vstats (may be NULL):
+ * gt-validate's --stats file, whose "rejects_by_worker" are added as
+ * "rejected". A generation id already among the last 1000 counted is not
+ * counted again (a rerun after a crash). *summary receives a new JSON text
+ * {"generation","workers":{...},"counted_before":true?} of this
+ * generation's counts (caller frees). Errors: GT_EFORMAT (a record line,
+ * vstats or the store's file is not JSON), GT_EIO, the store's errors. */
+int gt_store_contrib_update(const gt_store_opts *o, const char *store, const char *generation,
+                            FILE *records, const char *vstats, char **summary, gt_error *e);
 
 #endif

@@ -54,7 +54,75 @@ extern "C" {
 int gt_cuda_probe(char *text, size_t len);
 }
 
+#define GT_STR2(x) #x
+#define GT_STR(x) GT_STR2(x)
 typedef __nv_bfloat16 bf16;
+
+#ifndef GT_CUDA_MOCK
+#include <dlfcn.h>
+#include <pthread.h>
+/* cuBLAS is opened with dlopen when a network starts on this backend, not
+ * linked: linking it costs every gt command about 200 MB of resident memory
+ * for its relocations, also on machines that never use a GPU. */
+static struct {
+	decltype(&cublasCreate_v2) create;
+	decltype(&cublasDestroy_v2) destroy;
+	decltype(&cublasSetStream_v2) set_stream;
+	decltype(&cublasSgemm_v2) sgemm;
+	cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+	                          const void *, const void *, cudaDataType, int, const void *,
+	                          cudaDataType, int, const void *, void *, cudaDataType, int,
+	                          cublasComputeType_t, cublasGemmAlgo_t);
+	decltype(&cublasGetStatusString) status_string;
+	char why[200];
+} blas;
+static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
+
+static void blas_open(void)
+{
+	const char *names[] = {"libcublas.so." GT_STR(CUBLAS_VER_MAJOR), "libcublas.so"};
+	void *h = NULL;
+	for (size_t i = 0; i < sizeof names / sizeof names[0] && !h; i++)
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(blas.why, sizeof blas.why, "cannot load cuBLAS: %s", dlerror());
+		return;
+	}
+#define SYM(f, name) do { *(void **)&blas.f = dlsym(h, name); \
+	if (!blas.f) { snprintf(blas.why, sizeof blas.why, "cuBLAS has no %s", name); return; } } while (0)
+	SYM(create, "cublasCreate_v2");
+	SYM(destroy, "cublasDestroy_v2");
+	SYM(set_stream, "cublasSetStream_v2");
+	SYM(sgemm, "cublasSgemm_v2");
+	SYM(gemm_ex, "cublasGemmEx");
+	SYM(status_string, "cublasGetStatusString");
+#undef SYM
+}
+
+/* blas_load: 0 when cuBLAS is usable, else -1 with the reason in why. */
+static int blas_load(const char **why)
+{
+	pthread_once(&blas_once, blas_open);
+	*why = blas.why;
+	return blas.why[0] ? -1 : 0;
+}
+#undef cublasCreate
+#undef cublasDestroy
+#undef cublasSetStream
+#undef cublasSgemm
+#define cublasCreate blas.create
+#define cublasDestroy blas.destroy
+#define cublasSetStream blas.set_stream
+#define cublasSgemm blas.sgemm
+#define cublasGemmEx blas.gemm_ex
+#define cublasGetStatusString blas.status_string
+#else
+static int blas_load(const char **why)
+{
+	*why = "";
+	return 0;
+}
+#endif
 
 /* ---------------------------------------------------------------- errors */
 
@@ -648,6 +716,9 @@ static int cu_init(gt_nn *nn)
 	char why[160];
 	if (!gt_cuda_probe(why, sizeof why))
 		return seterr(nn, GT_EUNSUPPORTED, "%s", why);
+	const char *bwhy;
+	if (blas_load(&bwhy))
+		return seterr(nn, GT_EUNSUPPORTED, "%s", bwhy);
 	const gt_arch *a = &nn->arch;
 	int L = a->blocks, C = a->channels;
 	cu *c = (cu *)gt_xcalloc(1, sizeof *c);

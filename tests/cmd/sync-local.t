@@ -66,14 +66,58 @@ grep -q 'refusing listed name "ok\\nname.ndjson"' "$T/err"; ok $? "and is report
 
 # latest from a local store
 mkdir -p "$S/models"
-head -c 5000 /dev/urandom > "$T/m.bin.gz"
+gt-model init b1c8 --seed 1 -o "$T/m.bin.gz"
 MS=$(sha256sum "$T/m.bin.gz" | cut -d' ' -f1)
 gt-sync put "$T/m.bin.gz" "$S/models/run1-s100.bin.gz"
-printf '{"name":"run1-s100.bin.gz","sha256":"%s","bytes":5000,"steps":100}\n' "$MS" |
+MB=$(stat -c %s "$T/m.bin.gz")
+rm -f "$S/models/latest.json"
+gt-sync latest --or-none --selfplay-args "$T/args" "file://$S" "$T/inst" > "$T/out"
+ok $? "latest --or-none with nothing published"
+is "$(cat "$T/out")" none "prints none"
+is "$(cat "$T/args" 2>&1)" "" "and writes empty self-play options"
+gt-sync latest "file://$S" "$T/inst" > /dev/null 2>"$T/err"
+is $? 1 "without --or-none nothing published is a failure"
+printf '{"name":"run1-s100.bin.gz","sha256":"%s","bytes":%d,"steps":100,"selfplay":{"visits":300,"board_size":7,"komi":7.5,"rules":"tromp-taylor"}}\n' "$MS" "$MB" |
 	gt-sync put --overwrite - "$S/models/latest.json"
-P=$(gt-sync latest "file://$S" "$T/inst")
+P=$(gt-sync latest --or-none --selfplay-args "$T/args" "file://$S" "$T/inst")
 is "$P" "$T/inst/run1-s100.bin.gz" "latest prints the installed path"
 cmp -s "$T/m.bin.gz" "$P"; ok $? "and installs the model"
+is "$(cat "$T/args")" "--board-size 7 --komi 7.5 --rules tromp-taylor --visits 300" "--selfplay-args: the published settings as gt-selfplay options"
+for bad in '"visits":0' '"visits":"300"' '"rules":"x;rm"' '"threads":4' '"komi":"7.5"'; do
+	printf '{"name":"run1-s100.bin.gz","sha256":"%s","bytes":%d,"selfplay":{%s}}\n' "$MS" "$MB" "$bad" |
+		gt-sync put --overwrite - "$S/models/latest.json"
+	echo keep > "$T/args"
+	gt-sync latest --selfplay-args "$T/args" "file://$S" "$T/inst" > /dev/null 2>"$T/err"
+	is $? 1 "a bad setting $bad is refused: $(cat "$T/err")"
+	is "$(cat "$T/args")" keep "and the options file is left alone"
+done
+
+# a model that lib/model cannot read is refused and not installed
+head -c 3000 "$T/m.bin.gz" > "$T/bad.bin.gz"
+gt-sync put "$T/bad.bin.gz" "$S/models/run1-s200.bin.gz"
+printf '{"name":"run1-s200.bin.gz","sha256":"%s","bytes":3000}\n' "$(sha256sum "$T/bad.bin.gz" | cut -d' ' -f1)" |
+	gt-sync put --overwrite - "$S/models/latest.json"
+gt-sync latest "file://$S" "$T/inst" > "$T/out" 2>"$T/err"
+is $? 1 "latest refuses a corrupt model whose sha256 and size match the pointer"
+grep -q "not a valid model" "$T/err"; ok $? "saying why: $(cat "$T/err")"
+[ ! -e "$T/inst/run1-s200.bin.gz" ] && [ ! -e "$T/inst/.run1-s200.bin.gz.part" ]; ok $? "and installs nothing"
+
+# contributions: per-worker counts accumulated across generations, once each
+printf '%s\n' '{"worker":"alice","positions":[{},{}]}' '{"worker":"bob","positions":[{}]}' \
+	'{"worker":"alice","positions":[{},{},{}]}' > "$T/acc"
+printf '{"records_in":5,"rejected":2,"rejects_by_worker":{"bob":1,"mallory":1}}\n' > "$T/vstats"
+gt-sync contrib "file://$S" g1 "$T/acc" "$T/vstats" > "$T/out"; ok $? "contrib"
+is "$(cat "$T/out")" '{"generation":"g1","workers":{"alice":{"games":2,"positions":5},"bob":{"games":1,"positions":1,"rejected":1},"mallory":{"rejected":1}}}' "prints the generation's counts"
+gt-sync contrib "file://$S" g1 "$T/acc" "$T/vstats" > "$T/out"; ok $? "the same generation again"
+grep -q '"counted_before":true' "$T/out"; ok $? "is not counted twice"
+gt-sync contrib "$S" g2 - < "$T/acc" > "$T/out"; ok $? "a second generation from stdin"
+c() { python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["workers"]; print(" ".join("%s:%d/%d/%d/%d" % (k, v["games"], v["positions"], v["rejected"], v["generations"]) for k, v in sorted(w.items())))' "$S/stats/contributions.json"; }
+is "$(c)" "alice:4/10/0/2 bob:2/2/1/2 mallory:0/0/1/1" "STORE/stats/contributions.json accumulates games/positions/rejected/generations"
+is "$(ls -A "$S/stats")" contributions.json "no temporary files left"
+echo 'not json' > "$T/acc2"
+gt-sync contrib "$S" g3 "$T/acc2" > /dev/null 2>"$T/err"
+is $? 1 "a bad record line fails"
+is "$(c)" "alice:4/10/0/2 bob:2/2/1/2 mallory:0/0/1/1" "and changes nothing"
 
 # usage
 gt-sync frob 2>/dev/null; is $? 2 "unknown verb is a usage error"
