@@ -54,7 +54,7 @@ static void help(void)
 	    "  --store URL           the store (required)\n"
 	    "  --state DIR           the outer state (master parameters, momentum, ledger)\n"
 	    "  --init MODEL          version 0 when DIR holds no state yet\n"
-	    "  --quorum K            admitted deltas that make a version (1)\n"
+	    "  --quorum K            admitted deltas that make a version (--units, else 1)\n"
 	    "  --grace S             seconds to wait for more once K are in (0.5)\n"
 	    "  --poll S              seconds between listings of the deltas (0.5)\n"
 	    "  --max-staleness S     admit deltas from versions V-S..V (2)\n"
@@ -524,7 +524,7 @@ int main(int argc, char **argv)
 		{"help", 0, 0, 'h'}, {0, 0, 0, 0}};
 	outer x;
 	memset(&x, 0, sizeof x);
-	x.quorum = 1;
+	x.quorum = 0; /* default: --units when given, else 1 */
 	x.grace = 0.5;
 	x.poll = 0.5;
 	x.ttl = 30;
@@ -557,6 +557,8 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
+	if (x.quorum == 0) /* measured: quorum 1 with 4 units diverged, quorum = units did not */
+		x.quorum = x.units > 0 ? x.units : 1;
 	if (optind < argc) {
 		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
 		return 2;
