@@ -312,6 +312,13 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (out) { /* before the training, not after it */
+		gt_error pe = {0};
+		if (gt_model_check_path(out, &pe) != 0) {
+			fprintf(stderr, "%s: %s\n", prog, pe.text);
+			return 1;
+		}
+	}
 	gt_train_conf tc;
 	gt_train_conf_init(&tc);
 	int kind = !strcmp(optname, "adam") ? GT_OPTIM_ADAM : !strcmp(optname, "adamw") ?

@@ -166,17 +166,52 @@ static void header_pack(const gt_model *m, uint8_t *h)
 	put64(h + 164, m->nparams);
 }
 
+static int model_write_at(const char *path, const gt_model *m, gt_error *e);
+
+int gt_model_check_path(const char *path, gt_error *e)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return gt_error_set(e, GT_EINVAL, -1, -1, "%s: not a regular file", path);
+	char *dir = gt_xstrdup(path), *slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir ? 1 : 0] = 0;
+	int ok = access(slash ? dir : ".", W_OK) == 0;
+	int err = errno;
+	free(dir);
+	if (!ok)
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: cannot write its folder: %s", path, strerror(err));
+	return 0;
+}
+
 int gt_model_write(const char *path, const gt_model *m, gt_error *e)
 {
 	int r = gt_model_check(m, e);
 	if (r)
 		return r;
+	/* a symbolic link is followed: the file it names is replaced */
+	char *real = NULL;
+	struct stat lst;
+	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && (real = realpath(path, NULL)))
+		path = real;
+	if ((r = gt_model_check_path(path, e)) != 0) {
+		free(real);
+		return r;
+	}
+	r = model_write_at(path, m, e);
+	free(real);
+	return r;
+}
+
+static int model_write_at(const char *path, const gt_model *m, gt_error *e)
+{
+	int r;
 	size_t plen = strlen(path);
 	char *tmp = gt_xmalloc(plen + 16);
 	snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
 	int fd = mkstemp(tmp);
 	if (fd < 0) {
-		r = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(errno));
+		r = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
 		free(tmp);
 		return r;
 	}

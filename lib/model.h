@@ -65,8 +65,16 @@ int gt_model_read(const char *path, gt_model **out, gt_error *e);
  * gt_model_read's errors. */
 int gt_model_validate(const char *path, gt_arch *arch, gt_model_meta *meta, gt_error *e);
 
+/* gt_model_check_path: 0 if a model can be written to path: it is not
+ * an existing non-regular file (device, directory) and its folder is
+ * writable. GT_EINVAL or GT_EIO with the reason in e. Commands call it
+ * before long work whose result goes there. */
+int gt_model_check_path(const char *path, gt_error *e);
+
 /* gt_model_write: write m to path atomically (temporary file in the same
- * directory, fsync, rename). Returns 0, GT_EIO or GT_EFORMAT (m fails
+ * directory, fsync, rename; a symbolic link is followed and the file it
+ * names replaced). Returns 0, GT_EIO, GT_EINVAL (path is a device or a
+ * directory: see gt_model_check_path) or GT_EFORMAT (m fails
  * gt_model_check). */
 int gt_model_write(const char *path, const gt_model *m, gt_error *e);
 

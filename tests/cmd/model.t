@@ -52,4 +52,19 @@ ok $? "--version"
 gt-model init b2c8 -o "$T/nodir/x.bin.gz" 2>"$T/err"
 is $? 1 "unwritable output: exit 1"
 ls "$T" | grep -q tmp; [ $? -ne 0 ]; ok $? "no temporary files left"
+# -o never replaces a device or a directory; a symbolic link is followed
+if mknod "$T/dev" c 1 7 2>/dev/null; then
+	gt-model init b1c8 -o "$T/dev" 2>"$T/err"
+	is $? 1 "-o onto a character device: exit 1"
+	[ -c "$T/dev" ]; ok $? "the device is still a device"
+	grep -q "not a regular file" "$T/err"; ok $? "said: not a regular file"
+fi
+mkdir "$T/adir"
+gt-model init b1c8 -o "$T/adir" 2>/dev/null
+is $? 1 "-o onto a directory: exit 1"
+gt-model init b1c8 --seed 1 -o "$T/target.bin.gz" && ln -s target.bin.gz "$T/link.bin.gz"
+gt-model init b1c8 --seed 2 -o "$T/link.bin.gz"
+[ -L "$T/link.bin.gz" ]; ok $? "a symbolic link stays a link"
+gt-model init b1c8 --seed 2 -o "$T/seed2.bin.gz"
+cmp -s "$T/target.bin.gz" "$T/seed2.bin.gz"; ok $? "and the file it names holds the new model"
 done_testing
