@@ -256,6 +256,29 @@ static int read_curriculum(const char *path, long long steps, char **settings)
 	return 0;
 }
 
+/* swapped: 1 (and why) when the summary's player b, not a, is the
+ * candidate: gt-elo counts wins from a's side, so a match run as
+ * "gt-elo reference candidate" would otherwise publish the loser. Players
+ * are named by their file's base name without .bin.gz, as gt-elo does. */
+static int swapped(const char *line, size_t len, const char *cand, char *why, size_t size)
+{
+	json_t *j = json_loadb(line, len, 0, NULL);
+	const char *a = json_string_value(json_object_get(j, "a"));
+	const char *b = json_string_value(json_object_get(j, "b"));
+	const char *base = strrchr(cand, '/');
+	char stem[256];
+	snprintf(stem, sizeof stem, "%s", base ? base + 1 : cand);
+	size_t l = strlen(stem);
+	if (l > 7 && strcmp(stem + l - 7, ".bin.gz") == 0)
+		stem[l - 7] = 0;
+	int bad = a && b && strcmp(a, stem) != 0 && strcmp(b, stem) == 0;
+	if (bad)
+		snprintf(why, size, "bad summary: the candidate %s is player b, not a "
+		         "(gt-elo counts wins for a: run gt-elo CANDIDATE REFERENCE)", stem);
+	json_decref(j);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	enum { O_CAND = 256, O_STORE, O_THRESH, O_EVERY, O_SERIES, O_NAME, O_STEPS, O_CURR,
@@ -377,6 +400,8 @@ int main(int argc, char **argv)
 		bad = 1;
 	} else if ((rc = gt_store_match_parse(line, (size_t)n, &m, &e)) != 0) {
 		snprintf(reason, sizeof reason, "bad summary: %s", e.text);
+		bad = 1;
+	} else if (swapped(line, (size_t)n, cand, reason, sizeof reason)) {
 		bad = 1;
 	} else {
 		stats = json_loadb(line, (size_t)n, 0, NULL);

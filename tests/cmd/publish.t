@@ -40,6 +40,10 @@ is "$(field name < "$S/models/latest.json")" run1-b6c64-s1200-d5000.bin.gz "late
 pub 1600 "$(printf '{"version":1,"game":0,"moves":[]}\n\n%s\n%s\n\n' "$(summary 60 4 36 85)" "$(summary 52 0 48 13.9)")"
 ok $? "game lines and two summaries: exit 0"
 is "$(field released < "$T/out")" false "decided on the last line (elo 13.9), not the first (elo 85)"
+# a summary whose player b is the candidate (gt-elo REFERENCE CANDIDATE) is refused
+pub 1600 "$(summary 90 0 10 380 | sed 's/"a":"cand","b":"cur"/"a":"cur","b":"run1-b6c64-s1600-d5000"/')"
+is $? 1 "candidate as player b: exit 1"
+grep -q "is player b" "$T/err"; ok $? "said: the candidate is player b"
 
 
 pub 10100 "$(summary 40 0 60 -70)"; ok $? "elo -70 but steps cross 10000"
@@ -57,11 +61,11 @@ is "$(field released < "$T/out")" false "not released"
 grep -q "bad summary" "$T/err"; ok $? "reported on stderr"
 is "$(field name < "$S/models/latest.json")" run1-b6c64-s10100-d5000.bin.gz "latest.json unchanged"
 
-is "$(wc -l < "$S/models/history.ndjson")" 6 "six decisions in the history"
+is "$(wc -l < "$S/models/history.ndjson")" 7 "seven decisions in the history"
 is "$(python3 -c '
 import json,sys
 print(" ".join("%s:%s" % (json.loads(l)["steps"], json.loads(l)["released"]) for l in sys.stdin))' < "$S/models/history.ndjson")" \
-	"1200:True 1500:False 1600:False 10100:True 10200:False 10200:False" "earlier entries kept, in order"
+	"1200:True 1500:False 1600:False 1600:False 10100:True 10200:False 10200:False" "earlier entries kept, in order"
 is "$(head -1 "$S/models/history.ndjson" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["stats"]["wins"])')" 60 "the stats are recorded"
 
 # a different model under a published name is refused, nothing moves
