@@ -311,7 +311,10 @@ static int add_row(gt_shard_writer *w, rows *rb, const gt_record *r, const gt_po
 		        : r->winner == GT_WIN_DRAW ? 0.0f : NAN;
 	if (isnan(score))
 		score = (float)(sign * r->score);
-	if (!finite_all(ps->policy, np + 1) || !isfinite(value) || !isfinite(score) ||
+	/* a score that stays NaN is unknown (a game won by resignation or on
+	 * time): kept as NaN, and gt-train leaves the row out of the score
+	 * loss; an infinite one is bad data */
+	if (!finite_all(ps->policy, np + 1) || !isfinite(value) || isinf(score) ||
 	    !isfinite(ps->weight) || !finite_all(w->globals, w->enc.nglobals) ||
 	    !finite_all(w->planes, (long)w->enc.nplanes * np) ||
 	    (r->ownership && !finite_all(r->ownership, np))) {

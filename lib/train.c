@@ -213,6 +213,17 @@ static const float *own_target(gt_trainer *t, int B, int n, const gt_nn_out *out
 	return t->own;
 }
 
+/* score_target: rows whose score is unknown (NaN in the shard: a game won
+ * by resignation) get the network's own prediction as their target, so
+ * that they add neither loss nor gradient to the score term. */
+static const float *score_target(gt_trainer *t, int B, const gt_nn_out *out)
+{
+	for (int b = 0; b < B; b++)
+		if (isnan(t->score[b]))
+			t->score[b] = out->score[b];
+	return t->score;
+}
+
 static void loss_fix(gt_nn_loss *l, const gt_nn_lossw *w, double ent, int B)
 {
 	l->own -= ent / B;
@@ -243,7 +254,7 @@ int gt_train_step(gt_trainer *t, gt_shard_window *w, gt_train_step_info *info, g
 	if (rc)
 		return gt_error_set(e, rc, -1, -1, "forward: %s", gt_strerror(rc));
 	double ent;
-	gt_nn_target tg = {t->pol, t->val, t->score, own_target(t, B, n, &out, &ent), t->wt};
+	gt_nn_target tg = {t->pol, t->val, score_target(t, B, &out), own_target(t, B, n, &out, &ent), t->wt};
 	rc = gt_nn_backward(t->nn, &tg, &t->c.lossw, &si.loss);
 	if (rc)
 		return gt_error_set(e, rc, -1, -1, "backward: %s", gt_strerror(rc));
@@ -306,7 +317,7 @@ int gt_train_eval(gt_trainer *t, const gt_shard_window *w, long rows, int batch,
 		if (rc)
 			return gt_error_set(e, rc, -1, -1, "forward: %s", gt_strerror(rc));
 		double ent;
-		gt_nn_target tg = {t->pol, t->val, t->score, own_target(t, B, n, &out, &ent), t->wt};
+		gt_nn_target tg = {t->pol, t->val, score_target(t, B, &out), own_target(t, B, n, &out, &ent), t->wt};
 		gt_nn_loss l;
 		rc = gt_nn_eval_loss(t->nn, &tg, &t->c.lossw, &l);
 		if (rc)

@@ -118,4 +118,13 @@ gt-train --init b1c8 --data "$T/d" --steps 3 --batch 8 --state "$T/bad" -o "$T/x
 head -c 300 "$T/s" >"$T/trunc"
 gt-train --init b1c8 --data "$T/d" --steps 3 --batch 8 --state "$T/trunc" -o "$T/x.bin.gz" \
 	>"$T/o" 2>"$T/e"; is $? 1 "a truncated state file: exit 1"
+# a game won by resignation has no score: gt-shard keeps its rows with the
+# score NaN (unknown) and gt-train leaves them out of the score loss only
+printf '(;GM[1]FF[4]SZ[9]KM[7]RU[Chinese]RE[B+R];B[ee];W[cc];B[gg];W[cg];B[gc];W[dd];B[ef];W[fd];B[de];W[ce];B[cd];W[dc])\n' >"$T/res.sgf"
+gt-sgf "$T/res.sgf" >"$T/res.ndjson" 2>"$T/e"; ok $? "gt-sgf reads a game won by resignation"
+gt-shard --out "$T/rd" "$T/res.ndjson" >/dev/null 2>"$T/e"; is $? 0 "gt-shard keeps its rows: exit 0"
+is "$($PY -c 'import glob,sys,numpy as np; z=np.load(glob.glob(sys.argv[1]+"/run_*/*.npz")[0]); print(int(np.isnan(z["score"]).sum()), len(z["score"]))' "$T/rd")" "12 12" "every row kept, score NaN (unknown)"
+gt-train --init b1c8 --data "$T/rd" --steps 4 --batch 4 --log-every 4 -o "$T/res.bin.gz" >"$T/o" 2>"$T/e"
+is $? 0 "gt-train trains on them"
+is "$($PY -c 'import json,sys; r=json.loads(open(sys.argv[1]).readline()); print(r["score"] < 1e-9 and r["policy"] > 0 and r["value"] > 0)' "$T/o")" True "no score loss, policy and value losses kept"
 done_testing
