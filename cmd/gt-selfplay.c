@@ -26,7 +26,7 @@ static void usage(FILE *f)
 	fprintf(f,
 	    "usage: gt-selfplay --model FILE|none [--games N] [--visits N] [--cheap-visits N]\n"
 	    "                   [--full-prob P] [--board-size N] [--komi K] [--rules NAME]\n"
-	    "                   [--max-moves N] [--threads T] [--parallel-games G] [--leaves B]\n"
+	    "                   [--max-moves N] [--pass-from N] [--threads T] [--parallel-games G] [--leaves B]\n"
 	    "                   [--temp-early T] [--temp-final T] [--temp-halflife M]\n"
 	    "                   [--seed S] [--worker NAME] [--sgf DIR] [--backend NAME]\n"
 	    "                   [--cache-mb M] [--deterministic] [--progress] [-v]\n"
@@ -41,6 +41,7 @@ static void usage(FILE *f)
 	    "  --komi K              (7)\n"
 	    "  --rules NAME          chinese, tromp-taylor, ... (chinese)\n"
 	    "  --max-moves N         then the game is ended by two passes (2*n*n)\n"
+	    "  --pass-from N         the search passes only from move N on (n*n/2)\n"
 	    "  --threads T           worker threads, one evaluator each (1)\n"
 	    "  --parallel-games G    games in flight per thread (16)\n"
 	    "  --leaves B            leaves per game per network call (1)\n"
@@ -143,7 +144,7 @@ int main(int argc, char **argv)
 {
 	enum { O_MODEL = 256, O_GAMES, O_VISITS, O_CHEAP, O_FULL, O_SIZE, O_KOMI, O_RULES,
 	       O_MAXMOVES, O_THREADS, O_PARALLEL, O_LEAVES, O_TEARLY, O_TFINAL, O_THALF,
-	       O_SEED, O_WORKER, O_PROGRESS, O_VERSION, O_SGF, O_BACKEND, O_CACHE, O_DET };
+	       O_SEED, O_WORKER, O_PROGRESS, O_VERSION, O_SGF, O_BACKEND, O_CACHE, O_DET, O_PASSFROM };
 	static const struct option opts[] = {
 		{ "model", required_argument, 0, O_MODEL },
 		{ "games", required_argument, 0, O_GAMES },
@@ -154,6 +155,7 @@ int main(int argc, char **argv)
 		{ "komi", required_argument, 0, O_KOMI },
 		{ "rules", required_argument, 0, O_RULES },
 		{ "max-moves", required_argument, 0, O_MAXMOVES },
+		{ "pass-from", required_argument, 0, O_PASSFROM },
 		{ "threads", required_argument, 0, O_THREADS },
 		{ "parallel-games", required_argument, 0, O_PARALLEL },
 		{ "leaves", required_argument, 0, O_LEAVES },
@@ -196,6 +198,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case O_MAXMOVES: p.max_moves = num("--max-moves", optarg, 1, GT_MAX_HIST - 2); break;
+		case O_PASSFROM: p.search.pass_from = num("--pass-from", optarg, 0, GT_MAX_HIST); break;
 		case O_THREADS: p.threads = num("--threads", optarg, 1, 256); break;
 		case O_PARALLEL: p.parallel_games = num("--parallel-games", optarg, 1, 4096); break;
 		case O_LEAVES: p.search.leaves = num("--leaves", optarg, 1, 256); break;

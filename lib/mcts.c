@@ -91,6 +91,7 @@ void gt_mcts_params_default(gt_mcts_params *p)
 	p->noise_weight = 0.25;
 	p->leaves = 8;
 	p->max_bytes = (size_t)64 << 20;
+	p->pass_from = 0;
 }
 
 gt_mcts *gt_mcts_new(const gt_mcts_params *p)
@@ -469,7 +470,8 @@ static int expand(gt_mcts *m, int32_t c, const gt_board *b, const float *logits)
 	int16_t moves[GT_MAX_PTS + 1];
 	double p[GT_MAX_PTS + 1];
 	int k = gt_board_legal_moves(b, b->to_move, moves);
-	moves[k++] = (int16_t)GT_PASS(b->n);
+	if (k == 0 || b->nmoves >= m->p.pass_from)
+		moves[k++] = (int16_t)GT_PASS(b->n);
 	double mx = -INFINITY;
 	for (int i = 0; i < k; i++) {
 		float l = logits[moves[i]];

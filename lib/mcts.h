@@ -90,6 +90,9 @@ typedef struct gt_mcts_params {
 	double noise_weight;       /* weight of the noise, 0.25 (AlphaZero, KataGo) */
 	int leaves;                /* most leaves per gt_mcts_collect call, 8 */
 	size_t max_bytes;          /* bound on tree memory (both pools), 64 MiB */
+	int pass_from;             /* the search considers passing only once this many
+	                              moves were played (or when nothing else is
+	                              legal); 0, the default: always */
 } gt_mcts_params;
 
 /* gt_mcts_params_default: fills p with the defaults listed above. */

@@ -32,6 +32,7 @@ void gt_selfplay_params_default(gt_selfplay_params *p)
 	p->seed = 0;
 	gt_mcts_params_default(&p->search);
 	p->search.leaves = 1;
+	p->search.pass_from = -1; /* n*n/2 once the board size is known */
 	p->model = "none";
 	p->worker = NULL;
 	p->backend = "cpu";
@@ -375,8 +376,11 @@ static void *work(void *arg)
 	int ng = p->parallel_games, n = p->board_size;
 	size_t stride = (size_t)n * n + 1, cap = (size_t)ng * p->search.leaves;
 	game *gs = gt_xcalloc(ng, sizeof *gs);
+	gt_mcts_params sp = p->search;
+	if (sp.pass_from < 0) /* no pass in the first half of n*n moves */
+		sp.pass_from = n * n / 2;
 	for (int j = 0; j < ng; j++)
-		gs[j].m = gt_mcts_new(&p->search);
+		gs[j].m = gt_mcts_new(&sp);
 	const gt_board **boards = gt_xmalloc(cap * sizeof *boards);
 	float *logits = gt_xmalloc(cap * stride * sizeof *logits);
 	float *value = gt_xmalloc(cap * sizeof *value);

@@ -54,7 +54,8 @@ typedef struct gt_selfplay_params {
 	int threads;             /* worker threads, 1; each has its own evaluator */
 	long games;              /* games to play, 1 */
 	uint64_t seed;           /* 0 */
-	gt_mcts_params search;   /* gt_mcts_params_default, but leaves = 1 */
+	gt_mcts_params search;   /* gt_mcts_params_default, but leaves = 1 and
+	                            pass_from -1: n*n/2 moves */
 	const char *model;       /* record "model" (borrowed), "none" */
 	const char *worker;      /* record "worker" (borrowed), NULL */
 	/* how gt_selfplay_model_open opens a network */

@@ -422,6 +422,42 @@ static void test_errors(void)
 	gt_mcts_free(m);
 }
 
+static void test_pass_from(void)
+{
+	/* with pass_from the search keeps passing out until that move */
+	gt_board b;
+	gt_board_init(&b, 5, rules, 0);
+	gt_evaluator uni = gt_evaluator_uniform();
+	for (int pf = 0; pf <= 3; pf += 3) {
+		gt_mcts_params p;
+		gt_mcts_params_default(&p);
+		p.pass_from = pf;
+		gt_mcts *m = gt_mcts_new(&p);
+		gt_mcts_set_root(m, &b);
+		gt_mcts_search(m, &uni, 200, 0, NULL);
+		float pol[26];
+		gt_mcts_policy(m, pol);
+		if (pf == 0)
+			ok(pol[25] > 0, "pass_from 0: the pass is searched (%.3f)", pol[25]);
+		else
+			is_dbl(pol[25], 0, 0, "pass_from 3 at move 0: the pass is not searched");
+		gt_mcts_free(m);
+	}
+	/* when nothing else is legal the pass stays: white facing a 3x3
+	 * black group with two eyes */
+	gt_board_from_ascii(&b, 3, rules, 0, "X . X  X X X  X X .", GT_WHITE);
+	gt_mcts_params p;
+	gt_mcts_params_default(&p);
+	p.pass_from = 100;
+	gt_mcts *m = gt_mcts_new(&p);
+	gt_mcts_set_root(m, &b);
+	is_int(gt_mcts_search(m, &uni, 10, 0, NULL), 0, "a search with only the pass legal works");
+	float pol[10];
+	gt_mcts_policy(m, pol);
+	is_dbl(pol[9], 1, 1e-6, "and passes");
+	gt_mcts_free(m);
+}
+
 int main(void)
 {
 	rules = gt_rules_find("tromp-taylor");
@@ -432,5 +468,6 @@ int main(void)
 	test_batching();
 	test_reuse();
 	test_errors();
+	test_pass_from();
 	return done_testing();
 }
