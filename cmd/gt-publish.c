@@ -273,7 +273,7 @@ static int swapped(const char *line, size_t len, const char *cand, char *why, si
 		stem[l - 7] = 0;
 	int bad = a && b && strcmp(a, stem) != 0 && strcmp(b, stem) == 0;
 	if (bad)
-		snprintf(why, size, "bad summary: the candidate %s is player b, not a "
+		snprintf(why, size, "bad summary: the candidate %.120s is player b, not a "
 		         "(gt-elo counts wins for a: run gt-elo CANDIDATE REFERENCE)", stem);
 	json_decref(j);
 	return bad;
