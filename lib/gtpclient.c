@@ -49,11 +49,14 @@ int gt_gtpc_open(gt_gtpc **out, const char *command, gt_error *err)
 		/* child: the socket is stdin and stdout (dup2 clears CLOEXEC) */
 		if (dup2(sv[1], 0) < 0 || dup2(sv[1], 1) < 0)
 			_exit(126);
+		/* its own process group, so that closing kills what sh -c started */
+		setpgid(0, 0);
 		signal(SIGPIPE, SIG_DFL);
 		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
 		_exit(127);
 	}
 	close(sv[1]);
+	setpgid(pid, pid); /* as the child does: whichever runs first */
 	gt_gtpc *c = gt_xcalloc(1, sizeof *c);
 	c->fd = sv[0];
 	c->pid = pid;
@@ -279,11 +282,14 @@ int gt_gtpc_close(gt_gtpc *c)
 	}
 	shutdown(c->fd, SHUT_RDWR);
 	close(c->fd);
+	pid_t group = c->pid;
 	if (!reap(c, c->broken ? 0.2 : 2.0)) {
-		kill(c->pid, SIGKILL);
+		kill(-group, SIGKILL);
 		waitpid(c->pid, &c->status, 0);
 		c->pid = 0;
 	}
+	if (group > 0)
+		kill(-group, SIGKILL); /* what the engine's shell left running */
 	status = c->status;
 	free(c->in);
 	free(c);
