@@ -81,7 +81,7 @@ $(LIBGT): $(LIB_OBJ)
 	@echo "  AR      $@"
 	@ar rcs $@ $^
 
-$(BINDIR)/%: cmd/%.c $(LIBGT)
+$(BINDIR)/%: cmd/%.c $(wildcard cmd/*.h) $(LIBGT)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)

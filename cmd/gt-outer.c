@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 static const char *prog = "gt-outer";
+#include "opt.h"
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -66,38 +67,6 @@ static void help(void)
 	    "  --lease-ttl S         seconds the lease on the store lasts unrenewed (30)\n"
 	    "  --owner ID            the lease's owner (host:state directory)\n"
 	    "  --progress            a line per version on stderr\n");
-}
-
-static void die_usage(const char *opt, const char *want, const char *got)
-{
-	fprintf(stderr, "%s: %s: want %s, got '%s'\n", prog, opt, want, got);
-	exit(2);
-}
-
-static long num_long(const char *opt, const char *s, long lo, long hi)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		char want[64];
-		snprintf(want, sizeof want, "%ld..%ld", lo, hi);
-		die_usage(opt, want, s);
-	}
-	return v;
-}
-
-static double num_double(const char *opt, const char *s, double lo, double hi)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo && v <= hi)) {
-		char want[64];
-		snprintf(want, sizeof want, "a number in %g..%g", lo, hi);
-		die_usage(opt, want, s);
-	}
-	return v;
 }
 
 static double now_s(void)

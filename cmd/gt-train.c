@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 static const char *prog = "gt-train";
+#include "opt.h"
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -74,38 +75,6 @@ static void help(void)
 	    "  --validate-rows R     held-out rows evaluated (4096)\n"
 	    "  --max-bad-steps K     stop after K non-finite steps in a row (10)\n"
 	    "  --progress            a line per metrics line on stderr\n");
-}
-
-static void die_usage(const char *opt, const char *want, const char *got)
-{
-	fprintf(stderr, "%s: %s: want %s, got '%s'\n", prog, opt, want, got);
-	exit(2);
-}
-
-static long num_long(const char *opt, const char *s, long lo, long hi)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		char want[64];
-		snprintf(want, sizeof want, "%ld..%ld", lo, hi);
-		die_usage(opt, want, s);
-	}
-	return v;
-}
-
-static double num_double(const char *opt, const char *s, double lo, double hi)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo && v <= hi)) {
-		char want[64];
-		snprintf(want, sizeof want, "a number in %g..%g", lo, hi);
-		die_usage(opt, want, s);
-	}
-	return v;
 }
 
 static int valid_series(const char *s)
