@@ -1,0 +1,96 @@
+#!/bin/sh
+# share/gt/examples/9x9-from-zero and 9x9-levers at a tiny size: the
+# results of every generation, the chained Elo, the CPU-hours, the table
+# and plot, a run killed at a random moment and started again, and a lever
+# compared with the base run.
+. "${GT_SRC:-.}/tests/cmd/tap.sh"
+command -v gt-train >/dev/null && command -v gt-elo >/dev/null ||
+	skip_all "gt-train or gt-elo is not built"
+X=$GT_SRC/share/gt/examples
+cat > "$T/tiny.cfg" <<'CFG'
+arch = b1c8
+games = 8
+visits = 16
+cheap_visits = 8
+steps = 20
+batch = 32
+match_games = 4
+match_visits = 8
+gen1_games = 4
+gnugo_every = 2
+gnugo_games = 2
+# a comment, and the last value of a key wins
+steps = 30
+CFG
+R=$T/run
+sh "$X/9x9-from-zero" -d "$R" -c "$T/tiny.cfg" -g 2 > "$T/out" 2> "$T/err"
+ok $? "two generations"
+is "$(grep '^steps = ' "$R/recipe.cfg" | tail -n 1)" "steps = 30" "the settings are kept in recipe.cfg, the file's last value last"
+is "$(sed 's/^{"generation":\([0-9]*\),.*/\1/' "$R/results.ndjson" | paste -sd, -)" "1,2" "results.ndjson: generations 1 and 2"
+is "$(sed -n 's/.*"steps":\([0-9]*\),.*/\1/p' "$R/results.ndjson" | paste -sd, -)" "30,60" "30 steps a generation"
+awk '{ c = $0; sub(/.*"cpu_s":/, "", c); sub(/,.*/, "", c)
+	h = $0; sub(/.*"cpu_hours":/, "", h); sub(/,.*/, "", h)
+	p = $0; sub(/.*"play_cpu_s":/, "", p); sub(/,.*/, "", p)
+	t = $0; sub(/.*"train_cpu_s":/, "", t); sub(/,.*/, "", t)
+	s += p + t
+	if (!(p >= 0 && t > 0) || c - s > 0.11 || s - c > 0.11 || h - c / 3600 > 0.00006 || c / 3600 - h > 0.00006) exit 1 }' "$R/results.ndjson"
+ok $? "CPU seconds and hours: the running sum of self-play and training CPU seconds"
+# the chain is the sum of the matches against the generation before, an
+# unbounded result counted at its finite bound
+awk '{ e = $0; sub(/.*"elo_prev":/, "", e); sub(/,.*/, "", e)
+	if (e == "null") { l = $0; sub(/.*"elo_prev_ci95":\[/, "", l); split(l, a, /[],]/); e = a[1] == "null" ? a[2] : a[1] }
+	s += e; c = $0; sub(/.*"chain":/, "", c); sub(/,.*/, "", c)
+	if (c - s > 0.11 || s - c > 0.11) exit 1 }' "$R/results.ndjson"
+ok $? "chain: the sum of the Elo against the generation before"
+grep -q '^{"generation":1,.*"elo_prev_ci95":' "$R/results.ndjson" && ! grep -q '^{"generation":1,.*"elo_gen1"' "$R/results.ndjson"
+ok $? "generation 1: matched against the uniform evaluator, not against itself"
+grep -q '^{"generation":2,.*"elo_gen1":.*"elo_gen1_ci95":\[' "$R/results.ndjson"
+ok $? "generation 2: matched against generation 1"
+is "$(grep -c '^{"generation":1,.*"gnugo_games":2' "$R/results.ndjson")" \
+	"$({ command -v gnugo || [ -x /usr/games/gnugo ]; } >/dev/null && echo 1 || echo 0)" "GNU Go at generation 1 when it is installed"
+if [ -s "$R/eval/0002/gen1.ndjson" ]; then
+	is "$(wc -l < "$R/eval/0002/gen1.ndjson")" 4 "the match's game records kept"
+fi
+is "$(sed 1d "$R/table.txt" | awk '{ print $1 }' | paste -sd, -)" "1,2" "table.txt: a line a generation"
+if command -v gnuplot >/dev/null; then
+	is "$(od -An -tx1 -N4 "$R/elo.png" | tr -d ' ')" 89504e47 "elo.png is a PNG"
+fi
+sh "$X/9x9-from-zero" -d "$R" -c "$T/tiny.cfg" -g 2 > /dev/null 2> "$T/err2"
+is $? 2 "-c on a run that has its settings: refused"
+sh "$X/9x9-from-zero" -d "$R" --plot > "$T/plot" 2>&1
+cmp -s "$T/plot" "$R/table.txt"; ok $? "--plot prints the table again"
+
+# killed at a random moment, started again: the generations stay whole
+n=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
+d=$(awk -v n="$n" 'BEGIN { printf "%.2f", 0.3 + (n % 200) / 100 }')
+setsid sh "$X/9x9-from-zero" -d "$R" -g 4 > /dev/null 2>&1 &
+p=$!
+sleep "$d"
+kill -KILL -- -"$p" 2>/dev/null
+wait "$p" 2>/dev/null
+diag "killed after $d s"
+sh "$X/9x9-from-zero" -d "$R" -g 4 > /dev/null 2> "$T/err3"
+ok $? "started again after SIGKILL"
+is "$(sed 's/^{"generation":\([0-9]*\),.*/\1/' "$R/results.ndjson" | paste -sd, -)" "1,2,3,4" "generations 1..4, each once"
+is "$(sed 's/^{"generation":\([0-9]*\),.*/\1/' "$R/trainer/generations.ndjson" | paste -sd, -)" "1,2,3,4" "the trainer's generations 1..4, each once"
+for g in 1 2 3 4; do
+	gt-model describe "$R/eval/000$g/z9-gen$g.bin.gz" > /dev/null 2>&1 || break
+done
+ok $? "every generation's network loads"
+
+# a lever against the base run, at equal CPU-hours
+L=$T/lev
+sh "$X/9x9-levers" -b "$R" -d "$L" --cpu-hours 0.00001 --games 4 small > "$T/lout" 2> "$T/lerr"
+ok $? "9x9-levers small"
+grep -q '^arch = b2c16$' "$L/small.cfg"; ok $? "the lever's run: the base's settings with b2c16"
+grep -q '"lever":"small","setting":"arch = b2c16","generation":1,' "$L/levers.ndjson"
+ok $? "levers.ndjson: the small network's run stopped after generation 1 (CPU-hours reached)"
+awk '{ w = $0; sub(/.*"wins":/, "", w); sub(/,.*/, "", w); d = $0; sub(/.*"draws":/, "", d); sub(/,.*/, "", d)
+	l = $0; sub(/.*"losses":/, "", l); sub(/,.*/, "", l); exit !(w + d + l == 4) }' "$L/levers.ndjson"
+ok $? "4 games against the base's network"
+grep -q '^small  *arch = b2c16 ' "$T/lout"; ok $? "the table on stdout"
+sh "$X/9x9-levers" -b "$R" -d "$L" --cpu-hours 0.00001 --games 4 small > "$T/lout2" 2>&1
+cmp -s "$T/lout" "$T/lout2" && [ "$(wc -l < "$L/levers.ndjson")" = 1 ]; ok $? "run again: nothing played twice"
+sh "$X/9x9-levers" -b "$R" -d "$L" bogus > /dev/null 2>&1
+is $? 2 "an unknown lever: exit 2"
+done_testing
