@@ -78,6 +78,13 @@ for g in 1 2 3 4; do
 done
 ok $? "every generation's network loads"
 
+# a results line removed: measured again from the kept match summaries
+cp "$R/results.ndjson" "$T/results.before"
+sed -i '$d' "$R/results.ndjson"
+sh "$X/9x9-from-zero" -d "$R" -g 4 > /dev/null 2> "$T/err4"
+cmp -s "$R/results.ndjson" "$T/results.before"; ok $? "a removed results line is written again, the same"
+grep -q "generation 4: .* games against" "$T/err4"; is $? 1 "without playing its matches again"
+
 # a lever against the base run, at equal CPU-hours
 L=$T/lev
 sh "$X/9x9-levers" -b "$R" -d "$L" --cpu-hours 0.00001 --games 4 small > "$T/lout" 2> "$T/lerr"
