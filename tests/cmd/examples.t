@@ -46,6 +46,7 @@ grep -q '^{"generation":1,.*"elo_prev_ci95":' "$R/results.ndjson" && ! grep -q '
 ok $? "generation 1: matched against the uniform evaluator, not against itself"
 grep -q '^{"generation":2,.*"elo_gen1":.*"elo_gen1_ci95":\[' "$R/results.ndjson"
 ok $? "generation 2: matched against generation 1"
+cmp -s "$R/eval/0002/prev.json" "$R/eval/0002/gen1.json"; ok $? "generation 2: one match for the one before and generation 1"
 is "$(grep -c '^{"generation":1,.*"gnugo_games":2' "$R/results.ndjson")" \
 	"$({ command -v gnugo || [ -x /usr/games/gnugo ]; } >/dev/null && echo 1 || echo 0)" "GNU Go at generation 1 when it is installed"
 if [ -s "$R/eval/0002/gen1.ndjson" ]; then
