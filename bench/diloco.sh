@@ -4,7 +4,9 @@
 #   bandwidth      bytes a unit sends and receives per training sample
 #                  against synchronous data-parallel (2 x P x 4 bytes per
 #                  step per unit), at the defaults (H 500, int8) and int4
-#   quality        4 units against one gt-train with the same total
+#   quality        4 units against synchronous data-parallel training
+#                  (one gt-train at 4x the batch) and against one
+#                  gt-train at the units' batch, all with the same total
 #                  samples on the same rows (19x19 human games from
 #                  /usr/share/goban through gt-sgf, held out by game):
 #                  held-out loss and top-1 against samples
@@ -12,7 +14,7 @@
 #                  version) over allocated unit time, units killed at random
 #   heterogeneity  one unit at half speed: it still contributes and the
 #                  held-out loss still falls
-# DILOCO_BENCH_AVG=1 adds a quality run of plain model averaging.
+# DILOCO_BENCH_AVG=1 adds a quality run of plain model averaging (H 50).
 # DILOCO_BENCH_SCALE (1) multiplies the steps of the quality run;
 # DILOCO_BENCH_PARTS (all four) names the parts to run.
 # Run by bench/run with GT_BIN and GT_SRC set.
@@ -62,7 +64,60 @@ bw int8
 bw int4
 fi
 
-# ---- quality: 4 units against one trainer, same samples, same rows ----
+# ---- quality: 4 units against two baselines, same samples, same rows ----
+# Baselines: "plain", one gt-train at the units' batch B for 4x the steps
+# of a unit (same samples, 4x the sequential updates); "sync", one gt-train
+# at batch 4B for the steps of a unit: synchronous data-parallel training
+# of 4 workers, the baseline of the DiLoCo papers (same samples, same
+# sequential updates as a unit), at the better of lr 0.003 and 0.006.
+# DiLoCo runs, H 50 (8 outer rounds at scale 1): the gt-outer defaults
+# (lr 0.7, Nesterov 0.9), and Nesterov 0.6, which trained better at this
+# size (measured at scale 1 against sync at lr 0.006: momentum 0.9
+# +3.5% loss, -2.0 points top-1; 0.8 +1.7%, -1.0; 0.6 +0.9%, -0.2;
+# 0.8 at H 25 +0.9%, -0.4; model averaging +2.5%, -0.9). Momentum 0.9 has
+# few rounds to warm up in and overshoots after the second version. The units wait up to 10 s for the next version and the
+# outer process publishes at once (--grace 0: the quorum is every unit):
+# with gt-unit's default 1 s against gt-outer's 0.5 s grace and 0.5 s poll,
+# on 2 loaded cores every round after the first began from the version
+# before, all deltas came in one version stale, and the default run
+# diverged (held-out loss 6.59 after 8 versions).
+qtrain() { # name steps batch lr: a gt-train run, its curve in $d/NAME.curve
+	gt-train --model "$d/q0.bin.gz" --data "$d/train" --window 100000 --steps "$2" --batch "$3" \
+		--lr "$4" --log-every $(($2 / 8)) --validate "$d/held" --validate-rows 100000 \
+		-o "$d/$1.bin.gz" 2>/dev/null | sed -n 's/.*"samples":\([0-9]*\).*"val_total":\([0-9.]*\),"val_top1":\([0-9.]*\).*/\1 \2 \3/p' >"$d/$1.curve"
+}
+qdiloco() { # name H outer-lr momentum: 4 units x $per steps; curve in $d/NAME.curve
+	rm -rf "$d/q"
+	gt-outer --store "$d/q/store" --state "$d/q/outer" --init "$d/q0.bin.gz" --units 4 --quorum 4 \
+		--lr "$3" --momentum "$4" --grace 0 --poll 0.1 >"$d/q.outer" 2>/dev/null &
+	o=$!
+	pids="$pids $o"
+	us=""
+	for k in 0 1 2 3; do
+		gt-unit --store "$d/q/store" --data "$d/train" --cache "$d/q/u$k" --units 4 --slice $k \
+			--inner-steps "$2" --batch $B --lr $lr --window 100000 --rounds $((per / $2)) \
+			--wait-version 10 --poll 0.1 --seed $((k + 1)) >"$d/q.u$k" 2>/dev/null &
+		us="$us $!"
+	done
+	for u in $us; do wait $u; done
+	sleep 1
+	kill -TERM $o; wait $o
+	V=$(sed 's/.*"version":\([0-9]*\).*/\1/' "$d/q/store/diloco/current.json")
+	stale=$(grep -c '"decision":"stale"' "$d/q.outer")
+	every=$(((V + 7) / 8))
+	: >"$d/$1.curve"
+	n=0 v=0
+	while [ $v -le "$V" ]; do
+		n=$((n + $(sed 's/.*"samples":\([0-9]*\).*/\1/' "$d/q/store/diloco/versions/v$v.json")))
+		if [ $((v % every)) -eq 0 ] || [ $v -eq "$V" ]; then
+			gt-train --model "$d/q/store/diloco/versions/v$v.bin.gz" --data "$d/train" --steps 1 \
+				--lr 0 --weight-decay 0 --log-every 1 --validate "$d/held" --validate-rows 100000 \
+				-o "$d/x.bin.gz" 2>/dev/null | head -1 |
+				sed -n "s/.*\"val_total\":\([0-9.]*\),\"val_top1\":\([0-9.]*\).*/$n \1 \2 v$v/p" >>"$d/$1.curve"
+		fi
+		v=$((v + 1))
+	done
+}
 quality() {
 	ls /usr/share/goban/*.sgf >/dev/null 2>&1 || { echo "quality: no /usr/share/goban"; return; }
 	gt-sgf /usr/share/goban/*.sgf /usr/share/goban/*.mgt >"$d/all.ndjson" 2>/dev/null
@@ -82,64 +137,50 @@ PYEOF
 	gt-shard -o "$d/train" --rows 20000 "$d/train-aug.ndjson" >/dev/null 2>&1
 	gt-shard -o "$d/held" --rows 20000 "$d/held.ndjson" >/dev/null 2>&1
 	gt-model init b2c16 --seed 1 -o "$d/q0.bin.gz" 2>/dev/null
-	steps=$((1600 * DILOCO_BENCH_SCALE)) H=50 B=32 lr=0.003
+	steps=$((1600 * DILOCO_BENCH_SCALE)) B=32 lr=0.003
 	per=$((steps / 4))
-	t0=$(date +%s)
-	gt-train --model "$d/q0.bin.gz" --data "$d/train" --window 100000 --steps $steps --batch $B \
-		--lr $lr --log-every $((steps / 8)) --validate "$d/held" --validate-rows 2000 \
-		-o "$d/plain.bin.gz" >"$d/plain.metrics" 2>/dev/null
-	t1p=$(date +%s)
-	for cfg in default ${DILOCO_BENCH_AVG:+avg}; do
-	oo="--units 4 --quorum 4"
-	[ $cfg = avg ] && oo="--lr 1 --momentum 0"
-	rm -rf "$d/q"
-	t1=$(date +%s)
-	gt-outer --store "$d/q/store" --state "$d/q/outer" --init "$d/q0.bin.gz" $oo \
-		>"$d/q.outer" 2>/dev/null &
-	o=$!
-	pids="$pids $o"
-	us=""
-	for k in 0 1 2 3; do
-		gt-unit --store "$d/q/store" --data "$d/train" --cache "$d/q/u$k" --units 4 --slice $k \
-			--inner-steps $H --batch $B --lr $lr --window 100000 --rounds $((per / H)) \
-			--seed $((k + 1)) >"$d/q.u$k" 2>/dev/null &
-		us="$us $!"
+	runs=""
+	t=$(date +%s); qtrain plain $steps $B $lr; echo "plain $(($(date +%s) - t)) s: $steps steps x $B, lr $lr" >"$d/plain.what"
+	runs="$runs plain"
+	for slr in 0.003 0.006; do
+		t=$(date +%s); qtrain sync$slr $per $((4 * B)) $slr
+		echo "sync $(($(date +%s) - t)) s: $per steps x $((4 * B)), lr $slr" >"$d/sync$slr.what"
 	done
-	for u in $us; do wait $u; done
-	sleep 2
-	kill -TERM $o; wait $o
-	t2=$(date +%s)
-	V=$(sed 's/.*"version":\([0-9]*\).*/\1/' "$d/q/store/diloco/current.json")
-	: >"$d/q.eval"
-	for v in $(seq 0 "$V"); do
-		[ $((v % 4)) -eq 0 ] || [ "$v" -eq "$V" ] || continue
-		gt-train --model "$d/q/store/diloco/versions/v$v.bin.gz" --data "$d/train" --steps 1 \
-			--lr 0 --weight-decay 0 --log-every 1 --validate "$d/held" --validate-rows 2000 \
-			-o "$d/x.bin.gz" 2>/dev/null | head -1 | sed "s/^{/{\"v\":$v,/" >>"$d/q.eval"
+	# the better of the two (lower final held-out loss) is the sync baseline
+	if [ "$(tail -1 "$d/sync0.006.curve" | cut -d' ' -f2 | tr -d .)" -lt \
+		"$(tail -1 "$d/sync0.003.curve" | cut -d' ' -f2 | tr -d .)" ]; then s=0.006 o=0.003; else s=0.003 o=0.006; fi
+	cp "$d/sync$s.curve" "$d/sync.curve"; cp "$d/sync$s.what" "$d/sync.what"
+	cp "$d/sync$o.curve" "$d/sync-other.curve"; sed 's/^sync/sync lr not taken,/' "$d/sync$o.what" >"$d/sync-other.what"
+	runs="$runs sync sync-other"
+	for cfg in "default 50 0.7 0.9" "m06 50 0.7 0.6" ${DILOCO_BENCH_AVG:+"avg 50 1 0"}; do
+		set -- $cfg
+		t=$(date +%s); qdiloco diloco-$1 $2 $3 $4
+		echo "DiLoCo $(($(date +%s) - t)) s: 4 units x $per steps x $B, lr $lr, H $2, outer lr $3, momentum $4; $V versions, $stale stale deltas" >"$d/diloco-$1.what"
+		runs="$runs diloco-$1"
 	done
-	[ $cfg = default ] && what="outer lr 0.7, Nesterov 0.9, --quorum 4 --units 4" || what="model averaging (outer lr 1, momentum 0)"
-	echo "quality, $what: b2c16 19x19, $steps steps x $B (plain: $((t1p - t0)) s) against 4 units x $per steps, H $H (4 processes on 2 shared cores: $((t2 - t1)) s), $V versions"
-	$PY - "$d/plain.metrics" "$d/q.eval" "$d/q/store/diloco/versions" <<'PYEOF'
-import json, sys, os
-plain = [json.loads(l) for l in open(sys.argv[1]) if '"val_total"' in l]
-ev = [json.loads(l) for l in open(sys.argv[2])]
-cum, s = {}, 0
-v = 0
-while os.path.exists(os.path.join(sys.argv[3], "v%d.json" % v)):
-    s += json.load(open(os.path.join(sys.argv[3], "v%d.json" % v)))["samples"]
-    cum[v] = s
-    v += 1
-print("  %-8s %8s %10s %10s %8s" % ("run", "samples", "val_total", "val_policy", "top1"))
-for m in plain:
-    print("  %-8s %8d %10.4f %10.4f %8.4f" % ("plain", m["samples"], m["val_total"], m["val_policy"], m["val_top1"]))
-for m in ev:
-    print("  %-8s %8d %10.4f %10.4f %8.4f" % ("v%d" % m["v"], cum[m["v"]], m["val_total"], m["val_policy"], m["val_top1"]))
-a, b = plain[-1], ev[-1]
-print("  final: DiLoCo/plain held-out loss %.4f/%.4f = %+.1f%% (target within 3%%); top-1 %.4f vs %.4f = %+.2f points (target within 1)"
-      % (b["val_total"], a["val_total"], 100 * (b["val_total"] / a["val_total"] - 1), b["val_top1"], a["val_top1"],
-         100 * (b["val_top1"] - a["val_top1"])))
+	echo "quality: b2c16 19x19 human games, held-out loss and top-1 on every held-out row against samples (wall times on 2 shared cores)"
+	$PY - "$d" $runs <<'PYEOF'
+import sys
+d, runs = sys.argv[1], sys.argv[2:]
+cur, what = {}, {}
+for r in runs:
+    cur[r] = [l.split() for l in open("%s/%s.curve" % (d, r))]
+    what[r] = open("%s/%s.what" % (d, r)).read().strip()
+    print("  %-15s %s" % (r, what[r]))
+    print("  %-15s %8s %10s %8s" % ("", "samples", "val_total", "top1"))
+    for c in cur[r]:
+        print("  %-15s %8s %10s %8s %s" % ("", c[0], c[1], c[2], " ".join(c[3:])))
+for r in runs:
+    if not r.startswith("diloco"):
+        continue
+    b = cur[r][-1]
+    for base, why in (("sync", "synchronous data-parallel, the papers' baseline"), ("plain", "one trainer at the units' batch")):
+        a = cur[base][-1]
+        dl = 100 * (float(b[1]) / float(a[1]) - 1)
+        dt = 100 * (float(b[2]) - float(a[2]))
+        print("  final %s vs %s (%s): held-out loss %s/%s = %+.1f%% (target within 3%%), top-1 %s vs %s = %+.2f points (target within 1): %s"
+              % (r, base, why, b[1], a[1], dl, b[2], a[2], dt, "met" if dl <= 3 and dt >= -1 else "missed"))
 PYEOF
-	done
 }
 part quality && quality
 
