@@ -108,7 +108,7 @@ qdiloco() { # name H outer-lr momentum: 4 units x $per steps; curve in $d/NAME.c
 	: >"$d/$1.curve"
 	n=0 v=0
 	while [ $v -le "$V" ]; do
-		n=$((n + $(sed 's/.*"samples":\([0-9]*\).*/\1/' "$d/q/store/diloco/versions/v$v.json")))
+		n=$((n + $(sed -n 's/^{"version":[0-9]*,"samples":\([0-9]*\).*/\1/p' "$d/q/store/diloco/versions/v$v.json")))
 		if [ $((v % every)) -eq 0 ] || [ $v -eq "$V" ]; then
 			gt-train --model "$d/q/store/diloco/versions/v$v.bin.gz" --data "$d/train" --steps 1 \
 				--lr 0 --weight-decay 0 --log-every 1 --validate "$d/held" --validate-rows 100000 \
