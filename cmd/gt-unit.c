@@ -73,7 +73,8 @@ static void help(void)
 	    "  --step-sleep S        sleep S seconds after each inner step (0)\n"
 	    "  --poll S              wait between looks for the first version (1)\n"
 	    "  --wait-version S      after a round, wait up to S seconds for a newer version\n"
-	    "                        before starting again from the same one (1)\n"
+	    "                        before starting again from the same one (the longer\n"
+	    "                        of 1 and half the last round's inner steps)\n"
 	    "  --seed S              sampler seed (1)\n"
 	    "  --threads T           BLAS threads (1)\n"
 	    "  --backend NAME        cpu, cuda or auto (cpu)\n"
@@ -122,7 +123,8 @@ typedef struct unit {
 	const char *store, *data, *id, *cache, *state_path;
 	int units, slice, board, codec, progress;
 	long window, inner;
-	double step_sleep, poll, wait_version;
+	double step_sleep, poll, wait_version;	/* wait_version < 0: the default */
+	double last_train_s;	/* the last round's inner steps, seconds */
 	gt_store_opts so;
 	gt_train_conf tc;
 	uint64_t generation, seq;
@@ -260,9 +262,10 @@ static int round1(unit *u, long r)
 	u->bytes_received += 200;
 	/* a bounded wait for the outer process (never for another unit): a
 	 * round from the version just used repeats much of the last delta */
-	double until = now_s() + u->wait_version;
+	double wait = u->wait_version >= 0 ? u->wait_version : fmax(1, u->last_train_s / 2);
+	double until = now_s() + wait;
 	while (p.version == u->version && now_s() < until && !stop) {
-		sleep_s(fmin(0.05, u->wait_version));
+		sleep_s(fmin(0.05, wait));
 		if (gt_diloco_ptr_read(&u->so, u->store, &p, &e) == 0)
 			u->bytes_received += 200;
 	}
@@ -307,6 +310,7 @@ static int round1(unit *u, long r)
 	if (stop)
 		return -1;
 	double t2 = now_s();
+	u->last_train_s = t2 - t1;
 	if (!good) {
 		fprintf(stderr, "%s: round %ld: no good inner step\n", prog, r);
 		return 1;
@@ -415,7 +419,7 @@ int main(int argc, char **argv)
 	u.window = 250000;
 	u.codec = GT_DELTA_INT8;
 	u.poll = 1;
-	u.wait_version = 1;
+	u.wait_version = -1;
 	u.version = UINT64_MAX;
 	const char *optname = "adamw", *backend = NULL;
 	double lr = -1, wd = -1;
