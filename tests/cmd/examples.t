@@ -49,6 +49,13 @@ ok $? "generation 2: matched against generation 1"
 cmp -s "$R/eval/0002/prev.json" "$R/eval/0002/gen1.json"; ok $? "generation 2: one match for the one before and generation 1"
 is "$(grep -c '^{"generation":1,.*"gnugo_games":2' "$R/results.ndjson")" \
 	"$({ command -v gnugo || [ -x /usr/games/gnugo ]; } >/dev/null && echo 1 || echo 0)" "GNU Go at generation 1 when it is installed"
+if [ -s "$R/eval/0001/gnugo.ndjson" ]; then
+	want=$(/usr/bin/python3 -c '
+import json, sys
+m = [json.loads(l) for l in open(sys.argv[1])]
+print("%+.1f" % (sum(-r["score"] if r["black"].startswith("gtp:") else r["score"] for r in m) / len(m)))' "$R/eval/0001/gnugo.ndjson")
+	is "$(sed -n 2p "$R/table.txt" | sed 's/.*, //')" "$want" "the mean margin against GNU Go in the table, from its records"
+fi
 if [ -s "$R/eval/0002/gen1.ndjson" ]; then
 	is "$(wc -l < "$R/eval/0002/gen1.ndjson")" 4 "the match's game records kept"
 fi
