@@ -245,7 +245,7 @@ static int cmd_latest(const gt_store_opts *o, const char *store, const char *dir
 	int fetched;
 	int rc = gt_store_latest_pointer(o, store, dir, key, validate_model, NULL, &path, &fetched,
 	                                 args_file ? &pointer : NULL, &e);
-	if (rc == GT_ENOTFOUND && or_none) {
+	if (rc == GT_ENOTFOUND) {
 		/* the pointer itself absent (not the model it names): nothing
 		 * published yet */
 		char *u = gt_store_join(store, "models/latest.json"), *buf = NULL;
@@ -254,11 +254,16 @@ static int cmd_latest(const gt_store_opts *o, const char *store, const char *dir
 		int r2 = gt_store_get_mem(o, u, 1 << 20, &buf, &len, &e2);
 		free(u);
 		free(buf);
-		if (r2 == GT_ENOTFOUND) {
+		if (r2 == GT_ENOTFOUND && or_none) {
 			if (args_file && write_file(args_file, "\n"))
 				return 1;
 			puts("none");
 			return 0;
+		}
+		if (r2 == GT_ENOTFOUND) {
+			fprintf(stderr, "%s: %s: nothing published yet (no models/latest.json; "
+			        "--or-none prints none)\n", prog, store);
+			return 1;
 		}
 	}
 	if (rc)

@@ -77,6 +77,7 @@ is "$(cat "$T/out")" none "prints none"
 is "$(cat "$T/args" 2>&1)" "" "and writes empty self-play options"
 gt-sync latest "file://$S" "$T/inst" > /dev/null 2>"$T/err"
 is $? 1 "without --or-none nothing published is a failure"
+grep -q "nothing published yet" "$T/err"; ok $? "and says nothing is published yet"
 printf '{"name":"run1-s100.bin.gz","sha256":"%s","bytes":%d,"steps":100,"selfplay":{"visits":300,"board_size":7,"komi":7.5,"rules":"tromp-taylor"}}\n' "$MS" "$MB" |
 	gt-sync put --overwrite - "$S/models/latest.json"
 P=$(gt-sync latest --or-none --selfplay-args "$T/args" "file://$S" "$T/inst")
