@@ -20,8 +20,8 @@ void gt_selfplay_params_default(gt_selfplay_params *p)
 	p->rules = gt_rules_find("chinese");
 	p->komi = 7;
 	p->max_moves = 0;
-	p->visits = 200;
-	p->cheap_visits = 50;
+	p->visits = 100;
+	p->cheap_visits = 25;
 	p->full_prob = 0.25;
 	p->temp_early = 0.75;
 	p->temp_final = 0.15;
