@@ -95,16 +95,16 @@ grep -q "generation 4: .* games against" "$T/err4"; is $? 1 "without playing its
 
 # a lever against the base run, at equal CPU-hours
 L=$T/lev
-sh "$X/9x9-levers" -b "$R" -d "$L" --cpu-hours 0.00001 --games 4 small > "$T/lout" 2> "$T/lerr"
-ok $? "9x9-levers small"
-grep -q '^arch = b2c16$' "$L/small.cfg"; ok $? "the lever's run: the base's settings with b2c16"
-grep -q '"lever":"small","setting":"arch = b2c16","generation":1,' "$L/levers.ndjson"
-ok $? "levers.ndjson: the small network's run stopped after generation 1 (CPU-hours reached)"
+sh "$X/9x9-levers" -b "$R" -d "$L" --cpu-hours 0.00001 --games 4 big > "$T/lout" 2> "$T/lerr"
+ok $? "9x9-levers big"
+grep -q '^arch = b4c32$' "$L/big.cfg"; ok $? "the lever's run: the base's settings with b4c32"
+grep -q '"lever":"big","setting":"arch = b4c32","generation":1,' "$L/levers.ndjson"
+ok $? "levers.ndjson: the big network's run stopped after generation 1 (CPU-hours reached)"
 awk '{ w = $0; sub(/.*"wins":/, "", w); sub(/,.*/, "", w); d = $0; sub(/.*"draws":/, "", d); sub(/,.*/, "", d)
 	l = $0; sub(/.*"losses":/, "", l); sub(/,.*/, "", l); exit !(w + d + l == 4) }' "$L/levers.ndjson"
 ok $? "4 games against the base's network"
-grep -q '^small  *arch = b2c16 ' "$T/lout"; ok $? "the table on stdout"
-sh "$X/9x9-levers" -b "$R" -d "$L" --cpu-hours 0.00001 --games 4 small > "$T/lout2" 2>&1
+grep -q '^big  *arch = b4c32 ' "$T/lout"; ok $? "the table on stdout"
+sh "$X/9x9-levers" -b "$R" -d "$L" --cpu-hours 0.00001 --games 4 big > "$T/lout2" 2>&1
 cmp -s "$T/lout" "$T/lout2" && [ "$(wc -l < "$L/levers.ndjson")" = 1 ]; ok $? "run again: nothing played twice"
 sh "$X/9x9-levers" -b "$R" -d "$L" bogus > /dev/null 2>&1
 is $? 2 "an unknown lever: exit 2"
