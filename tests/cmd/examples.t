@@ -65,6 +65,18 @@ if command -v gnuplot >/dev/null; then
 fi
 sh "$X/9x9-from-zero" -d "$R" -c "$T/tiny.cfg" -g 2 > /dev/null 2> "$T/err2"
 is $? 2 "-c on a run that has its settings: refused"
+printf 'steps = 30\nstep = 30\n' > "$T/bad.cfg"
+sh "$X/9x9-from-zero" -d "$T/new" -c "$T/bad.cfg" > /dev/null 2> "$T/err5"
+is $? 2 "an unknown key: refused"
+grep -q 'unknown key step' "$T/err5" && [ ! -e "$T/new/recipe.cfg" ]; ok $? "named, and the run stays new (no recipe.cfg)"
+sh "$X/9x9-from-zero" -d "$T/new" -g abc > /dev/null 2>&1; is $? 2 "-g abc: refused"
+sh "$X/9x9-from-zero" -d "$T/new" --cpu-hours abc > /dev/null 2>&1; is $? 2 "--cpu-hours abc: refused"
+sh "$X/9x9-from-zero" -d "$T/none" --plot > /dev/null 2>&1
+[ $? = 2 ] && [ ! -e "$T/none" ]; ok $? "--plot of no run: refused, nothing created"
+printf 'visits=16\n  cheap_visits   =   8\n' > "$T/spaced.cfg"
+sh "$X/9x9-from-zero" -d "$T/sp" -c "$T/spaced.cfg" -g 1 --cpu-hours 0 > /dev/null 2>&1
+grep -q '^visits = 16$' "$T/sp/recipe.cfg" && grep -q '^cheap_visits = 8$' "$T/sp/recipe.cfg"
+ok $? "recipe.cfg: the -c file's lines written as key = value"
 sh "$X/9x9-from-zero" -d "$R" --plot > "$T/plot" 2>&1
 cmp -s "$T/plot" "$R/table.txt"; ok $? "--plot prints the table again"
 
@@ -106,6 +118,6 @@ ok $? "4 games against the base's network"
 grep -q '^big  *arch = b4c32 ' "$T/lout"; ok $? "the table on stdout"
 sh "$X/9x9-levers" -b "$R" -d "$L" --cpu-hours 0.00001 --games 4 big > "$T/lout2" 2>&1
 cmp -s "$T/lout" "$T/lout2" && [ "$(wc -l < "$L/levers.ndjson")" = 1 ]; ok $? "run again: nothing played twice"
-sh "$X/9x9-levers" -b "$R" -d "$L" bogus > /dev/null 2>&1
-is $? 2 "an unknown lever: exit 2"
+sh "$X/9x9-levers" -b "$R" -d "$T/lev2" visits2 bogus > /dev/null 2>&1
+[ $? = 2 ] && [ ! -e "$T/lev2/visits2" ]; ok $? "an unknown lever: refused before any lever runs"
 done_testing
