@@ -36,9 +36,11 @@ awk '{ c = $0; sub(/.*"cpu_s":/, "", c); sub(/,.*/, "", c)
 	if (!(p >= 0 && t > 0) || c - s > 0.11 || s - c > 0.11 || h - c / 3600 > 0.00006 || c / 3600 - h > 0.00006) exit 1 }' "$R/results.ndjson"
 ok $? "CPU seconds and hours: the running sum of self-play and training CPU seconds"
 # the chain is the sum of the matches against the generation before, an
-# unbounded result counted at its finite bound
+# unbounded result counted at its finite bound, or 0 when that bound is on
+# the other side of 0
 awk '{ e = $0; sub(/.*"elo_prev":/, "", e); sub(/,.*/, "", e)
-	if (e == "null") { l = $0; sub(/.*"elo_prev_ci95":\[/, "", l); split(l, a, /[],]/); e = a[1] == "null" ? a[2] : a[1] }
+	if (e == "null") { l = $0; sub(/.*"elo_prev_ci95":\[/, "", l); split(l, a, /[],]/)
+		e = a[1] == "null" ? (a[2] == "null" || a[2] > 0 ? 0 : a[2]) : (a[1] < 0 ? 0 : a[1]) }
 	s += e; c = $0; sub(/.*"chain":/, "", c); sub(/,.*/, "", c)
 	if (c - s > 0.11 || s - c > 0.11) exit 1 }' "$R/results.ndjson"
 ok $? "chain: the sum of the Elo against the generation before"
