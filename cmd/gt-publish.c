@@ -91,22 +91,6 @@ static void now_iso(char *buf, size_t n)
 	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* put_text: write text under url (replacing it). */
-static int put_text(const gt_store_opts *o, const char *url, const char *text, gt_error *e)
-{
-	FILE *f = tmpfile();
-	if (!f)
-		return gt_error_set(e, GT_EIO, -1, -1, "temporary file: %s", strerror(errno));
-	size_t n = strlen(text);
-	int rc;
-	if (fwrite(text, 1, n, f) != n || fflush(f) != 0)
-		rc = gt_error_set(e, GT_EIO, -1, -1, "temporary file: %s", strerror(errno));
-	else
-		rc = gt_store_put(o, f, url, 1, NULL, e);
-	fclose(f);
-	return rc;
-}
-
 /* append_history: add one line to STORE/models/history.ndjson, keeping what
  * is there (read, append, replace). */
 static int append_history(const gt_store_opts *o, const char *store, json_t *entry, gt_error *e)
@@ -124,7 +108,7 @@ static int append_history(const gt_store_opts *o, const char *store, json_t *ent
 		size_t n = len + strlen(line) + 3;
 		char *all = gt_xmalloc(n);
 		snprintf(all, n, "%s%s%s\n", old, len && old[len - 1] != '\n' ? "\n" : "", line);
-		rc = put_text(o, url, all, e);
+		rc = gt_store_put_mem(o, all, strlen(all), url, 1, NULL, e);
 		free(all);
 		free(line);
 	}
@@ -203,7 +187,7 @@ static int release(const gt_store_opts *o, const char *store, const char *cand, 
 	char *line = gt_xmalloc(n);
 	snprintf(line, n, "%s\n", text);
 	url = gt_store_join(store, "models/latest.json");
-	rc = put_text(o, url, line, e);
+	rc = gt_store_put_mem(o, line, strlen(line), url, 1, NULL, e);
 	free(url);
 	free(line);
 	free(text);

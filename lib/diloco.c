@@ -111,16 +111,7 @@ int gt_diloco_ptr_read(const gt_store_opts *o, const char *store, gt_diloco_ptr 
 int gt_diloco_put_mem(const gt_store_opts *o, const void *buf, size_t len, const char *url,
                       int overwrite, gt_error *e)
 {
-	FILE *f = tmpfile();
-	if (!f)
-		return gt_error_set(e, GT_EIO, -1, -1, "tmpfile: %s", strerror(errno));
-	int rc;
-	if (fwrite(buf, 1, len, f) != len || fflush(f))
-		rc = gt_error_set(e, GT_EIO, -1, -1, "tmpfile: %s", strerror(errno));
-	else
-		rc = gt_store_put(o, f, url, overwrite, NULL, e);
-	fclose(f);
-	return rc;
+	return gt_store_put_mem(o, buf, len, url, overwrite, NULL, e);
 }
 
 int gt_diloco_put_file(const gt_store_opts *o, const char *path, const char *url,

@@ -49,8 +49,8 @@ char *gt_diloco_ptr_format(const gt_diloco_ptr *p);
 int gt_diloco_ptr_read(const gt_store_opts *o, const char *store, gt_diloco_ptr *p,
                        gt_error *e);
 
-/* gt_diloco_put_mem: upload buf[len] to url (gt_store_put through a
- * temporary file). Returns gt_store_put's result. */
+/* gt_diloco_put_mem: upload buf[len] to url (gt_store_put_mem). Returns
+ * gt_store_put's result. */
 int gt_diloco_put_mem(const gt_store_opts *o, const void *buf, size_t len, const char *url,
                       int overwrite, gt_error *e);
 /* gt_diloco_put_file: upload the local file path to url. */

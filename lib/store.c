@@ -943,6 +943,21 @@ int gt_store_put(const gt_store_opts *o, FILE *in, const char *url, int overwrit
 	return http(o, url, &p, e);
 }
 
+int gt_store_put_mem(const gt_store_opts *o, const void *buf, size_t len, const char *url,
+                     int overwrite, int *existed, gt_error *e)
+{
+	FILE *f = tmpfile();
+	int rc;
+	if (!f)
+		return gt_error_set(e, GT_EIO, -1, -1, "temporary file: %s", strerror(errno));
+	if (fwrite(buf, 1, len, f) != len || fflush(f) != 0)
+		rc = gt_error_set(e, GT_EIO, -1, -1, "temporary file: %s", strerror(errno));
+	else
+		rc = gt_store_put(o, f, url, overwrite, existed, e);
+	fclose(f);
+	return rc;
+}
+
 /* ---- listing ---- */
 
 static int entry_cmp(const void *a, const void *b)
@@ -1811,15 +1826,9 @@ int gt_store_contrib_update(const gt_store_opts *o, const char *store, const cha
 	{
 		char *text = json_dumps(all, JSON_INDENT(1) | JSON_SORT_KEYS);
 		size_t tl = strlen(text);
-		FILE *f = tmpfile();
-		if (!f)
-			rc = gt_error_set(e, GT_EIO, -1, -1, "temporary file: %s", strerror(errno));
-		else if (fwrite(text, 1, tl, f) != tl || fputc('\n', f) == EOF || fflush(f) != 0)
-			rc = gt_error_set(e, GT_EIO, -1, -1, "temporary file: %s", strerror(errno));
-		else
-			rc = gt_store_put(o, f, url, 1, NULL, e);
-		if (f)
-			fclose(f);
+		text = gt_xrealloc(text, tl + 1);
+		text[tl] = '\n';
+		rc = gt_store_put_mem(o, text, tl + 1, url, 1, NULL, e);
 		free(text);
 	}
 done:

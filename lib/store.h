@@ -122,6 +122,11 @@ int gt_store_get_mem(const gt_store_opts *o, const char *url, size_t max,
 int gt_store_put(const gt_store_opts *o, FILE *in, const char *url, int overwrite,
                  int *existed, gt_error *e);
 
+/* gt_store_put_mem: gt_store_put of the len bytes at buf (borrowed), through
+ * a temporary file. Same results and errors as gt_store_put. */
+int gt_store_put_mem(const gt_store_opts *o, const void *buf, size_t len, const char *url,
+                     int overwrite, int *existed, gt_error *e);
+
 /* gt_store_sha256_file: hex sha256 and size (may be NULL) of the bytes of
  * a stream from its start; leaves it positioned at the end. GT_EIO. */
 int gt_store_sha256_stream(FILE *f, char hex[GT_SHA256_HEX], long long *bytes,
