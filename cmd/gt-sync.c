@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "contrib.h"
 #include "gt.h"
 #include "model.h"
 #include "store.h"
@@ -296,7 +297,7 @@ static int cmd_contrib(const gt_store_opts *o, const char *store, const char *ge
 		fprintf(stderr, "%s: %s: %s\n", prog, records, strerror(errno));
 		return 1;
 	}
-	int rc = gt_store_contrib_update(o, store, gen, f, vstats, &summary, &e);
+	int rc = gt_contrib_update(o, store, gen, f, vstats, &summary, &e);
 	if (f != stdin)
 		fclose(f);
 	if (rc)

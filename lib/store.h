@@ -206,7 +206,7 @@ int gt_store_publish_decide(const gt_store_match *m, double threshold, long long
                             long long prev_steps, long long every,
                             char *why, size_t why_size);
 
-/* ---- self-play settings, curriculum, contributions (gt-publish, gt-sync) ---- */
+/* ---- self-play settings and curriculum (gt-publish, gt-sync) ---- */
 
 /* The self-play settings a store publishes with a network, as the
  * "selfplay" object of latest.json, and the gt-selfplay option each
@@ -237,20 +237,5 @@ int gt_store_curriculum_pick(const char *text, size_t len, long long steps, char
  * GT_EFORMAT (bad JSON or a bad setting; buf is then "") or GT_ETOOLONG
  * (buf too small; 512 bytes suffice). */
 int gt_store_selfplay_args(const char *pointer, size_t len, char *buf, size_t size, gt_error *e);
-
-/* gt_store_contrib_update: count one generation's contributions and add
- * them to STORE/stats/contributions.json ({"workers":{NAME:{"games",
- * "positions","rejected","generations","last"}},"generations":[ids],
- * "updated"}), replacing it (atomically on a local store). records: the
- * accepted game records (gt-record(5), one a line), counted by their
- * "worker" ("?" when absent) with their positions; vstats (may be NULL):
- * gt-validate's --stats file, whose "rejects_by_worker" are added as
- * "rejected". A generation id already among the last 1000 counted is not
- * counted again (a rerun after a crash). *summary receives a new JSON text
- * {"generation","workers":{...},"counted_before":true?} of this
- * generation's counts (caller frees). Errors: GT_EFORMAT (a record line,
- * vstats or the store's file is not JSON), GT_EIO, the store's errors. */
-int gt_store_contrib_update(const gt_store_opts *o, const char *store, const char *generation,
-                            FILE *records, const char *vstats, char **summary, gt_error *e);
 
 #endif
