@@ -12,6 +12,7 @@
 #include "gt.h"
 #include "model.h"
 #include "sign.h"
+#include "release.h"
 #include "store.h"
 
 static const char *prog = "gt-publish";
@@ -143,7 +144,7 @@ static int prev_steps(const gt_store_opts *o, const char *store, long long *step
 /* release: the model under its name first, the pointer last. */
 static int release(const gt_store_opts *o, const char *store, const char *cand, const char *name,
                    const char *series, const char *sign_key, long long steps, long long rows,
-                   const char *selfplay, const gt_store_match *m, json_t *entry, gt_error *e)
+                   const char *selfplay, const gt_release_match *m, json_t *entry, gt_error *e)
 {
 	char sha[GT_SHA256_HEX], when[32];
 	long long bytes;
@@ -231,7 +232,7 @@ static int read_curriculum(const char *path, long long steps, char **settings)
 		return 1;
 	}
 	text[len] = 0;
-	int rc = gt_store_curriculum_pick(text, len, steps < 0 ? 0 : steps, settings, &e);
+	int rc = gt_release_curriculum_pick(text, len, steps < 0 ? 0 : steps, settings, &e);
 	free(text);
 	if (rc) {
 		fprintf(stderr, "%s: %s: %s\n", prog, path, e.text);
@@ -358,7 +359,7 @@ int main(int argc, char **argv)
 	if (curriculum && (rc = read_curriculum(curriculum, steps, &selfplay)) != 0)
 		return rc;
 
-	gt_store_match m;
+	gt_release_match m;
 	char reason[300], when[32], *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
@@ -382,7 +383,7 @@ int main(int argc, char **argv)
 	if (n <= 0) {
 		snprintf(reason, sizeof reason, "bad summary: no line on stdin");
 		bad = 1;
-	} else if ((rc = gt_store_match_parse(line, (size_t)n, &m, &e)) != 0) {
+	} else if ((rc = gt_release_match_parse(line, (size_t)n, &m, &e)) != 0) {
 		snprintf(reason, sizeof reason, "bad summary: %s", e.text);
 		bad = 1;
 	} else if (swapped(line, (size_t)n, cand, reason, sizeof reason)) {
@@ -396,7 +397,7 @@ int main(int argc, char **argv)
 			json_decref(stats);
 			return 1;
 		}
-		released = gt_store_publish_decide(&m, threshold, steps, prev, every, reason, sizeof reason);
+		released = gt_release_decide(&m, threshold, steps, prev, every, reason, sizeof reason);
 	}
 	free(line);
 

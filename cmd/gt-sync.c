@@ -12,6 +12,7 @@
 #include "contrib.h"
 #include "gt.h"
 #include "model.h"
+#include "release.h"
 #include "store.h"
 
 static const char *prog = "gt-sync";
@@ -270,7 +271,7 @@ static int cmd_latest(const gt_store_opts *o, const char *store, const char *dir
 	if (rc)
 		return fail(NULL, rc, &e);
 	if (args_file) {
-		rc = gt_store_selfplay_args(pointer, strlen(pointer), args, sizeof args - 1, &e);
+		rc = gt_release_selfplay_args(pointer, strlen(pointer), args, sizeof args - 1, &e);
 		free(pointer);
 		if (rc) {
 			free(path);

@@ -40,9 +40,7 @@ static void __attribute__((format(printf, 2, 3))) warn(const gt_store_opts *o, c
 	o->warn(o->warn_ctx, buf);
 }
 
-/* quote: s in double quotes with '"', '\\' and control bytes escaped, cut
- * to fit buf; for messages about untrusted names. */
-static const char *quote(const char *s, char *buf, size_t size)
+const char *gt_store_quote(const char *s, char *buf, size_t size)
 {
 	size_t k = 0;
 	buf[k++] = '"';
@@ -980,7 +978,7 @@ static int admit(const gt_store_opts *o, const char *name)
 	if (gt_store_name_ok(name, &why))
 		return 1;
 	if (why != WHY_HIDDEN)
-		warn(o, "refusing listed name %s: %s", quote(name, q, sizeof q), why);
+		warn(o, "refusing listed name %s: %s", gt_store_quote(name, q, sizeof q), why);
 	return 0;
 }
 
@@ -1126,7 +1124,7 @@ int gt_store_latest_pointer(const gt_store_opts *o, const char *store, const cha
 	json_t *jb = json_object_get(j, "bytes");
 	if (!name || !gt_store_name_ok(name, &why))
 		rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: bad \"name\" %s: %s", pu,
-		                  name ? quote(name, q, sizeof q) : "(none)", name ? why : "missing");
+		                  name ? gt_store_quote(name, q, sizeof q) : "(none)", name ? why : "missing");
 	else if (!hex_ok(sha, want))
 		rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: \"sha256\" missing or not 64 hex digits", pu);
 	else if (!json_is_integer(jb) || json_integer_value(jb) < 0)
@@ -1450,7 +1448,7 @@ int gt_store_pull(const gt_store_opts *o, const char *url, const char *statepath
 			break;
 		if (bad) {
 			char q[300];
-			warn(o, "skipping batch %s: %s", quote(name, q, sizeof q), why);
+			warn(o, "skipping batch %s: %s", gt_store_quote(name, q, sizeof q), why);
 			st->bad++;
 		} else {
 			st->batches++;
@@ -1463,234 +1461,5 @@ out:
 	gt_store_entries_free(ents, n);
 	state_free(&s);
 	free(local);
-	return rc;
-}
-
-/* ---- publishing ---- */
-
-static int count_field(json_t *j, const char *k, long *v, gt_error *e)
-{
-	json_t *x = json_object_get(j, k);
-	if (!json_is_integer(x) || json_integer_value(x) < 0 || json_integer_value(x) > (1LL << 40))
-		return gt_error_set(e, GT_EFORMAT, 1, -1, "summary: \"%s\" missing or not a count", k);
-	*v = (long)json_integer_value(x);
-	return 0;
-}
-
-int gt_store_match_parse(const char *line, size_t len, gt_store_match *m, gt_error *e)
-{
-	json_error_t je;
-	int rc;
-	json_t *j = json_loadb(line, len, 0, &je);
-	memset(m, 0, sizeof *m);
-	if (!j)
-		return gt_error_set(e, GT_EFORMAT, 1, je.position, "summary: %s", je.text);
-	if (!json_is_object(j))
-		rc = gt_error_set(e, GT_EFORMAT, 1, 0, "summary: not a JSON object");
-	else if ((rc = count_field(j, "games", &m->games, e)) || (rc = count_field(j, "wins", &m->wins, e)) ||
-	         (rc = count_field(j, "draws", &m->draws, e)) || (rc = count_field(j, "losses", &m->losses, e)))
-		;
-	else if (m->wins + m->draws + m->losses != m->games)
-		rc = gt_error_set(e, GT_EFORMAT, 1, -1, "summary: wins + draws + losses != games");
-	else {
-		json_t *x = json_object_get(j, "elo");
-		if (json_is_number(x) && isfinite(json_number_value(x)))
-			m->elo = json_number_value(x);
-		else if (json_is_null(x) && m->wins > 0 && m->losses == 0)
-			m->elo = INFINITY;
-		else if (json_is_null(x) && m->losses > 0 && m->wins == 0)
-			m->elo = -INFINITY;
-		else if (json_is_null(x) && m->wins + m->losses == 0)
-			m->elo = 0;
-		else
-			rc = gt_error_set(e, GT_EFORMAT, 1, -1, "summary: \"elo\" missing or not a number");
-	}
-	json_decref(j);
-	return rc;
-}
-
-int gt_store_publish_decide(const gt_store_match *m, double threshold, long long steps,
-                            long long prev_steps, long long every,
-                            char *why, size_t why_size)
-{
-	if (m->wins + m->losses == 0) {
-		snprintf(why, why_size, "no decisive games");
-		return 0;
-	}
-	if (m->elo > threshold) {
-		snprintf(why, why_size, "elo %.2f > threshold %.2f", m->elo, threshold);
-		return 1;
-	}
-	long long prev = prev_steps < 0 ? 0 : prev_steps;
-	if (every > 0 && steps >= 0 && steps / every > prev / every) {
-		snprintf(why, why_size, "steps %lld crossed a multiple of %lld (published: %lld)",
-		         steps, every, prev_steps);
-		return 1;
-	}
-	snprintf(why, why_size, "elo %.2f <= threshold %.2f and steps %lld crossed no multiple of %lld",
-	         m->elo, threshold, steps, every);
-	return 0;
-}
-
-/* ---- self-play settings and the curriculum ---- */
-
-/* The settings a store may publish with a network: JSON key, gt-selfplay
- * option, kind ('i' integer, 'n' number, 'r' rules name) and range (the
- * ranges gt-selfplay accepts, visits capped lower: a published setting
- * must not be able to stall every worker). */
-static const struct setting {
-	const char *key, *option;
-	char kind;
-	double lo, hi;
-} settings[] = {
-	{ "board_size", "--board-size", 'i', 2, 19 },
-	{ "komi", "--komi", 'n', -1000, 1000 },
-	{ "rules", "--rules", 'r', 0, 0 },
-	{ "visits", "--visits", 'i', 1, 100000 },
-	{ "cheap_visits", "--cheap-visits", 'i', 1, 100000 },
-	{ "full_prob", "--full-prob", 'n', 0, 1 },
-	{ "max_moves", "--max-moves", 'i', 1, 1000 },
-	{ "temp_early", "--temp-early", 'n', 0, 100 },
-	{ "temp_final", "--temp-final", 'n', 0, 100 },
-	{ "temp_halflife", "--temp-halflife", 'n', 1e-3, 1e6 },
-};
-#define NSETTINGS (sizeof settings / sizeof settings[0])
-
-/* setting_check: 0 if key is a known setting and v is of its kind and in
- * its range; else GT_EFORMAT with the reason in e (line for messages). */
-static int setting_check(const char *key, json_t *v, long line, gt_error *e)
-{
-	char q[80];
-	for (size_t i = 0; i < NSETTINGS; i++) {
-		const struct setting *s = &settings[i];
-		if (strcmp(key, s->key))
-			continue;
-		if (s->kind == 'r') {
-			const char *r = json_string_value(v);
-			size_t n = r ? strlen(r) : 0;
-			if (!r || n < 1 || n > 32 || strspn(r, "abcdefghijklmnopqrstuvwxyz-") != n)
-				return gt_error_set(e, GT_EFORMAT, line, -1,
-				                    "\"%s\" must be a rules name (a-z and -)", key);
-			return 0;
-		}
-		if (!json_is_number(v) || (s->kind == 'i' && !json_is_integer(v)))
-			return gt_error_set(e, GT_EFORMAT, line, -1, "\"%s\" must be %s", key,
-			                    s->kind == 'i' ? "an integer" : "a number");
-		double x = json_number_value(v);
-		if (!(x >= s->lo && x <= s->hi))
-			return gt_error_set(e, GT_EFORMAT, line, -1, "\"%s\" must be in %g..%g", key,
-			                    s->lo, s->hi);
-		return 0;
-	}
-	return gt_error_set(e, GT_EFORMAT, line, -1, "unknown self-play setting %s",
-	                    quote(key, q, sizeof q));
-}
-
-int gt_store_curriculum_pick(const char *text, size_t len, long long steps, char **settings_json,
-                             gt_error *e)
-{
-	json_t *acc = json_object();
-	long long prev = -1;
-	long line = 0;
-	int rc = 0, any = 0;
-	*settings_json = NULL;
-	for (size_t at = 0; at < len && !rc;) {
-		const char *nl = memchr(text + at, '\n', len - at);
-		size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
-		const char *l = text + at;
-		at += n + 1;
-		line++;
-		size_t sp = 0;
-		while (sp < n && (l[sp] == ' ' || l[sp] == '\t' || l[sp] == '\r'))
-			sp++;
-		if (sp == n || l[sp] == '#')
-			continue;
-		json_error_t je;
-		json_t *j = json_loadb(l, n, 0, &je);
-		json_t *fs = j ? json_object_get(j, "from_step") : NULL;
-		if (!j)
-			rc = gt_error_set(e, GT_EFORMAT, line, je.position, "curriculum line %ld: %s", line, je.text);
-		else if (!json_is_object(j))
-			rc = gt_error_set(e, GT_EFORMAT, line, -1, "curriculum line %ld: not a JSON object", line);
-		else if (!json_is_integer(fs) || json_integer_value(fs) < 0)
-			rc = gt_error_set(e, GT_EFORMAT, line, -1,
-			                  "curriculum line %ld: \"from_step\" missing or negative", line);
-		else if (json_integer_value(fs) <= prev)
-			rc = gt_error_set(e, GT_EFORMAT, line, -1,
-			                  "curriculum line %ld: \"from_step\" not greater than the line before", line);
-		if (!rc) {
-			const char *k;
-			json_t *v;
-			gt_error ke = { 0 };
-			prev = (long long)json_integer_value(fs);
-			json_object_foreach(j, k, v) {
-				if (!strcmp(k, "from_step"))
-					continue;
-				if (setting_check(k, v, line, &ke)) {
-					rc = gt_error_set(e, GT_EFORMAT, line, -1, "curriculum line %ld: %s", line,
-					                  ke.text);
-					break;
-				}
-				/* every line holds all its settings: later lines
-				 * inherit the earlier ones, so only the step that
-				 * applies counts */
-				if (prev <= steps)
-					json_object_set(acc, k, v);
-			}
-			if (prev <= steps)
-				any = 1;
-		}
-		json_decref(j);
-	}
-	if (!rc && line == 0)
-		rc = gt_error_set(e, GT_EFORMAT, -1, -1, "curriculum: no lines");
-	if (!rc && any)
-		*settings_json = json_dumps(acc, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
-	json_decref(acc);
-	return rc;
-}
-
-int gt_store_selfplay_args(const char *pointer, size_t len, char *buf, size_t size, gt_error *e)
-{
-	json_error_t je;
-	json_t *j = json_loadb(pointer, len, 0, &je);
-	int rc = 0;
-	size_t k = 0;
-	if (size)
-		buf[0] = 0;
-	if (!j)
-		return gt_error_set(e, GT_EFORMAT, je.line, je.position, "latest.json: %s", je.text);
-	json_t *sp = json_object_get(j, "selfplay");
-	if (sp && !json_is_null(sp) && !json_is_object(sp))
-		rc = gt_error_set(e, GT_EFORMAT, -1, -1, "latest.json: \"selfplay\" is not an object");
-	/* in the table's order, so the same settings give the same text */
-	for (size_t i = 0; !rc && json_is_object(sp) && i < NSETTINGS; i++) {
-		json_t *v = json_object_get(sp, settings[i].key);
-		char val[64];
-		if (!v)
-			continue;
-		if ((rc = setting_check(settings[i].key, v, -1, e)) != 0)
-			break;
-		if (settings[i].kind == 'r')
-			snprintf(val, sizeof val, "%s", json_string_value(v));
-		else if (settings[i].kind == 'i')
-			snprintf(val, sizeof val, "%lld", (long long)json_integer_value(v));
-		else
-			snprintf(val, sizeof val, "%.10g", json_number_value(v));
-		int w = snprintf(buf + k, size - k, "%s%s %s", k ? " " : "", settings[i].option, val);
-		if (w < 0 || (size_t)w >= size - k)
-			rc = gt_error_set(e, GT_ETOOLONG, -1, -1, "self-play settings: buffer too small");
-		else
-			k += (size_t)w;
-	}
-	const char *key;
-	json_t *v;
-	if (!rc && json_is_object(sp))
-		json_object_foreach(sp, key, v)
-			if ((rc = setting_check(key, v, -1, e)) != 0)
-				break;
-	if (rc && size)
-		buf[0] = 0;
-	json_decref(j);
 	return rc;
 }

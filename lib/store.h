@@ -54,6 +54,11 @@ typedef struct gt_store_entry {
 /* Hex sha256 of 64 lowercase digits plus NUL. */
 #define GT_SHA256_HEX 65
 
+/* gt_store_quote: s in double quotes with '"', '\\' and control bytes
+ * escaped, cut to fit buf (size bytes, at least 8); returns buf. For
+ * messages about untrusted names. */
+const char *gt_store_quote(const char *s, char *buf, size_t size);
+
 /* gt_store_name_ok: 1 if name may be used as an object name and a local
  * file name: non-empty, at most 255 bytes, no "..", no '/', no '\\', no
  * control character (bytes < 0x20 and 0x7f), not starting with '.'
@@ -180,62 +185,5 @@ typedef struct gt_store_pull_stats {
 int gt_store_pull(const gt_store_opts *o, const char *url, const char *state,
                   size_t max_line, long long max_batch, FILE *out,
                   gt_store_pull_stats *st, gt_error *e);
-
-/* ---- publishing (gt-publish) ---- */
-
-/* A match summary as gt-elo prints it (the fields a decision needs). */
-typedef struct gt_store_match {
-	long games, wins, draws, losses;  /* from the candidate's side */
-	double elo;          /* candidate minus reference; +-INFINITY when gt-elo
-	                      * printed null (all decisive games won or lost) */
-} gt_store_match;
-
-/* gt_store_match_parse: read one gt-elo summary line ({"games","wins",
- * "draws","losses","elo",...}) into m. The counts must be integers >= 0
- * with wins + draws + losses == games; "elo" a number, or null when one
- * side won every decisive game. Returns 0 or GT_EFORMAT (e says why). */
-int gt_store_match_parse(const char *line, size_t len, gt_store_match *m, gt_error *e);
-
-/* gt_store_publish_decide: 1 to release the candidate, 0 not; why (why_size
- * bytes) says which rule decided. Rules in order: a match without decisive
- * games (wins + losses == 0) never releases; elo > threshold releases;
- * steps crossing a multiple of every (steps / every > prev_steps / every,
- * prev_steps -1 when nothing was published yet, every <= 0 disables the
- * rule) releases; otherwise not. */
-int gt_store_publish_decide(const gt_store_match *m, double threshold, long long steps,
-                            long long prev_steps, long long every,
-                            char *why, size_t why_size);
-
-/* ---- self-play settings and curriculum (gt-publish, gt-sync) ---- */
-
-/* The self-play settings a store publishes with a network, as the
- * "selfplay" object of latest.json, and the gt-selfplay option each
- * becomes: board_size (--board-size, 2..19), komi (--komi), rules
- * (--rules, a-z and -), visits and cheap_visits (1..100000), full_prob
- * (0..1), max_moves (1..1000), temp_early, temp_final, temp_halflife.
- * Any other key, or a value of the wrong kind or out of range, is
- * GT_EFORMAT everywhere (gt-publish refuses to publish it, a worker
- * refuses to play it). */
-
-/* gt_store_curriculum_pick: from a curriculum (text, len bytes: NDJSON
- * lines {"from_step":S, setting: value, ...}, from_step strictly
- * increasing; blank lines and lines starting with '#' skipped), the
- * settings for a network of steps steps: every line with from_step <=
- * steps applied in order, later values replacing earlier ones. On success
- * *settings_json is a new compact JSON object text with sorted keys
- * (caller frees), or NULL when no line applies yet. Returns 0 or
- * GT_EFORMAT (e names the line and the reason; the whole file is checked,
- * not only the lines that apply). */
-int gt_store_curriculum_pick(const char *text, size_t len, long long steps, char **settings_json,
-                             gt_error *e);
-
-/* gt_store_selfplay_args: the gt-selfplay options for the "selfplay"
- * object of a latest.json text (pointer, len bytes), e.g. "--board-size 9
- * --visits 200", into buf (size bytes, NUL-terminated; "" when there are
- * none). Every token is a fixed option name or a checked number or rules
- * name, so the text is safe to split on spaces in a shell. Returns 0,
- * GT_EFORMAT (bad JSON or a bad setting; buf is then "") or GT_ETOOLONG
- * (buf too small; 512 bytes suffice). */
-int gt_store_selfplay_args(const char *pointer, size_t len, char *buf, size_t size, gt_error *e);
 
 #endif

@@ -1,20 +1,20 @@
-/* store_publish: the release decision of gt-publish and the parser of
+/* release: the release decision of gt-publish and the parser of
  * gt-elo's summary line. */
 #include "tap.h"
-#include "store.h"
+#include "release.h"
 
-static gt_store_match parse(const char *s, int *rc)
+static gt_release_match parse(const char *s, int *rc)
 {
-	gt_store_match m;
+	gt_release_match m;
 	gt_error e = { 0 };
-	*rc = gt_store_match_parse(s, strlen(s), &m, &e);
+	*rc = gt_release_match_parse(s, strlen(s), &m, &e);
 	return m;
 }
 
 int main(void)
 {
 	int rc;
-	gt_store_match m = parse("{\"a\":\"c\",\"b\":\"r\",\"games\":100,\"wins\":60,\"draws\":4,\"losses\":36,"
+	gt_release_match m = parse("{\"a\":\"c\",\"b\":\"r\",\"games\":100,\"wins\":60,\"draws\":4,\"losses\":36,"
 	                         "\"score\":0.62,\"elo\":85.0,\"elo_ci95\":[20.1,150.2],\"los\":0.99}", &rc);
 	is_int(rc, 0, "a gt-elo summary parses");
 	is_int(m.games, 100, "games");
@@ -40,8 +40,8 @@ int main(void)
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		gt_error e = { 0 };
-		gt_store_match_parse(bad[i], strlen(bad[i]), &m, &e);
-		rc = gt_store_match_parse(bad[i], strlen(bad[i]), &m, &e);
+		gt_release_match_parse(bad[i], strlen(bad[i]), &m, &e);
+		rc = gt_release_match_parse(bad[i], strlen(bad[i]), &m, &e);
 		is_int(rc, GT_EFORMAT, "corrupt summary %zu refused", i);
 		ok(e.text[0] != 0, "with a reason: %s", e.text);
 	}
@@ -69,9 +69,9 @@ int main(void)
 		{ 3, 0, 0, INFINITY, 20, 10, 5, 10000, 1, "elo inf >" },
 	};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-		gt_store_match mm = { t[i].w + t[i].d + t[i].l, t[i].w, t[i].d, t[i].l, t[i].elo };
+		gt_release_match mm = { t[i].w + t[i].d + t[i].l, t[i].w, t[i].d, t[i].l, t[i].elo };
 		char why[256] = "";
-		int got = gt_store_publish_decide(&mm, t[i].thr, t[i].steps, t[i].prev, t[i].every,
+		int got = gt_release_decide(&mm, t[i].thr, t[i].steps, t[i].prev, t[i].every,
 		                                  why, sizeof why);
 		is_int(got, t[i].want, "row %zu: release=%d (%s)", i, t[i].want, why);
 		const char *key = t[i].why;
