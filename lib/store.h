@@ -19,6 +19,9 @@
  * URL (a URL with user:password@ is refused). Connection errors, timeouts,
  * HTTP 408, 429 and 5xx are retried with exponential backoff and jitter;
  * other 4xx are not.
+ *
+ * Each scheme is a table of operations in its own file (store_local.c,
+ * store_http.c; see store_scheme.h, private to lib/).
  */
 #ifndef GT_STORE_H
 #define GT_STORE_H
@@ -88,6 +91,12 @@ void gt_store_entries_free(gt_store_entry *ents, size_t n);
 /* gt_store_join: new string base + '/' + name (one slash between them); for
  * an HTTP base the name is percent-escaped. Caller frees. */
 char *gt_store_join(const char *base, const char *name);
+
+/* gt_store_local_path: *path receives the local file or folder behind url
+ * (new string, caller frees) for a plain path or a file:// URL, NULL for a
+ * URL of another scheme. Returns 0, or GT_EINVAL / GT_EUNSUPPORTED (e
+ * filled) for a URL no scheme accepts. */
+int gt_store_local_path(const char *url, char **path, gt_error *e);
 
 /* gt_store_basename: the last path component of a URL or path (borrowed
  * pointer into url; "" if url ends with '/'). */

@@ -1,0 +1,227 @@
+/* store_local.c: the local scheme of lib/store: a folder, or a file:// URL. */
+#include "store_scheme.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *gt_store_dir_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	if (!s)
+		return gt_xstrdup(".");
+	if (s == path)
+		return gt_xstrdup("/");
+	char *d = gt_xmalloc((size_t)(s - path) + 1);
+	memcpy(d, path, (size_t)(s - path));
+	d[s - path] = 0;
+	return d;
+}
+
+void gt_store_sync_parent(const char *path)
+{
+	char *d = gt_store_dir_of(path);
+	int fd = open(d, O_RDONLY | O_DIRECTORY);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(d);
+}
+
+int gt_store_mkdirs(const char *path, gt_error *e)
+{
+	char *p = gt_xstrdup(path);
+	for (char *s = p + 1; ; s++) {
+		if (*s == '/' || *s == 0) {
+			char c = *s;
+			*s = 0;
+			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+				int r = gt_error_set(e, GT_EIO, -1, -1, "cannot create %s: %s", p, strerror(errno));
+				free(p);
+				return r;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	free(p);
+	return 0;
+}
+
+/* local_path: the path of a plain path or a file:// URL (new string);
+ * %XX escapes of a file:// URL decoded. */
+static char *local_path(const char *url)
+{
+	const char *p = url;
+	int file = !strncmp(url, "file://", 7);
+	if (file) {
+		p = url + 7;
+		if (!strncmp(p, "localhost/", 10))
+			p += 9;
+	}
+	char *d = gt_xmalloc(strlen(p) + 1), *q = d;
+	for (; *p; p++) {
+		if (file && p[0] == '%' && isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2])) {
+			char h[3] = { p[1], p[2], 0 };
+			*q++ = (char)strtol(h, NULL, 16);
+			p += 2;
+		} else {
+			*q++ = *p;
+		}
+	}
+	*q = 0;
+	return d;
+}
+
+static int local_check(const char *url, gt_error *e)
+{
+	if (!strncmp(url, "file://", 7)) {
+		const char *p = url + 7;
+		if (!strncmp(p, "localhost/", 10))
+			p += 9;
+		if (*p != '/')
+			return gt_error_set(e, GT_EINVAL, -1, -1, "file URL needs an absolute path: %s", url);
+	}
+	return 0;
+}
+
+/* open_error: GT_ENOTFOUND or GT_EIO for a failed open or stat of path */
+static int open_error(const char *path, gt_error *e)
+{
+	return gt_error_set(e, errno == ENOENT ? GT_ENOTFOUND : GT_EIO, -1, -1, "%s: %s", path,
+	                    strerror(errno));
+}
+
+static int local_head(const gt_store_opts *o, const char *url, long long *bytes, gt_error *e)
+{
+	char *path = local_path(url);
+	struct stat st;
+	int rc = stat(path, &st) < 0 ? open_error(path, e) : 0;
+	*bytes = rc ? -1 : (long long)st.st_size;
+	free(path);
+	return rc;
+}
+
+static int local_get(const gt_store_opts *o, const char *url, gt_store_sink *s, long long *total,
+                     int *keep, gt_error *e)
+{
+	char *path = local_path(url);
+	char buf[65536];
+	size_t k;
+	struct stat st;
+	int rc = 0;
+	FILE *in = fopen(path, "rb");
+	if (!in) {
+		rc = open_error(path, e);
+		free(path);
+		return rc;
+	}
+	if (fstat(fileno(in), &st) == 0)
+		*total = (long long)st.st_size;
+	rc = s->start(s, 0, "", e);
+	while (!rc && (k = fread(buf, 1, sizeof buf, in)) > 0)
+		rc = s->write(s, buf, k, e);
+	if (!rc && ferror(in))
+		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: read error: %s", path, strerror(errno));
+	fclose(in);
+	free(path);
+	return rc;
+}
+
+/* local_put: a temporary file in the target's folder (created if missing),
+ * fsynced, then renamed over the target (overwrite) or linked to its name,
+ * which fails if the name exists (*taken). */
+static int local_put(const gt_store_opts *o, FILE *in, long long n, const char *url, int overwrite,
+                     int *taken, gt_error *e)
+{
+	char *path = local_path(url), *dir = gt_store_dir_of(path);
+	char buf[65536];
+	size_t k;
+	int rc = gt_store_mkdirs(dir, e);
+	if (rc) {
+		free(dir);
+		free(path);
+		return rc;
+	}
+	size_t tl = strlen(dir) + strlen(gt_store_basename(path)) + 16;
+	char *tmp = gt_xmalloc(tl);
+	snprintf(tmp, tl, "%s/.%s.XXXXXX", dir, gt_store_basename(path));
+	free(dir);
+	int fd = mkstemp(tmp);
+	FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+	if (!f) {
+		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(tmp);
+		free(path);
+		return rc;
+	}
+	fchmod(fd, 0644);
+	rewind(in);
+	while (!rc && (k = fread(buf, 1, sizeof buf, in)) > 0)
+		if (fwrite(buf, 1, k, f) != k)
+			rc = gt_error_set(e, GT_EIO, -1, -1, "write error: %s", strerror(errno));
+	if (!rc && ferror(in))
+		rc = gt_error_set(e, GT_EIO, -1, -1, "input: read error: %s", strerror(errno));
+	if (!rc && (fflush(f) != 0 || fsync(fd) != 0))
+		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(errno));
+	fclose(f);
+	if (!rc && overwrite && rename(tmp, path) < 0)
+		rc = gt_error_set(e, GT_EIO, -1, -1, "cannot rename to %s: %s", path, strerror(errno));
+	if (!rc && !overwrite && link(tmp, path) < 0) {
+		if (errno == EEXIST)       /* someone else was faster */
+			*taken = 1;
+		else
+			rc = gt_error_set(e, GT_EIO, -1, -1, "cannot link %s: %s", path, strerror(errno));
+	}
+	if (rc || !overwrite)
+		unlink(tmp);
+	if (!rc && !*taken)
+		gt_store_sync_parent(path);
+	free(tmp);
+	free(path);
+	return rc;
+}
+
+static int local_list(const gt_store_opts *o, const char *url, gt_store_entry **v, size_t *n,
+                      gt_error *e)
+{
+	char *path = local_path(url);
+	DIR *d = opendir(path);
+	struct dirent *de;
+	if (!d) {
+		int rc = open_error(path, e);
+		free(path);
+		return rc;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		gt_store_entry_add(o, v, n, de->d_name, (long long)st.st_size, (long long)st.st_mtime);
+	}
+	closedir(d);
+	free(path);
+	return 0;
+}
+
+const gt_store_scheme gt_store_scheme_local = {
+	.name = "file",
+	.escape = 0,
+	.check = local_check,
+	.path = local_path,
+	.head = local_head,
+	.get = local_get,
+	.put = local_put,
+	.list = local_list,
+};
