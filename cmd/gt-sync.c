@@ -12,6 +12,7 @@
 #include "contrib.h"
 #include "gt.h"
 #include "model.h"
+#include "pull.h"
 #include "release.h"
 #include "store.h"
 
@@ -312,8 +313,8 @@ static int cmd_pull(const gt_store_opts *o, const char *url, const char *state,
                     long long max_line, long long max_batch)
 {
 	gt_error e = { 0 };
-	gt_store_pull_stats st;
-	int rc = gt_store_pull(o, url, state, (size_t)max_line, max_batch, stdout, &st, &e);
+	gt_pull_stats st;
+	int rc = gt_pull_batches(o, url, state, (size_t)max_line, max_batch, stdout, &st, &e);
 	if (rc)
 		return fail(NULL, rc, &e);
 	return 0;

@@ -47,6 +47,11 @@ typedef struct gt_store_opts {
 /* gt_store_opts_init: fill o with the defaults above. */
 void gt_store_opts_init(gt_store_opts *o);
 
+/* gt_store_warn: a printf-style line (cut to 511 bytes) through o->warn;
+ * nothing when o or o->warn is NULL. */
+void gt_store_warn(const gt_store_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* One object of a listing; name is owned by the array (gt_store_entries_free). */
 typedef struct gt_store_entry {
 	char *name;           /* a name that passed gt_store_name_ok() */
@@ -171,28 +176,5 @@ int gt_store_latest(const gt_store_opts *o, const char *store, const char *dir,
 int gt_store_latest_pointer(const gt_store_opts *o, const char *store, const char *dir,
                             const char *verify_key, gt_store_validate_fn validate, void *vctx,
                             char **path, int *fetched, char **pointer, gt_error *e);
-
-/* Limits and counts of gt_store_pull. */
-typedef struct gt_store_pull_stats {
-	long batches;         /* batches written out completely */
-	long bad;             /* batches skipped as corrupt or over a limit */
-	long long records;    /* lines written */
-} gt_store_pull_stats;
-
-/* gt_store_pull: for every object under the folder URL named *.ndjson or
- * *.ndjson.gz that the state file does not list, in name order: download
- * it, decompress it (zlib; plain text passes through) and check it whole
- * first, then write its non-empty lines, each ending in '\n', to out,
- * fflush(out), and only then add it to the state file (one "name\tok" or
- * "name\tbad" line per batch, rewritten atomically; absent = empty). A
- * batch that is corrupt, truncated, has a line longer than max_line bytes
- * or expands beyond max_batch bytes is reported through o->warn, written
- * nothing, and recorded as bad. Memory stays bounded (a 64 kB buffer,
- * whatever max_line is). A folder that does not exist yet is empty (with a
- * warning).
- * Errors: GT_EIO (store, state file or out), GT_EFORMAT (state file). */
-int gt_store_pull(const gt_store_opts *o, const char *url, const char *state,
-                  size_t max_line, long long max_batch, FILE *out,
-                  gt_store_pull_stats *st, gt_error *e);
 
 #endif

@@ -93,10 +93,6 @@ int gt_store_scheme_of(const char *url, const gt_store_scheme **sc, gt_error *e)
 void gt_store_entry_add(const gt_store_opts *o, gt_store_entry **v, size_t *n, const char *name,
                         long long bytes, long long mtime);
 
-/* gt_store_warn: a printf-style line through o->warn (o may be NULL). */
-void gt_store_warn(const gt_store_opts *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
 /* The HTTP requests of the http(s) scheme, for schemes that speak HTTP.
  * auth (may be NULL) is called on each libcurl handle after gt's own
  * options (bearer token, netrc, timeouts), to set more and to append

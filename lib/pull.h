@@ -1,0 +1,36 @@
+/*
+ * pull.h: the collector's side of the store (DESIGN.md section 1): every
+ * self-play batch uploaded under STORE/games/ read once, in name order,
+ * whatever order the batches arrived in and however often the collector
+ * runs; a state file remembers the batches consumed.
+ */
+#ifndef GT_PULL_H
+#define GT_PULL_H
+#include <stdio.h>
+#include "gt.h"
+#include "store.h"
+
+/* Counts of gt_pull_batches. */
+typedef struct gt_pull_stats {
+	long batches;         /* batches written out completely */
+	long bad;             /* batches skipped as corrupt or over a limit */
+	long long records;    /* lines written */
+} gt_pull_stats;
+
+/* gt_pull_batches: for every object under the folder URL named *.ndjson or
+ * *.ndjson.gz that the state file does not list, in name order: download
+ * it, decompress it (zlib; plain text passes through) and check it whole
+ * first, then write its non-empty lines, each ending in '\n', to out,
+ * fflush(out), and only then add it to the state file (one "name\tok" or
+ * "name\tbad" line per batch, rewritten atomically; absent = empty). A
+ * batch that is corrupt, truncated, has a line longer than max_line bytes
+ * or expands beyond max_batch bytes is reported through o->warn, written
+ * nothing, and recorded as bad. Memory stays bounded (a 64 kB buffer,
+ * whatever max_line is). A folder that does not exist yet is empty (with a
+ * warning).
+ * Errors: GT_EIO (store, state file or out), GT_EFORMAT (state file). */
+int gt_pull_batches(const gt_store_opts *o, const char *url, const char *state,
+                    size_t max_line, long long max_batch, FILE *out, gt_pull_stats *st,
+                    gt_error *e);
+
+#endif
