@@ -206,7 +206,7 @@ static int cmd_ls(const gt_store_opts *o, const char *url)
 }
 
 /* validate_model: a downloaded model is installed only if lib/model reads
- * it (magic, sizes, gzip CRC, finite parameters): gt_store_latest calls
+ * it (magic, sizes, gzip CRC, finite parameters): gt_release_fetch calls
  * this on the temporary file after the sha256 and size checks. */
 static int validate_model(const char *path, void *ctx, gt_error *e)
 {
@@ -246,31 +246,21 @@ static int cmd_latest(const gt_store_opts *o, const char *store, const char *dir
 	gt_error e = { 0 };
 	char *path, *pointer = NULL, args[512] = "";
 	int fetched;
-	int rc = gt_store_latest_pointer(o, store, dir, key, validate_model, NULL, &path, &fetched,
-	                                 args_file ? &pointer : NULL, &e);
-	if (rc == GT_ENOTFOUND) {
-		/* the pointer itself absent (not the model it names): nothing
-		 * published yet */
-		char *u = gt_store_join(store, "models/latest.json"), *buf = NULL;
-		size_t len;
-		gt_error e2 = { 0 };
-		int r2 = gt_store_get_mem(o, u, 1 << 20, &buf, &len, &e2);
-		free(u);
-		free(buf);
-		if (r2 == GT_ENOTFOUND && or_none) {
-			if (args_file && write_file(args_file, "\n"))
-				return 1;
-			puts("none");
-			return 0;
-		}
-		if (r2 == GT_ENOTFOUND) {
-			fprintf(stderr, "%s: %s: nothing published yet (no models/latest.json; "
-			        "--or-none prints none)\n", prog, store);
-			return 1;
-		}
-	}
+	int rc = gt_release_fetch(o, store, dir, key, validate_model, NULL, &path, &fetched,
+	                          args_file ? &pointer : NULL, &e);
 	if (rc)
 		return fail(NULL, rc, &e);
+	if (!path && or_none) {
+		if (args_file && write_file(args_file, "\n"))
+			return 1;
+		puts("none");
+		return 0;
+	}
+	if (!path) {
+		fprintf(stderr, "%s: %s: nothing published yet (no models/latest.json; "
+		        "--or-none prints none)\n", prog, store);
+		return 1;
+	}
 	if (args_file) {
 		rc = gt_release_selfplay_args(pointer, strlen(pointer), args, sizeof args - 1, &e);
 		free(pointer);

@@ -1,12 +1,116 @@
-/* release.c: the decision to release a network and the self-play settings published with it. */
+/* release.c: the release pointer (models/latest.json) read and installed, the decision
+ * to release a network, and the self-play settings published with it. */
 #include "release.h"
-#include "store.h"
+#include "sign.h"
+#include "store_scheme.h"
 
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- the pointer ---- */
+
+/* pointer_get: *url receives the new URL of STORE/models/latest.json, *buf
+ * and *len its text (gt_store_get_mem; GT_ENOTFOUND when absent). */
+static int pointer_get(const gt_store_opts *o, const char *store, char **url, char **buf,
+                       size_t *len, gt_error *e)
+{
+	*url = gt_store_join(store, "models/latest.json");
+	return gt_store_get_mem(o, *url, 1 << 20, buf, len, e);
+}
+
+int gt_release_fetch(const gt_store_opts *o, const char *store, const char *dir,
+                     const char *verify_key, gt_store_validate_fn validate, void *vctx,
+                     char **path, int *fetched, char **pointer, gt_error *e)
+{
+	char *buf, want[GT_SHA256_HEX], have[GT_SHA256_HEX];
+	size_t len;
+	int rc, dummy;
+	const char *why;
+	char q[300];
+	*path = NULL;
+	if (!fetched)
+		fetched = &dummy;
+	*fetched = 0;
+	if (pointer)
+		*pointer = NULL;
+	char *pu;
+	rc = pointer_get(o, store, &pu, &buf, &len, e);
+	if (rc) {
+		free(pu);
+		return rc == GT_ENOTFOUND ? 0 : rc;   /* nothing published yet */
+	}
+	json_error_t je;
+	json_t *j = json_loadb(buf, len, 0, &je);
+	if (j && pointer)
+		*pointer = buf;
+	else
+		free(buf);
+	if (!j) {
+		rc = gt_error_set(e, GT_EFORMAT, je.line, je.position, "%s: %s", pu, je.text);
+		free(pu);
+		return rc;
+	}
+	const char *name = json_string_value(json_object_get(j, "name"));
+	const char *sha = json_string_value(json_object_get(j, "sha256"));
+	json_t *jb = json_object_get(j, "bytes");
+	if (!name || !gt_store_name_ok(name, &why))
+		rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: bad \"name\" %s: %s", pu,
+		                  name ? gt_store_quote(name, q, sizeof q) : "(none)", name ? why : "missing");
+	else if (!gt_store_sha256_ok(sha, want))
+		rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: \"sha256\" missing or not 64 hex digits", pu);
+	else if (!json_is_integer(jb) || json_integer_value(jb) < 0)
+		rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: \"bytes\" missing or negative", pu);
+	if (!rc && verify_key) {
+		char msg[512];
+		const char *sig = json_string_value(json_object_get(j, "signature"));
+		int ml = gt_sign_pointer_message(name, want, (long long)json_integer_value(jb), msg, sizeof msg);
+		if (ml < 0)
+			rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: cannot form the signed message", pu);
+		else if (!sig)
+			rc = gt_error_set(e, GT_ECHECKSUM, -1, -1, "%s is not signed; refusing it", pu);
+		else if ((rc = gt_sign_verify(verify_key, msg, (size_t)ml, sig, e)) == GT_ECHECKSUM)
+			gt_error_set(e, rc, -1, -1, "%s: signature does not verify; refusing it", pu);
+	}
+	free(pu);
+	if (rc) {
+		json_decref(j);
+		if (pointer) {
+			free(*pointer);
+			*pointer = NULL;
+		}
+		return rc;
+	}
+	long long bytes = (long long)json_integer_value(jb);
+	char *dest = gt_store_join(dir, name);
+	char *mu = NULL;
+	if (gt_store_sha256_file(dest, have, NULL, NULL) == 0 && !strcmp(have, want))
+		goto done;
+	if ((rc = gt_store_mkdirs(dir, e)) != 0)
+		goto done;
+	mu = gt_store_join(store, "models/");
+	{
+		char *u = gt_store_join(mu, name);
+		rc = gt_store_get_validated(o, u, dest, want, bytes, validate, vctx, NULL, e);
+		free(u);
+	}
+	if (!rc)
+		*fetched = 1;
+done:
+	free(mu);
+	json_decref(j);
+	if (rc)
+		free(dest);
+	else
+		*path = dest;
+	if (rc && pointer) {
+		free(*pointer);
+		*pointer = NULL;
+	}
+	return rc;
+}
 
 /* ---- the decision ---- */
 

@@ -9,6 +9,28 @@
 #define GT_RELEASE_H
 #include <stddef.h>
 #include "gt.h"
+#include "store.h"
+
+/* ---- the pointer (gt-sync latest) ---- */
+
+/* gt_release_fetch: read STORE/models/latest.json ({"name","sha256",
+ * "bytes",...}); if verify_key (a PEM Ed25519 public key file) is not
+ * NULL, its "signature" must verify (sign.h) or nothing is fetched
+ * (GT_ECHECKSUM); then if dir/<name> is absent or its sha256 differs,
+ * download STORE/models/<name> into dir (created if missing) checking
+ * sha256 and bytes, validate (may be NULL) called on the temporary file
+ * (gt_store_get_validated). *path receives the new string dir/<name>
+ * (caller frees), or NULL when the store has no latest.json (nothing
+ * published yet; returns 0). *fetched (may be NULL) is 1 if the network was
+ * downloaded, 0 if it was installed already. *pointer (may be NULL)
+ * receives the text of the latest.json acted on (new NUL-terminated
+ * string, caller frees; NULL on error or when there is none), so the
+ * caller reads the settings published with that very network.
+ * Errors: GT_EFORMAT (bad pointer file or name), GT_ECHECKSUM, GT_ENOTFOUND
+ * (the network it names is absent), GT_EIO, or validate's error. */
+int gt_release_fetch(const gt_store_opts *o, const char *store, const char *dir,
+                     const char *verify_key, gt_store_validate_fn validate, void *vctx,
+                     char **path, int *fetched, char **pointer, gt_error *e);
 
 /* ---- the decision (gt-publish) ---- */
 

@@ -1,7 +1,5 @@
-/* store.c: get, put and list over the URL schemes of store_scheme.h, and
- * latest. */
+/* store.c: get, put and list over the URL schemes of store_scheme.h. */
 #include "store_scheme.h"
-#include "sign.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -188,7 +186,7 @@ int gt_store_sha256_stream(FILE *f, char hex[GT_SHA256_HEX], long long *bytes, g
 	return 0;
 }
 
-static int sha256_path(const char *path, char hex[GT_SHA256_HEX], long long *bytes, gt_error *e)
+int gt_store_sha256_file(const char *path, char hex[GT_SHA256_HEX], long long *bytes, gt_error *e)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
@@ -199,8 +197,7 @@ static int sha256_path(const char *path, char hex[GT_SHA256_HEX], long long *byt
 	return r;
 }
 
-/* hex_ok: 64 hex digits; copies them lowercased into out. */
-static int hex_ok(const char *s, char out[GT_SHA256_HEX])
+int gt_store_sha256_ok(const char *s, char out[GT_SHA256_HEX])
 {
 	if (!s || strlen(s) != 64)
 		return 0;
@@ -376,12 +373,12 @@ static int hash_write(gt_store_sink *sk, const char *p, size_t n, gt_error *e)
 
 /* ---- get ---- */
 
-static int get_impl(const gt_store_opts *o, const char *url, const char *path,
-                    const char *sha256, long long bytes, char got_sha[GT_SHA256_HEX],
-                    gt_store_validate_fn validate, void *vctx, gt_error *e)
+int gt_store_get_validated(const gt_store_opts *o, const char *url, const char *path,
+                           const char *sha256, long long bytes, gt_store_validate_fn validate,
+                           void *vctx, char got_sha[GT_SHA256_HEX], gt_error *e)
 {
 	char want[GT_SHA256_HEX], have[GT_SHA256_HEX];
-	if (sha256 && !hex_ok(sha256, want))
+	if (sha256 && !gt_store_sha256_ok(sha256, want))
 		return gt_error_set(e, GT_EINVAL, -1, -1, "not a sha256 (64 hex digits): %s", sha256);
 	const gt_store_scheme *sc;
 	int rc = gt_store_scheme_of(url, &sc, e);
@@ -448,7 +445,7 @@ int gt_store_get(const gt_store_opts *o, const char *url, const char *path,
                  const char *sha256, long long bytes, char got_sha[GT_SHA256_HEX],
                  gt_error *e)
 {
-	return get_impl(o, url, path, sha256, bytes, got_sha, NULL, NULL, e);
+	return gt_store_get_validated(o, url, path, sha256, bytes, NULL, NULL, got_sha, e);
 }
 
 int gt_store_get_stream(const gt_store_opts *o, const char *url, FILE *out, gt_error *e)
@@ -658,105 +655,4 @@ int gt_store_list(const gt_store_opts *o, const char *url, gt_store_entry **ents
 	*ents = sorted(v, k);
 	*n = k;
 	return 0;
-}
-
-/* ---- latest ---- */
-
-int gt_store_latest(const gt_store_opts *o, const char *store, const char *dir,
-                    const char *verify_key, gt_store_validate_fn validate, void *vctx,
-                    char **path, int *fetched, gt_error *e)
-{
-	return gt_store_latest_pointer(o, store, dir, verify_key, validate, vctx, path, fetched,
-	                               NULL, e);
-}
-
-int gt_store_latest_pointer(const gt_store_opts *o, const char *store, const char *dir,
-                            const char *verify_key, gt_store_validate_fn validate, void *vctx,
-                            char **path, int *fetched, char **pointer, gt_error *e)
-{
-	char *buf, want[GT_SHA256_HEX], have[GT_SHA256_HEX];
-	size_t len;
-	int rc, dummy;
-	const char *why;
-	char q[300];
-	*path = NULL;
-	if (!fetched)
-		fetched = &dummy;
-	*fetched = 0;
-	char *pu = gt_store_join(store, "models/latest.json");
-	rc = gt_store_get_mem(o, pu, 1 << 20, &buf, &len, e);
-	if (rc) {
-		free(pu);
-		return rc;
-	}
-	json_error_t je;
-	json_t *j = json_loadb(buf, len, 0, &je);
-	if (pointer)
-		*pointer = NULL;
-	if (j && pointer)
-		*pointer = buf;
-	else
-		free(buf);
-	if (!j) {
-		rc = gt_error_set(e, GT_EFORMAT, je.line, je.position, "%s: %s", pu, je.text);
-		free(pu);
-		return rc;
-	}
-	const char *name = json_string_value(json_object_get(j, "name"));
-	const char *sha = json_string_value(json_object_get(j, "sha256"));
-	json_t *jb = json_object_get(j, "bytes");
-	if (!name || !gt_store_name_ok(name, &why))
-		rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: bad \"name\" %s: %s", pu,
-		                  name ? gt_store_quote(name, q, sizeof q) : "(none)", name ? why : "missing");
-	else if (!hex_ok(sha, want))
-		rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: \"sha256\" missing or not 64 hex digits", pu);
-	else if (!json_is_integer(jb) || json_integer_value(jb) < 0)
-		rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: \"bytes\" missing or negative", pu);
-	if (!rc && verify_key) {
-		char msg[512];
-		const char *sig = json_string_value(json_object_get(j, "signature"));
-		int ml = gt_sign_pointer_message(name, want, (long long)json_integer_value(jb), msg, sizeof msg);
-		if (ml < 0)
-			rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: cannot form the signed message", pu);
-		else if (!sig)
-			rc = gt_error_set(e, GT_ECHECKSUM, -1, -1, "%s is not signed; refusing it", pu);
-		else if ((rc = gt_sign_verify(verify_key, msg, (size_t)ml, sig, e)) == GT_ECHECKSUM)
-			gt_error_set(e, rc, -1, -1, "%s: signature does not verify; refusing it", pu);
-	}
-	free(pu);
-	if (rc) {
-		json_decref(j);
-		if (pointer) {
-			free(*pointer);
-			*pointer = NULL;
-		}
-		return rc;
-	}
-	long long bytes = (long long)json_integer_value(jb);
-	char *dest = gt_store_join(dir, name);
-	char *mu = NULL;
-	if (sha256_path(dest, have, NULL, NULL) == 0 && !strcmp(have, want))
-		goto done;
-	if ((rc = gt_store_mkdirs(dir, e)) != 0)
-		goto done;
-	mu = gt_store_join(store, "models/");
-	{
-		char *u = gt_store_join(mu, name);
-		rc = get_impl(o, u, dest, want, bytes, NULL, validate, vctx, e);
-		free(u);
-	}
-	if (!rc)
-		*fetched = 1;
-done:
-	free(mu);
-	json_decref(j);
-	if (rc)
-		free(dest);
-	else
-		*path = dest;
-	if (rc && pointer) {
-		free(*pointer);
-		*pointer = NULL;
-	}
-	return rc;
 }

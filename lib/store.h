@@ -120,6 +120,17 @@ int gt_store_get(const gt_store_opts *o, const char *url, const char *path,
                  const char *sha256, long long bytes, char got_sha[GT_SHA256_HEX],
                  gt_error *e);
 
+/* Validation of a download before it is installed: path is the temporary
+ * file; return 0 to accept, a negative gt_err (e filled) to refuse. */
+typedef int (*gt_store_validate_fn)(const char *path, void *ctx, gt_error *e);
+
+/* gt_store_get_validated: gt_store_get, and validate (may be NULL) called
+ * on the temporary file after the checks, before the rename; its error is
+ * returned as it is. */
+int gt_store_get_validated(const gt_store_opts *o, const char *url, const char *path,
+                           const char *sha256, long long bytes, gt_store_validate_fn validate,
+                           void *vctx, char got_sha[GT_SHA256_HEX], gt_error *e);
+
 /* gt_store_get_stream: download url and write its bytes to out (no resume,
  * no retry once bytes were written). Errors as gt_store_get. */
 int gt_store_get_stream(const gt_store_opts *o, const char *url, FILE *out,
@@ -146,35 +157,18 @@ int gt_store_put(const gt_store_opts *o, FILE *in, const char *url, int overwrit
 int gt_store_put_mem(const gt_store_opts *o, const void *buf, size_t len, const char *url,
                      int overwrite, int *existed, gt_error *e);
 
-/* gt_store_sha256_file: hex sha256 and size (may be NULL) of the bytes of
- * a stream from its start; leaves it positioned at the end. GT_EIO. */
+/* gt_store_sha256_stream: hex sha256 and size (may be NULL) of the bytes
+ * of a stream from its start; leaves it positioned at the end. GT_EIO. */
 int gt_store_sha256_stream(FILE *f, char hex[GT_SHA256_HEX], long long *bytes,
                            gt_error *e);
 
-/* Validation of a downloaded model before it is installed: return 0 to
- * accept, a negative gt_err (e filled) to refuse. */
-typedef int (*gt_store_validate_fn)(const char *path, void *ctx, gt_error *e);
+/* gt_store_sha256_file: the same for the local file path; GT_ENOTFOUND if
+ * it does not exist, GT_EIO. */
+int gt_store_sha256_file(const char *path, char hex[GT_SHA256_HEX], long long *bytes,
+                         gt_error *e);
 
-/* gt_store_latest: read STORE/models/latest.json ({"name","sha256","bytes",
- * ...}); if verify_key (a PEM Ed25519 public key file) is not NULL, its
- * "signature" must verify (sign.h) or nothing is fetched (GT_ECHECKSUM);
- * then if dir/<name> is absent or its sha256 differs, download
- * STORE/models/<name> checking sha256 and bytes, call validate (may be NULL)
- * on the temporary file, and rename it into dir. *path receives the new
- * string dir/<name> (caller frees); *fetched (may be NULL) is 1 if it was
- * downloaded, 0 if it was already installed.
- * Errors: GT_EFORMAT (bad pointer file or name), GT_ECHECKSUM, GT_ENOTFOUND,
- * GT_EIO, or validate's error. */
-int gt_store_latest(const gt_store_opts *o, const char *store, const char *dir,
-                    const char *verify_key, gt_store_validate_fn validate, void *vctx,
-                    char **path, int *fetched, gt_error *e);
-
-/* gt_store_latest_pointer: gt_store_latest, and *pointer (may be NULL)
- * receives the text of the latest.json it acted on (new NUL-terminated
- * string, caller frees; NULL on error), so the caller reads the settings
- * published with that very network. */
-int gt_store_latest_pointer(const gt_store_opts *o, const char *store, const char *dir,
-                            const char *verify_key, gt_store_validate_fn validate, void *vctx,
-                            char **path, int *fetched, char **pointer, gt_error *e);
+/* gt_store_sha256_ok: 1 if s is a sha256 in hex (64 hex digits, either
+ * case), copied lowercased into out; 0 otherwise. */
+int gt_store_sha256_ok(const char *s, char out[GT_SHA256_HEX]);
 
 #endif
