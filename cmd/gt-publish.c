@@ -2,16 +2,11 @@
  * network, and release it to the store (see gt-publish(1)). */
 #include <errno.h>
 #include <getopt.h>
-#include <jansson.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "gt.h"
-#include "model.h"
-#include "sign.h"
 #include "release.h"
 #include "store.h"
 
@@ -67,137 +62,6 @@ static int parse_dbl(const char *s, double lo, double hi, double *v)
 	return 0;
 }
 
-/* name_number: the digits after "-<tag>" in a model name such as
- * run1-b6c64-s1200-d50000.bin.gz, ended by '-' or '.'; -1 if absent. */
-static long long name_number(const char *name, char tag)
-{
-	long long v = -1;
-	for (const char *p = name; (p = strchr(p, '-')); p++) {
-		if (p[1] != tag || p[2] < '0' || p[2] > '9')
-			continue;
-		char *end;
-		errno = 0;
-		long long x = strtoll(p + 2, &end, 10);
-		if (!errno && (*end == '-' || *end == '.' || *end == 0))
-			v = x;
-	}
-	return v;
-}
-
-static void now_iso(char *buf, size_t n)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-/* append_history: add one line to STORE/models/history.ndjson, keeping what
- * is there (read, append, replace). */
-static int append_history(const gt_store_opts *o, const char *store, json_t *entry, gt_error *e)
-{
-	char *url = gt_store_join(store, "models/history.ndjson"), *old = NULL;
-	size_t len = 0;
-	int rc = gt_store_get_mem(o, url, (size_t)256 << 20, &old, &len, e);
-	if (rc == GT_ENOTFOUND) {
-		rc = 0;
-		old = gt_xcalloc(1, 1);
-		len = 0;
-	}
-	if (!rc) {
-		char *line = json_dumps(entry, JSON_COMPACT | JSON_REAL_PRECISION(10));
-		size_t n = len + strlen(line) + 3;
-		char *all = gt_xmalloc(n);
-		snprintf(all, n, "%s%s%s\n", old, len && old[len - 1] != '\n' ? "\n" : "", line);
-		rc = gt_store_put_mem(o, all, strlen(all), url, 1, NULL, e);
-		free(all);
-		free(line);
-	}
-	free(old);
-	free(url);
-	return rc;
-}
-
-/* prev_steps: steps of the model latest.json names now; -1 if none. */
-static int prev_steps(const gt_store_opts *o, const char *store, long long *steps, gt_error *e)
-{
-	char *url = gt_store_join(store, "models/latest.json"), *buf;
-	size_t len;
-	int rc = gt_store_get_mem(o, url, 1 << 20, &buf, &len, e);
-	free(url);
-	*steps = -1;
-	if (rc == GT_ENOTFOUND)
-		return 0;
-	if (rc)
-		return rc;
-	json_t *j = json_loadb(buf, len, 0, NULL);
-	free(buf);
-	json_t *s = json_object_get(j, "steps");
-	if (json_is_integer(s))
-		*steps = (long long)json_integer_value(s);
-	else if (j && json_is_string(json_object_get(j, "name")))
-		*steps = name_number(json_string_value(json_object_get(j, "name")), 's');
-	json_decref(j);
-	return 0;
-}
-
-/* release: the model under its name first, the pointer last. */
-static int release(const gt_store_opts *o, const char *store, const char *cand, const char *name,
-                   const char *series, const char *sign_key, long long steps, long long rows,
-                   const char *selfplay, const gt_release_match *m, json_t *entry, gt_error *e)
-{
-	char sha[GT_SHA256_HEX], when[32];
-	long long bytes;
-	int existed = 0, rc;
-	FILE *f = fopen(cand, "rb");
-	if (!f)
-		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", cand, strerror(errno));
-	char *dir = gt_store_join(store, "models/");
-	char *url = gt_store_join(dir, name);
-	free(dir);
-	char sig[GT_SIGN_HEX] = "", msg[512];
-	rc = gt_store_sha256_stream(f, sha, &bytes, e);
-	if (!rc && sign_key) {   /* sign before anything is uploaded */
-		int ml = gt_sign_pointer_message(name, sha, bytes, msg, sizeof msg);
-		rc = ml < 0 ? gt_error_set(e, GT_EINVAL, -1, -1, "cannot form the signed message")
-		            : gt_sign(sign_key, msg, (size_t)ml, sig, e);
-	}
-	if (!rc)
-		rc = gt_store_put(o, f, url, 0, &existed, e);
-	fclose(f);
-	free(url);
-	if (rc)
-		return rc;
-	now_iso(when, sizeof when);
-	json_t *l = json_object();
-	json_object_set_new(l, "name", json_string(name));
-	json_object_set_new(l, "sha256", json_string(sha));
-	json_object_set_new(l, "bytes", json_integer(bytes));
-	json_object_set_new(l, "steps", steps >= 0 ? json_integer(steps) : json_null());
-	json_object_set_new(l, "rows", rows >= 0 ? json_integer(rows) : json_null());
-	json_object_set_new(l, "elo", isfinite(m->elo) ? json_real(m->elo) : json_null());
-	json_object_set_new(l, "published", json_string(when));
-	if (series)
-		json_object_set_new(l, "series", json_string(series));
-	if (selfplay)
-		json_object_set_new(l, "selfplay", json_loads(selfplay, 0, NULL));
-	if (sig[0])
-		json_object_set_new(l, "signature", json_string(sig));
-	char *text = json_dumps(l, JSON_COMPACT | JSON_REAL_PRECISION(10));
-	size_t n = strlen(text) + 2;
-	char *line = gt_xmalloc(n);
-	snprintf(line, n, "%s\n", text);
-	url = gt_store_join(store, "models/latest.json");
-	rc = gt_store_put_mem(o, line, strlen(line), url, 1, NULL, e);
-	free(url);
-	free(line);
-	free(text);
-	json_object_set_new(entry, "sha256", json_string(sha));
-	json_object_set_new(entry, "bytes", json_integer(bytes));
-	json_decref(l);
-	return rc;
-}
-
 /* read_curriculum: the settings for steps from the curriculum file path
  * into *settings (new JSON text or NULL). Returns 0, or 1 with a message. */
 static int read_curriculum(const char *path, long long steps, char **settings)
@@ -241,27 +105,24 @@ static int read_curriculum(const char *path, long long steps, char **settings)
 	return 0;
 }
 
-/* swapped: 1 (and why) when the summary's player b, not a, is the
- * candidate: gt-elo counts wins from a's side, so a match run as
- * "gt-elo reference candidate" would otherwise publish the loser. Players
- * are named by their file's base name without .bin.gz, as gt-elo does. */
-static int swapped(const char *line, size_t len, const char *cand, char *why, size_t size)
+/* last_line: the last non-empty line of f (gt-elo prints its per-game
+ * lines first) as a new string of *len bytes, or NULL when there is none. */
+static char *last_line(FILE *f, size_t *len)
 {
-	json_t *j = json_loadb(line, len, 0, NULL);
-	const char *a = json_string_value(json_object_get(j, "a"));
-	const char *b = json_string_value(json_object_get(j, "b"));
-	const char *base = strrchr(cand, '/');
-	char stem[256];
-	snprintf(stem, sizeof stem, "%s", base ? base + 1 : cand);
-	size_t l = strlen(stem);
-	if (l > 7 && strcmp(stem + l - 7, ".bin.gz") == 0)
-		stem[l - 7] = 0;
-	int bad = a && b && strcmp(a, stem) != 0 && strcmp(b, stem) == 0;
-	if (bad)
-		snprintf(why, size, "bad summary: the candidate %.120s is player b, not a "
-		         "(gt-elo counts wins for a: run gt-elo CANDIDATE REFERENCE)", stem);
-	json_decref(j);
-	return bad;
+	char *line = NULL, *cur = NULL;
+	size_t cap = 0, ccap = 0;
+	ssize_t n = 0, cn;
+	while ((cn = getline(&cur, &ccap, f)) > 0) {
+		if (strspn(cur, " \t\r\n") == (size_t)cn)
+			continue;
+		char *t = line;
+		size_t tc = cap;
+		line = cur, cap = ccap, n = cn;
+		cur = t, ccap = tc;
+	}
+	free(cur);
+	*len = n > 0 ? (size_t)n : 0;
+	return line;
 }
 
 int main(int argc, char **argv)
@@ -286,30 +147,32 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	gt_store_opts o;
-	const char *cand = NULL, *store = NULL, *series = NULL, *name = NULL, *why;
-	const char *sign_key = NULL, *curriculum = NULL;
-	double threshold = 20;
-	long long every = 10000, steps = -1, v;
+	gt_release_cand cand;
+	const char *curriculum = NULL, *why;
+	char *selfplay = NULL, *line, *entry;
+	size_t len;
+	long long v;
 	int c, rc;
 	gt_store_opts_init(&o);
 	o.warn = warn_cb;
+	gt_release_cand_init(&cand);
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case O_CAND: cand = optarg; break;
-		case O_STORE: store = optarg; break;
+		case O_CAND: cand.path = optarg; break;
+		case O_STORE: cand.store = optarg; break;
 		case O_THRESH:
-			if (parse_dbl(optarg, -10000, 10000, &threshold) < 0)
+			if (parse_dbl(optarg, -10000, 10000, &cand.threshold) < 0)
 				goto badnum;
 			break;
 		case O_EVERY:
-			if (parse_ll(optarg, 0, 1LL << 50, &every) < 0)
+			if (parse_ll(optarg, 0, 1LL << 50, &cand.every) < 0)
 				goto badnum;
 			break;
-		case O_SERIES: series = optarg; break;
-		case O_NAME: name = optarg; break;
+		case O_SERIES: cand.series = optarg; break;
+		case O_NAME: cand.name = optarg; break;
 		case O_CURR: curriculum = optarg; break;
 		case O_STEPS:
-			if (parse_ll(optarg, 0, 1LL << 50, &steps) < 0)
+			if (parse_ll(optarg, 0, 1LL << 50, &cand.steps) < 0)
 				goto badnum;
 			break;
 		case O_RETRIES:
@@ -322,123 +185,53 @@ int main(int argc, char **argv)
 				goto badnum;
 			break;
 		case O_NETRC: o.netrc = optarg; break;
-		case O_SIGN: sign_key = optarg; break;
+		case O_SIGN: cand.sign_key = optarg; break;
 		case 'h': usage(stdout); return 0;
 		case O_VERSION: printf("gt-publish %s\n", GT_VERSION); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind != argc || !cand || !store) {
+	if (optind != argc || !cand.path || !cand.store) {
 		fprintf(stderr, "%s: --candidate and --store are required; no other arguments\n", prog);
 		usage(stderr);
 		return 2;
 	}
 	o.token = getenv("GT_STORE_TOKEN");
-	/* the candidate must be a model lib/model reads; its header gives
-	 * the published name, the steps and the rows */
-	gt_error e = { 0 };
-	gt_model *model;
-	char mname[160], *selfplay = NULL;
-	if ((rc = gt_model_read(cand, &model, &e)) != 0) {
-		fprintf(stderr, "%s: %s: not a valid model: %s\n", prog, cand,
-		        e.text[0] ? e.text : gt_strerror(rc));
+	gt_error e = { 0 }, he = { 0 };
+	if (gt_release_cand_read(&cand, &e) != 0) {
+		fprintf(stderr, "%s: %s\n", prog, e.text);
 		return 1;
 	}
-	gt_model_name(model, mname, sizeof mname - 8);
-	strcat(mname, ".bin.gz");
-	long long rows = (long long)model->meta.rows;
-	if (steps < 0)
-		steps = (long long)model->meta.steps;
-	gt_model_free(model);
-	if (!name)
-		name = mname;
-	if (!gt_store_name_ok(name, &why)) {
-		fprintf(stderr, "%s: %s: not usable as a published name (%s)\n", prog, name, why);
+	if (!gt_store_name_ok(cand.name, &why)) {
+		fprintf(stderr, "%s: %s: not usable as a published name (%s)\n", prog, cand.name, why);
 		return 2;
 	}
-	if (curriculum && (rc = read_curriculum(curriculum, steps, &selfplay)) != 0)
+	if (curriculum && (rc = read_curriculum(curriculum, cand.steps, &selfplay)) != 0)
 		return rc;
-
-	gt_release_match m;
-	char reason[300], when[32], *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	int released = 0, bad = 0;
-	long long prev = -1;
-	json_t *stats = NULL;
-	/* the summary is gt-elo's last line: the per-game lines come first */
-	char *cur = NULL;
-	size_t ccap = 0;
-	ssize_t cn;
-	n = 0;
-	while ((cn = getline(&cur, &ccap, stdin)) > 0) {
-		if (strspn(cur, " \t\r\n") == (size_t)cn)
-			continue;
-		char *t = line;
-		size_t tc = cap;
-		line = cur, cap = ccap, n = cn;
-		cur = t, ccap = tc;
+	cand.selfplay = selfplay;
+	line = last_line(stdin, &len);
+	if (gt_release_cand_decide(&o, &cand, line, len, &e) != 0) {
+		fprintf(stderr, "%s: %s\n", prog, e.text);
+		free(line);
+		free(selfplay);
+		return 1;
 	}
-	free(cur);
-	if (n <= 0) {
-		snprintf(reason, sizeof reason, "bad summary: no line on stdin");
-		bad = 1;
-	} else if ((rc = gt_release_match_parse(line, (size_t)n, &m, &e)) != 0) {
-		snprintf(reason, sizeof reason, "bad summary: %s", e.text);
-		bad = 1;
-	} else if (swapped(line, (size_t)n, cand, reason, sizeof reason)) {
-		bad = 1;
-	} else {
-		stats = json_loadb(line, (size_t)n, 0, NULL);
-		if ((rc = prev_steps(&o, store, &prev, &e)) != 0) {
-			fprintf(stderr, "%s: %s\n", prog, e.text);
-			free(line);
-			free(selfplay);
-			json_decref(stats);
-			return 1;
-		}
-		released = gt_release_decide(&m, threshold, steps, prev, every, reason, sizeof reason);
-	}
-	free(line);
-
-	json_t *entry = json_object();
-	now_iso(when, sizeof when);
-	json_object_set_new(entry, "time", json_string(when));
-	if (series)
-		json_object_set_new(entry, "series", json_string(series));
-	json_object_set_new(entry, "candidate", json_string(name));
-	json_object_set_new(entry, "steps", steps >= 0 ? json_integer(steps) : json_null());
-	if (selfplay)
-		json_object_set_new(entry, "selfplay", json_loads(selfplay, 0, NULL));
-	json_object_set_new(entry, "released", json_boolean(released));
-	json_object_set_new(entry, "reason", json_string(reason));
-	json_object_set_new(entry, "threshold", json_real(threshold));
-	json_object_set_new(entry, "every_steps", json_integer(every));
-	json_object_set_new(entry, "stats", stats ? stats : json_null());
-	rc = 0;
-	if (released)
-		rc = release(&o, store, cand, name, series, sign_key, steps, rows, selfplay, &m, entry, &e);
-	free(selfplay);
-	if (rc) {
-		json_object_set_new(entry, "released", json_false());
-		json_object_set_new(entry, "error", json_string(e.text));
-		fprintf(stderr, "%s: release failed: %s\n", prog, e.text);
-	}
-	gt_error he = { 0 };
-	int hrc = append_history(&o, store, entry, &he);
+	if (cand.released && gt_release_cand_publish(&o, &cand, &e) != 0)
+		fprintf(stderr, "%s: release failed: %s\n", prog, cand.error);
+	int hrc = gt_release_cand_history(&o, &cand, &entry, &he);
 	if (hrc)
 		fprintf(stderr, "%s: cannot append to the history: %s\n", prog, he.text);
-	char *s = json_dumps(entry, JSON_COMPACT | JSON_REAL_PRECISION(10));
-	puts(s);
-	free(s);
-	json_decref(entry);
-	if (bad)
-		fprintf(stderr, "%s: %s\n", prog, reason);
+	puts(entry);
+	free(entry);
+	free(line);
+	free(selfplay);
+	if (cand.bad)
+		fprintf(stderr, "%s: %s\n", prog, cand.reason);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "%s: write error on stdout\n", prog);
 		return 1;
 	}
-	return bad || rc || hrc ? 1 : 0;
+	return cand.bad || cand.error[0] || hrc ? 1 : 0;
 badnum:
 	fprintf(stderr, "%s: bad number for --%s: %s\n", prog, lo[c - O_CAND].name, optarg);
 	return 2;

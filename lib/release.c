@@ -1,14 +1,18 @@
-/* release.c: the release pointer (models/latest.json) read and installed, the decision
- * to release a network, and the self-play settings published with it. */
+/* release.c: the release pointer (models/latest.json) read and installed,
+ * the decision to release a network, its release (network, pointer,
+ * history), and the self-play settings published with it. */
 #include "release.h"
+#include "model.h"
 #include "sign.h"
 #include "store_scheme.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- the pointer ---- */
 
@@ -175,6 +179,255 @@ int gt_release_decide(const gt_release_match *m, double threshold, long long ste
 	snprintf(why, why_size, "elo %.2f <= threshold %.2f and steps %lld crossed no multiple of %lld",
 	         m->elo, threshold, steps, every);
 	return 0;
+}
+
+/* ---- the release ---- */
+
+static void now_iso(char *buf, size_t n)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* name_number: the digits after "-<tag>" in a model name such as
+ * run1-b6c64-s1200-d50000.bin.gz, ended by '-' or '.'; -1 if absent. */
+static long long name_number(const char *name, char tag)
+{
+	long long v = -1;
+	for (const char *p = name; (p = strchr(p, '-')); p++) {
+		if (p[1] != tag || p[2] < '0' || p[2] > '9')
+			continue;
+		char *end;
+		errno = 0;
+		long long x = strtoll(p + 2, &end, 10);
+		if (!errno && (*end == '-' || *end == '.' || *end == 0))
+			v = x;
+	}
+	return v;
+}
+
+/* prev_steps: steps of the network latest.json names now; -1 if none. */
+static int prev_steps(const gt_store_opts *o, const char *store, long long *steps, gt_error *e)
+{
+	char *url, *buf;
+	size_t len;
+	int rc = pointer_get(o, store, &url, &buf, &len, e);
+	free(url);
+	*steps = -1;
+	if (rc == GT_ENOTFOUND)
+		return 0;
+	if (rc)
+		return rc;
+	json_t *j = json_loadb(buf, len, 0, NULL);
+	free(buf);
+	json_t *s = json_object_get(j, "steps");
+	if (json_is_integer(s))
+		*steps = (long long)json_integer_value(s);
+	else if (j && json_is_string(json_object_get(j, "name")))
+		*steps = name_number(json_string_value(json_object_get(j, "name")), 's');
+	json_decref(j);
+	return 0;
+}
+
+/* swapped: 1 (and why) when the summary's player b, not a, is the
+ * candidate: gt-elo counts wins from a's side, so a match run as
+ * "gt-elo reference candidate" would otherwise publish the loser. Players
+ * are named by their file's base name without .bin.gz, as gt-elo does. */
+static int swapped(const char *line, size_t len, const char *cand, char *why, size_t size)
+{
+	json_t *j = json_loadb(line, len, 0, NULL);
+	const char *a = json_string_value(json_object_get(j, "a"));
+	const char *b = json_string_value(json_object_get(j, "b"));
+	const char *base = strrchr(cand, '/');
+	char stem[256];
+	snprintf(stem, sizeof stem, "%s", base ? base + 1 : cand);
+	size_t l = strlen(stem);
+	if (l > 7 && strcmp(stem + l - 7, ".bin.gz") == 0)
+		stem[l - 7] = 0;
+	int bad = a && b && strcmp(a, stem) != 0 && strcmp(b, stem) == 0;
+	if (bad)
+		snprintf(why, size, "bad summary: the candidate %.120s is player b, not a "
+		         "(gt-elo counts wins for a: run gt-elo CANDIDATE REFERENCE)", stem);
+	json_decref(j);
+	return bad;
+}
+
+void gt_release_cand_init(gt_release_cand *c)
+{
+	memset(c, 0, sizeof *c);
+	c->threshold = 20;
+	c->every = 10000;
+	c->steps = -1;
+	c->rows = -1;
+	c->bytes = -1;
+}
+
+int gt_release_cand_read(gt_release_cand *c, gt_error *e)
+{
+	gt_model *model;
+	int rc = gt_model_read(c->path, &model, e);
+	if (rc) {
+		char why[sizeof e->text];
+		snprintf(why, sizeof why, "%s", e && e->text[0] ? e->text : gt_strerror(rc));
+		return gt_error_set(e, rc, -1, -1, "%s: not a valid model: %s", c->path, why);
+	}
+	gt_model_name(model, c->own_name, sizeof c->own_name - 8);
+	strcat(c->own_name, ".bin.gz");
+	c->rows = (long long)model->meta.rows;
+	if (c->steps < 0)
+		c->steps = (long long)model->meta.steps;
+	gt_model_free(model);
+	if (!c->name)
+		c->name = c->own_name;
+	return 0;
+}
+
+int gt_release_cand_decide(const gt_store_opts *o, gt_release_cand *c, const char *summary,
+                           size_t len, gt_error *e)
+{
+	gt_error pe = { 0 };
+	long long prev = -1;
+	int rc;
+	c->bad = 1;
+	c->released = 0;
+	c->summary = NULL;
+	c->summary_len = 0;
+	if (!summary || !len)
+		snprintf(c->reason, sizeof c->reason, "bad summary: no line on stdin");
+	else if (gt_release_match_parse(summary, len, &c->match, &pe) != 0)
+		snprintf(c->reason, sizeof c->reason, "bad summary: %s", pe.text);
+	else if (!swapped(summary, len, c->path, c->reason, sizeof c->reason)) {
+		if ((rc = prev_steps(o, c->store, &prev, e)) != 0)
+			return rc;
+		c->bad = 0;
+		c->summary = summary;
+		c->summary_len = len;
+		c->released = gt_release_decide(&c->match, c->threshold, c->steps, prev, c->every,
+		                                c->reason, sizeof c->reason);
+	}
+	now_iso(c->time, sizeof c->time);
+	return 0;
+}
+
+/* put_line: text and a '\n' under url, replacing it. */
+static int put_line(const gt_store_opts *o, const char *url, const char *text, gt_error *e)
+{
+	size_t n = strlen(text);
+	char *line = gt_xmalloc(n + 1);
+	memcpy(line, text, n);
+	line[n] = '\n';
+	int rc = gt_store_put_mem(o, line, n + 1, url, 1, NULL, e);
+	free(line);
+	return rc;
+}
+
+/* publish: the network under its name first, the pointer last. */
+static int publish(const gt_store_opts *o, gt_release_cand *c, gt_error *e)
+{
+	char sha[GT_SHA256_HEX], when[32];
+	long long bytes;
+	int existed = 0, rc;
+	FILE *f = fopen(c->path, "rb");
+	if (!f)
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", c->path, strerror(errno));
+	char *dir = gt_store_join(c->store, "models/");
+	char *url = gt_store_join(dir, c->name);
+	free(dir);
+	char sig[GT_SIGN_HEX] = "", msg[512];
+	rc = gt_store_sha256_stream(f, sha, &bytes, e);
+	if (!rc && c->sign_key) {   /* sign before anything is uploaded */
+		int ml = gt_sign_pointer_message(c->name, sha, bytes, msg, sizeof msg);
+		rc = ml < 0 ? gt_error_set(e, GT_EINVAL, -1, -1, "cannot form the signed message")
+		            : gt_sign(c->sign_key, msg, (size_t)ml, sig, e);
+	}
+	if (!rc)
+		rc = gt_store_put(o, f, url, 0, &existed, e);
+	fclose(f);
+	free(url);
+	if (rc)
+		return rc;
+	memcpy(c->sha256, sha, sizeof sha);
+	c->bytes = bytes;
+	now_iso(when, sizeof when);
+	json_t *l = json_object();
+	json_object_set_new(l, "name", json_string(c->name));
+	json_object_set_new(l, "sha256", json_string(sha));
+	json_object_set_new(l, "bytes", json_integer(bytes));
+	json_object_set_new(l, "steps", c->steps >= 0 ? json_integer(c->steps) : json_null());
+	json_object_set_new(l, "rows", c->rows >= 0 ? json_integer(c->rows) : json_null());
+	json_object_set_new(l, "elo", isfinite(c->match.elo) ? json_real(c->match.elo) : json_null());
+	json_object_set_new(l, "published", json_string(when));
+	if (c->series)
+		json_object_set_new(l, "series", json_string(c->series));
+	if (c->selfplay)
+		json_object_set_new(l, "selfplay", json_loads(c->selfplay, 0, NULL));
+	if (sig[0])
+		json_object_set_new(l, "signature", json_string(sig));
+	char *text = json_dumps(l, JSON_COMPACT | JSON_REAL_PRECISION(10));
+	url = gt_store_join(c->store, "models/latest.json");
+	rc = put_line(o, url, text, e);
+	free(url);
+	free(text);
+	json_decref(l);
+	return rc;
+}
+
+int gt_release_cand_publish(const gt_store_opts *o, gt_release_cand *c, gt_error *e)
+{
+	int rc = publish(o, c, e);
+	if (rc) {
+		c->released = 0;
+		snprintf(c->error, sizeof c->error, "%s", e && e->text[0] ? e->text : gt_strerror(rc));
+	}
+	return rc;
+}
+
+int gt_release_cand_history(const gt_store_opts *o, const gt_release_cand *c, char **entry,
+                            gt_error *e)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "time", json_string(c->time));
+	if (c->series)
+		json_object_set_new(j, "series", json_string(c->series));
+	json_object_set_new(j, "candidate", json_string(c->name));
+	json_object_set_new(j, "steps", c->steps >= 0 ? json_integer(c->steps) : json_null());
+	if (c->selfplay)
+		json_object_set_new(j, "selfplay", json_loads(c->selfplay, 0, NULL));
+	json_object_set_new(j, "released", json_boolean(c->released));
+	json_object_set_new(j, "reason", json_string(c->reason));
+	json_object_set_new(j, "threshold", json_real(c->threshold));
+	json_object_set_new(j, "every_steps", json_integer(c->every));
+	json_t *stats = c->summary ? json_loadb(c->summary, c->summary_len, 0, NULL) : NULL;
+	json_object_set_new(j, "stats", stats ? stats : json_null());
+	if (c->bytes >= 0) {
+		json_object_set_new(j, "sha256", json_string(c->sha256));
+		json_object_set_new(j, "bytes", json_integer(c->bytes));
+	}
+	if (c->error[0])
+		json_object_set_new(j, "error", json_string(c->error));
+	*entry = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(10));
+	json_decref(j);
+
+	char *url = gt_store_join(c->store, "models/history.ndjson"), *old = NULL;
+	size_t len = 0;
+	int rc = gt_store_get_mem(o, url, (size_t)256 << 20, &old, &len, e);
+	if (rc == GT_ENOTFOUND) {
+		rc = 0;
+		old = gt_xcalloc(1, 1);
+		len = 0;
+	}
+	if (!rc) {
+		size_t n = len + strlen(*entry) + 2;
+		char *all = gt_xmalloc(n);
+		snprintf(all, n, "%s%s%s", old, len && old[len - 1] != '\n' ? "\n" : "", *entry);
+		rc = put_line(o, url, all, e);
+		free(all);
+	}
+	free(old);
+	free(url);
+	return rc;
 }
 
 /* ---- self-play settings and the curriculum ---- */

@@ -32,7 +32,7 @@ int gt_release_fetch(const gt_store_opts *o, const char *store, const char *dir,
                      const char *verify_key, gt_store_validate_fn validate, void *vctx,
                      char **path, int *fetched, char **pointer, gt_error *e);
 
-/* ---- the decision (gt-publish) ---- */
+/* ---- the decision and the release (gt-publish) ---- */
 
 /* A match summary as gt-elo prints it (the fields a decision needs). */
 typedef struct gt_release_match {
@@ -55,6 +55,79 @@ int gt_release_match_parse(const char *line, size_t len, gt_release_match *m, gt
  * rule) releases; otherwise not. */
 int gt_release_decide(const gt_release_match *m, double threshold, long long steps,
                       long long prev_steps, long long every, char *why, size_t why_size);
+
+/* A candidate network and what becomes of it, in gt-publish's order:
+ * gt_release_cand_init, the caller's fields, gt_release_cand_read, the
+ * settings (gt_release_curriculum_pick), gt_release_cand_decide,
+ * gt_release_cand_publish when released, gt_release_cand_history.
+ * Caller-owned; the strings are borrowed and must live until the last
+ * call. The network goes up under its name first and latest.json last, so
+ * a crash between them leaves the previous release in place. */
+typedef struct gt_release_cand {
+	/* set by the caller */
+	const char *store;        /* the store URL */
+	const char *path;         /* the candidate network file (.bin.gz) */
+	const char *name;         /* published name; NULL: the model's own */
+	const char *series;       /* recorded in latest.json and the history, or NULL */
+	const char *sign_key;     /* PEM Ed25519 private key to sign latest.json, or NULL */
+	const char *selfplay;     /* self-play settings (JSON object text), or NULL */
+	double threshold;         /* release when elo > threshold (default 20) */
+	long long every;          /* release when the steps cross a multiple of every
+	                           * (default 10000; 0: never) */
+	long long steps;          /* training steps; -1 (default): the model's */
+	/* filled by the calls */
+	long long rows;           /* the model's training rows, -1 unknown */
+	char own_name[160];       /* SERIES-bBcC-sS-dR.bin.gz from the model's header */
+	char time[32];            /* when it was decided, ISO 8601 UTC */
+	const char *summary;      /* the summary line decided on (borrowed), NULL if bad */
+	size_t summary_len;
+	int bad;                  /* the summary was missing or unusable */
+	int released;             /* 1: released; 0 again when the release failed */
+	char reason[300];         /* the rule that decided, or what is wrong with the summary */
+	gt_release_match match;
+	char sha256[GT_SHA256_HEX]; /* of the network put into the store, "" before */
+	long long bytes;          /* its size, -1 before */
+	char error[256];          /* why the release failed, "" if it did not */
+} gt_release_cand;
+
+/* gt_release_cand_init: c empty with the defaults above. */
+void gt_release_cand_init(gt_release_cand *c);
+
+/* gt_release_cand_read: read c->path with lib/model (the whole file
+ * checked): own_name, rows, steps when -1, and name when NULL (own_name).
+ * Returns 0, or the model's error with e saying "PATH: not a valid model:
+ * why". The name is not checked here (gt_store_name_ok). */
+int gt_release_cand_read(gt_release_cand *c, gt_error *e);
+
+/* gt_release_cand_decide: decide on the summary line (gt-elo's, len bytes;
+ * NULL when there was none). A missing or malformed summary, or one whose
+ * player "b" is the candidate (gt-elo counts wins for "a"; players are
+ * named by their file's base name without .bin.gz) sets bad, not released,
+ * and the reason ("bad summary: ..."); else the steps of the network
+ * latest.json names now (its "steps", else the -sN of its name; -1 when
+ * nothing is published) go to gt_release_decide. Returns 0, or the store's
+ * error reading latest.json (nothing decided). */
+int gt_release_cand_decide(const gt_store_opts *o, gt_release_cand *c, const char *summary,
+                           size_t len, gt_error *e);
+
+/* gt_release_cand_publish: put the network under STORE/models/<name>
+ * (immutable: the same bytes there already are fine), then replace
+ * STORE/models/latest.json with {"name","sha256","bytes","steps","rows",
+ * "elo","published","series"?,"selfplay"?,"signature"?} (signed with
+ * sign_key before anything is uploaded). Sets sha256 and bytes once the
+ * network is in the store. On failure released becomes 0, error says why
+ * and the error is returned (GT_EIO, GT_ECHECKSUM, sign.h's errors). */
+int gt_release_cand_publish(const gt_store_opts *o, gt_release_cand *c, gt_error *e);
+
+/* gt_release_cand_history: append the decision to
+ * STORE/models/history.ndjson (read, append, replace): {"time","series"?,
+ * "candidate","steps","selfplay"?,"released","reason","threshold",
+ * "every_steps","stats","sha256"?,"bytes"?,"error"?}, "stats" the whole
+ * summary or null. *entry receives that line (new string without '\n',
+ * caller frees) whether or not the append worked. Returns 0 or the store's
+ * error. */
+int gt_release_cand_history(const gt_store_opts *o, const gt_release_cand *c, char **entry,
+                            gt_error *e);
 
 /* ---- self-play settings and curriculum (gt-publish, gt-sync) ---- */
 
