@@ -181,18 +181,15 @@ static int lease_read(const gt_store_opts *o, const char *store, char **owner, d
                       gt_error *e)
 {
 	char *url = gt_diloco_url(store, "lease.json");
-	char *buf = NULL;
-	size_t len = 0;
+	json_t *j;
 	*owner = NULL;
 	*exp = 0;
-	int rc = gt_store_get_mem(o, url, 1 << 16, &buf, &len, e);
+	int rc = gt_store_get_json(o, url, 1 << 16, &j, e);
 	free(url);
-	if (rc == GT_ENOTFOUND)
-		return 0;
-	if (rc)
+	if (rc && rc != GT_EFORMAT)
 		return rc;
-	json_t *j = json_loadb(buf, len, 0, NULL);
-	free(buf);
+	if (!rc && !j)
+		return 0;
 	const char *w = NULL;
 	if (!j || json_unpack(j, "{s:s,s:F}", "owner", &w, "expires", exp)) {
 		json_decref(j);

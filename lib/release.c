@@ -211,17 +211,15 @@ static long long name_number(const char *name, char tag)
 /* prev_steps: steps of the network latest.json names now; -1 if none. */
 static int prev_steps(const gt_store_opts *o, const char *store, long long *steps, gt_error *e)
 {
-	char *url, *buf;
-	size_t len;
-	int rc = pointer_get(o, store, &url, &buf, &len, e);
+	char *url = gt_store_join(store, "models/latest.json");
+	json_t *j;
+	int rc = gt_store_get_json(o, url, 1 << 20, &j, e);
 	free(url);
 	*steps = -1;
-	if (rc == GT_ENOTFOUND)
+	if (rc == GT_EFORMAT)      /* not JSON: no steps to go by */
 		return 0;
 	if (rc)
 		return rc;
-	json_t *j = json_loadb(buf, len, 0, NULL);
-	free(buf);
 	json_t *s = json_object_get(j, "steps");
 	if (json_is_integer(s))
 		*steps = (long long)json_integer_value(s);

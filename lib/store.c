@@ -484,6 +484,23 @@ int gt_store_get_mem(const gt_store_opts *o, const char *url, size_t max,
 	return 0;
 }
 
+int gt_store_get_json(const gt_store_opts *o, const char *url, size_t max, json_t **j,
+                      gt_error *e)
+{
+	char *buf;
+	size_t len;
+	json_error_t je;
+	int rc = gt_store_get_mem(o, url, max, &buf, &len, e);
+	*j = NULL;
+	if (rc)
+		return rc == GT_ENOTFOUND ? 0 : rc;
+	*j = json_loadb(buf, len, 0, &je);
+	free(buf);
+	if (!*j)
+		return gt_error_set(e, GT_EFORMAT, je.line, je.position, "%s: %s", url, je.text);
+	return 0;
+}
+
 /* ---- put ---- */
 
 static int differs(const char *url, long long theirs, long long ours, gt_error *e)

@@ -25,6 +25,7 @@
  */
 #ifndef GT_STORE_H
 #define GT_STORE_H
+#include <jansson.h>
 #include <stdio.h>
 #include "gt.h"
 
@@ -141,6 +142,14 @@ int gt_store_get_stream(const gt_store_opts *o, const char *url, FILE *out,
  * GT_ETOOLONG. Errors as gt_store_get. */
 int gt_store_get_mem(const gt_store_opts *o, const char *url, size_t max,
                      char **buf, size_t *len, gt_error *e);
+
+/* gt_store_get_json: download a small JSON document (a pointer or lease
+ * file of at most max bytes) and parse it: *j receives a new reference
+ * (caller json_decref), or NULL when the object is absent, which is no
+ * error (returns 0). Errors: GT_EFORMAT (not JSON; e says where), those of
+ * gt_store_get_mem. */
+int gt_store_get_json(const gt_store_opts *o, const char *url, size_t max, json_t **j,
+                      gt_error *e);
 
 /* gt_store_put: upload the seekable stream in (from its start) to url.
  * Without overwrite the object is immutable: if url exists with the same
