@@ -127,54 +127,35 @@ static int cmd_get(const gt_store_opts *o, const char *url, const char *file,
 static int cmd_put(const gt_store_opts *o, const char *file, const char *url, int overwrite)
 {
 	gt_error e = { 0 };
-	FILE *in;
-	char *target;
-	int existed = 0, rc;
-	if (!strcmp(file, "-")) {
-		if (!*gt_store_basename(url)) {
-			fprintf(stderr, "%s: put - needs an object name at the end of the URL\n", prog);
-			return 2;
-		}
-		in = tmpfile();
-		char buf[65536];
-		size_t k;
-		if (!in) {
-			fprintf(stderr, "%s: cannot create a temporary file: %s\n", prog, strerror(errno));
-			return 1;
-		}
-		while ((k = fread(buf, 1, sizeof buf, stdin)) > 0)
-			if (fwrite(buf, 1, k, in) != k) {
-				fprintf(stderr, "%s: temporary file: %s\n", prog, strerror(errno));
-				fclose(in);
-				return 1;
-			}
-		if (ferror(stdin)) {
-			fprintf(stderr, "%s: read error on stdin\n", prog);
+	char buf[65536];
+	size_t k;
+	int rc;
+	if (strcmp(file, "-")) {
+		rc = gt_store_put_file(o, file, url, overwrite, NULL, &e);
+		return rc ? fail(NULL, rc, &e) : 0;
+	}
+	if (!*gt_store_basename(url)) {
+		fprintf(stderr, "%s: put - needs an object name at the end of the URL\n", prog);
+		return 2;
+	}
+	FILE *in = tmpfile();     /* a put reads its input twice (digest, upload) */
+	if (!in) {
+		fprintf(stderr, "%s: cannot create a temporary file: %s\n", prog, strerror(errno));
+		return 1;
+	}
+	while ((k = fread(buf, 1, sizeof buf, stdin)) > 0)
+		if (fwrite(buf, 1, k, in) != k) {
+			fprintf(stderr, "%s: temporary file: %s\n", prog, strerror(errno));
 			fclose(in);
 			return 1;
 		}
-		target = gt_xstrdup(url);
-	} else {
-		in = fopen(file, "rb");
-		if (!in) {
-			fprintf(stderr, "%s: %s: %s\n", prog, file, strerror(errno));
-			return 1;
-		}
-		if (*gt_store_basename(url)) {
-			target = gt_xstrdup(url);
-		} else {
-			const char *why, *name = gt_store_basename(file);
-			if (!gt_store_name_ok(name, &why)) {
-				fprintf(stderr, "%s: %s: not usable as an object name (%s)\n", prog, file, why);
-				fclose(in);
-				return 1;
-			}
-			target = gt_store_join(url, name);
-		}
+	if (ferror(stdin)) {
+		fprintf(stderr, "%s: read error on stdin\n", prog);
+		fclose(in);
+		return 1;
 	}
-	rc = gt_store_put(o, in, target, overwrite, &existed, &e);
+	rc = gt_store_put(o, in, url, overwrite, NULL, &e);
 	fclose(in);
-	free(target);
 	return rc ? fail(NULL, rc, &e) : 0;
 }
 

@@ -117,12 +117,7 @@ int gt_diloco_put_mem(const gt_store_opts *o, const void *buf, size_t len, const
 int gt_diloco_put_file(const gt_store_opts *o, const char *path, const char *url,
                        int overwrite, gt_error *e)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
-	int rc = gt_store_put(o, f, url, overwrite, NULL, e);
-	fclose(f);
-	return rc;
+	return gt_store_put_file(o, path, url, overwrite, NULL, e);
 }
 
 char *gt_diloco_delta_name(char *buf, size_t size, uint64_t v, uint64_t gen, uint64_t seq)

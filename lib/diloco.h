@@ -53,7 +53,7 @@ int gt_diloco_ptr_read(const gt_store_opts *o, const char *store, gt_diloco_ptr 
  * gt_store_put's result. */
 int gt_diloco_put_mem(const gt_store_opts *o, const void *buf, size_t len, const char *url,
                       int overwrite, gt_error *e);
-/* gt_diloco_put_file: upload the local file path to url. */
+/* gt_diloco_put_file: upload the local file path to url (gt_store_put_file). */
 int gt_diloco_put_file(const gt_store_opts *o, const char *path, const char *url,
                        int overwrite, gt_error *e);
 

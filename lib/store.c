@@ -577,6 +577,28 @@ int gt_store_put_mem(const gt_store_opts *o, const void *buf, size_t len, const 
 	return rc;
 }
 
+int gt_store_put_file(const gt_store_opts *o, const char *path, const char *url, int overwrite,
+                      int *existed, gt_error *e)
+{
+	const char *why, *name = gt_store_basename(path);
+	char *target = NULL;
+	int rc;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
+	if (*gt_store_basename(url))
+		target = gt_xstrdup(url);
+	else if (gt_store_name_ok(name, &why))
+		target = gt_store_join(url, name);
+	if (target)
+		rc = gt_store_put(o, f, target, overwrite, existed, e);
+	else
+		rc = gt_error_set(e, GT_EINVAL, -1, -1, "%s: not usable as an object name (%s)", path, why);
+	fclose(f);
+	free(target);
+	return rc;
+}
+
 /* ---- listing ---- */
 
 static int entry_cmp(const void *a, const void *b)

@@ -166,6 +166,13 @@ int gt_store_put(const gt_store_opts *o, FILE *in, const char *url, int overwrit
 int gt_store_put_mem(const gt_store_opts *o, const void *buf, size_t len, const char *url,
                      int overwrite, int *existed, gt_error *e);
 
+/* gt_store_put_file: gt_store_put of the local file path. A url ending in
+ * '/' is a folder: the object is named after the file (its base name must
+ * pass gt_store_name_ok, else GT_EINVAL). GT_EIO when the file cannot be
+ * opened; else gt_store_put's results. */
+int gt_store_put_file(const gt_store_opts *o, const char *path, const char *url, int overwrite,
+                      int *existed, gt_error *e);
+
 /* gt_store_sha256_stream: hex sha256 and size (may be NULL) of the bytes
  * of a stream from its start; leaves it positioned at the end. GT_EIO. */
 int gt_store_sha256_stream(FILE *f, char hex[GT_SHA256_HEX], long long *bytes,
