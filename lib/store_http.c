@@ -312,11 +312,6 @@ static int http_list(const gt_store_opts *o, const char *url, gt_store_entry **v
 }
 
 const gt_store_scheme gt_store_scheme_http = {
-	.name = "http",
-	.escape = 1,
-	.check = http_check,
-	.head = http_head,
-	.get = http_get,
-	.put = http_put,
-	.list = http_list,
+	.name = "http", .escape = 1, .check = http_check,
+	.head = http_head, .get = http_get, .put = http_put, .list = http_list,
 };

@@ -216,12 +216,6 @@ static int local_list(const gt_store_opts *o, const char *url, gt_store_entry **
 }
 
 const gt_store_scheme gt_store_scheme_local = {
-	.name = "file",
-	.escape = 0,
-	.check = local_check,
-	.path = local_path,
-	.head = local_head,
-	.get = local_get,
-	.put = local_put,
-	.list = local_list,
+	.name = "file", .escape = 0, .check = local_check, .path = local_path,
+	.head = local_head, .get = local_get, .put = local_put, .list = local_list,
 };
