@@ -3,6 +3,7 @@
  * publishes each new global version to the store (lib/diloco). */
 #include "delta.h"
 #include "diloco.h"
+#include "fs.h"
 #include "gt.h"
 #include "model.h"
 #include "outer.h"
@@ -81,21 +82,6 @@ static void sleep_s(double s)
 	struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
 	while (!stop && nanosleep(&ts, &ts) && errno == EINTR)
 		;
-}
-
-/* mkdir -p; 0 or -1 with errno */
-static int mkdir_p(const char *path)
-{
-	char buf[4096];
-	snprintf(buf, sizeof buf, "%s", path);
-	for (char *p = buf + 1; *p; p++)
-		if (*p == '/') {
-			*p = 0;
-			if (mkdir(buf, 0755) && errno != EEXIST)
-				return -1;
-			*p = '/';
-		}
-	return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
 }
 
 static void warn_cb(void *ctx, const char *msg)
@@ -543,8 +529,9 @@ int main(int argc, char **argv)
 	gt_store_opts_init(&x.so);
 	x.so.warn = warn_cb;
 	x.so.retries = 3;
-	if (mkdir_p(x.dir)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, x.dir, strerror(errno));
+	gt_error me;
+	if (gt_fs_mkdir_p(x.dir, &me)) {
+		fprintf(stderr, "%s: %s\n", prog, me.text);
 		return 1;
 	}
 	/* one outer process per state directory (flock), one per store (lease) */

@@ -1,4 +1,5 @@
 /* gt-sgf: SGF game files to game records (gt-record(5)), and back. */
+#include "fs.h"
 #include "gt.h"
 #include "record.h"
 #include "sgf.h"
@@ -143,39 +144,18 @@ static int safe_name(const char *s)
 	return strspn(s, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-") == n;
 }
 
-/* text[0..len) to dir/name atomically: temporary file, fsync, rename */
+/* text[0..len) to dir/name atomically (gt_fs_write_atomic) */
 static int write_atomic(const char *dir, const char *name, const char *text, size_t len)
 {
-	size_t dl = strlen(dir) + strlen(name) + 32;
-	char *path = gt_xmalloc(dl), *tmp = gt_xmalloc(dl);
+	size_t dl = strlen(dir) + strlen(name) + 2;
+	char *path = gt_xmalloc(dl);
 	snprintf(path, dl, "%s/%s", dir, name);
-	snprintf(tmp, dl, "%s/.%s.XXXXXX", dir, name);
-	int fd = mkstemp(tmp), ok = fd >= 0, e = 0;
-	if (ok) {
-		size_t off = 0;
-		while (ok && off < len) {
-			ssize_t k = write(fd, text + off, len - off);
-			if (k < 0 && errno == EINTR)
-				continue;
-			ok = k > 0;
-			off += k > 0 ? (size_t)k : 0;
-		}
-		ok = ok && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
-		e = errno;
-		ok = close(fd) == 0 && ok;
-		ok = ok && rename(tmp, path) == 0;
-		if (!ok) {
-			e = e ? e : errno;
-			unlink(tmp);
-		}
-	} else {
-		e = errno;
-	}
-	if (!ok)
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(e ? e : EIO));
+	gt_error e;
+	int rc = gt_fs_write_atomic(path, text, len, &e);
+	if (rc)
+		fprintf(stderr, "%s: %s\n", prog, e.text);
 	free(path);
-	free(tmp);
-	return ok ? 0 : 1;
+	return rc ? 1 : 0;
 }
 
 /* records of file name ("-" stdin) to SGF; returns 0 or 1 */

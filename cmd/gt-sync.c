@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fs.h"
 #include "gt.h"
 #include "model.h"
 #include "store.h"
@@ -217,24 +218,14 @@ static int validate_model(const char *path, void *ctx, gt_error *e)
 	return rc;
 }
 
-/* write_file: text into path atomically (temporary name, fsync, rename). */
+/* write_file: text into path atomically (gt_fs_write_atomic). */
 static int write_file(const char *path, const char *text)
 {
-	size_t n = strlen(path) + 16;
-	char *tmp = gt_xmalloc(n);
-	snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	int ok = f && fputs(text, f) >= 0 && fflush(f) == 0 && fsync(fileno(f)) == 0;
-	if (f && fclose(f) != 0)
-		ok = 0;
-	if (ok && rename(tmp, path) != 0)
-		ok = 0;
-	if (!ok) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
-		unlink(tmp);
-	}
-	free(tmp);
-	return ok ? 0 : 1;
+	gt_error e;
+	if (gt_fs_write_atomic(path, text, strlen(text), &e) == 0)
+		return 0;
+	fprintf(stderr, "%s: %s\n", prog, e.text);
+	return 1;
 }
 
 static int cmd_latest(const gt_store_opts *o, const char *store, const char *dir, const char *key,

@@ -3,6 +3,7 @@
  * the pieces are lib/train, lib/delta and lib/diloco. */
 #include "delta.h"
 #include "diloco.h"
+#include "fs.h"
 #include "gt.h"
 #include "model.h"
 #include "nn.h"
@@ -95,21 +96,6 @@ static void sleep_s(double s)
 	struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
 	while (nanosleep(&ts, &ts) && errno == EINTR && !stop)
 		;
-}
-
-/* mkdir -p; 0 or -1 with errno */
-static int mkdir_p(const char *path)
-{
-	char buf[4096];
-	snprintf(buf, sizeof buf, "%s", path);
-	for (char *p = buf + 1; *p; p++)
-		if (*p == '/') {
-			*p = 0;
-			if (mkdir(buf, 0755) && errno != EEXIST)
-				return -1;
-			*p = '/';
-		}
-	return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
 }
 
 static void warn_cb(void *ctx, const char *msg)
@@ -488,8 +474,9 @@ int main(int argc, char **argv)
 			u.cache = ".";
 		}
 	}
-	if (mkdir_p(u.cache)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, u.cache, strerror(errno));
+	gt_error me;
+	if (gt_fs_mkdir_p(u.cache, &me)) {
+		fprintf(stderr, "%s: %s\n", prog, me.text);
 		return 1;
 	}
 	gt_train_conf_init(&u.tc);

@@ -1,9 +1,9 @@
 /* delta.c: DiLoCo pseudo-gradients, their codecs and wire format. */
 #include "delta.h"
+#include "fs.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -510,42 +510,13 @@ int gt_delta_unpack(const uint8_t *buf, size_t len, gt_delta_hdr *h, float *out,
 	return rc;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int read_all(int fd, uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t r = read(fd, p, n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		p += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
 int gt_delta_save(const char *path, const gt_delta_hdr *h, const float *delta,
 		gt_delta_ef *ef, gt_error *e)
 {
 	uint64_t total = gt_delta_packed_bytes(h);
 	uint8_t *buf;
-	char *tmp;
 	size_t len = 0;
-	int fd, rc, err = 0;
+	int rc;
 	if (!total)
 		return gt_error_set(e, GT_EINVAL, -1, -1, "bad codec, checksum kind or parameter count");
 	buf = gt_xmalloc(total);
@@ -554,38 +525,10 @@ int gt_delta_save(const char *path, const gt_delta_hdr *h, const float *delta,
 		free(buf);
 		return rc;
 	}
-	tmp = gt_xmalloc(strlen(path) + 16);
-	sprintf(tmp, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = errno;
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(err));
-	} else if (write_all(fd, buf, len) || fsync(fd)) {
-		err = errno;
-		close(fd);
-		unlink(tmp);
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(err));
-	} else if (close(fd) || rename(tmp, path)) {
-		err = errno;
-		unlink(tmp);
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(err));
-	} else {
-		char *dir;
-		strcpy(tmp, path);
-		dir = dirname(tmp);
-		fd = open(dir, O_RDONLY | O_DIRECTORY);
-		if (fd >= 0) {
-			if (fsync(fd)) {
-				err = errno;
-				rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", dir, strerror(err));
-			}
-			close(fd);
-		}
-	}
-	free(tmp);
+	rc = gt_fs_write_atomic(path, buf, len, e);
+	int err = errno;
 	free(buf);
-	if (rc == GT_EIO)
-		errno = err;
+	errno = err;
 	return rc;
 }
 
@@ -604,7 +547,7 @@ int gt_delta_load(const char *path, gt_delta_hdr *h, float **delta, gt_error *e)
 		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	if (st.st_size < GT_DELTA_HEADER_BYTES || read_all(fd, head, sizeof head)) {
+	if (st.st_size < GT_DELTA_HEADER_BYTES || gt_fs_read_all(fd, head, sizeof head)) {
 		rc = gt_error_set(e, GT_EFORMAT, -1, (long)st.st_size, "%s: truncated header", path);
 		goto out;
 	}
@@ -620,7 +563,7 @@ int gt_delta_load(const char *path, gt_delta_hdr *h, float **delta, gt_error *e)
 	}
 	buf = gt_xmalloc(total);
 	memcpy(buf, head, sizeof head);
-	if (read_all(fd, buf + sizeof head, total - sizeof head)) {
+	if (gt_fs_read_all(fd, buf + sizeof head, total - sizeof head)) {
 		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: short read", path);
 		goto out;
 	}

@@ -1,6 +1,7 @@
 /* diloco.c: store layout, pointer, lease and unit state of Decoupled
  * DiLoCo (diloco.h). */
 #include "diloco.h"
+#include "fs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -351,34 +352,9 @@ int gt_diloco_ustate_save(const gt_diloco_ustate *s, const char *path, gt_error 
 	uint32_t c = (uint32_t)crc32_z(0, buf, (size_t)(p - buf));
 	for (int i = 0; i < 4; i++)
 		p[i] = (uint8_t)(c >> (8 * i));
-	size_t plen = strlen(path);
-	char *tmp = gt_xmalloc(plen + 16);
-	snprintf(tmp, plen + 16, "%s.tmp%ld", path, (long)getpid());
-	int rc = 0;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(errno));
-	} else {
-		size_t off = 0;
-		while (off < len) {
-			ssize_t w = write(fd, buf + off, len - off);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				break;
-			off += (size_t)w;
-		}
-		if (off < len || fsync(fd)) {
-			rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(errno));
-			close(fd);
-		} else if (close(fd) || rename(tmp, path)) {
-			rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
-		}
-		if (rc)
-			unlink(tmp);
-	}
-	free(tmp);
+	int rc = gt_fs_write_atomic(path, buf, len, e), err = errno;
 	free(buf);
+	errno = err;
 	return rc;
 }
 

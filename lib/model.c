@@ -1,6 +1,7 @@
 /* model.c: network files (see model.h and man5 gt-model for the layout). */
 #include "model.h"
 #include "feat.h"
+#include "fs.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -205,18 +206,11 @@ int gt_model_write(const char *path, const gt_model *m, gt_error *e)
 
 static int model_write_at(const char *path, const gt_model *m, gt_error *e)
 {
-	int r;
-	size_t plen = strlen(path);
-	char *tmp = gt_xmalloc(plen + 16);
-	snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		r = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
-		free(tmp);
+	gt_fs_atomic a;
+	int r = gt_fs_atomic_begin(&a, path, e);
+	if (r)
 		return r;
-	}
-	fchmod(fd, 0644);
-	int fd2 = dup(fd);
+	int fd2 = dup(a.fd);
 	gzFile gz = fd2 >= 0 ? gzdopen(fd2, "wb1") : NULL;
 	uint8_t h[GT_MODEL_HEADER_BYTES];
 	header_pack(m, h);
@@ -236,22 +230,13 @@ static int model_write_at(const char *path, const gt_model *m, gt_error *e)
 	} else if (fd2 >= 0) {
 		close(fd2);
 	}
-	if (ok && fsync(fd) != 0)
-		ok = 0;
-	int saved = errno;
-	if (close(fd) != 0)
-		ok = 0;
-	if (ok && rename(tmp, path) != 0) {
-		saved = errno;
-		ok = 0;
-	}
 	if (!ok) {
-		unlink(tmp);
-		r = gt_error_set(e, GT_EIO, -1, -1, "%s: write failed: %s", path,
-		                 saved ? strerror(saved) : "gzip error");
+		int saved = errno;
+		gt_fs_atomic_abort(&a);
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: write failed: %s", path,
+		                    saved ? strerror(saved) : "gzip error");
 	}
-	free(tmp);
-	return ok ? 0 : r;
+	return gt_fs_atomic_commit(&a, e);
 }
 
 /* zlib's message without the "path: " it prefixes */

@@ -1,10 +1,10 @@
 /* outer.c: the Decoupled DiLoCo outer optimizer: admission, weighted
  * averaging, Nesterov step, ledger, atomic save and load. */
 #include "outer.h"
+#include "fs.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -336,27 +336,11 @@ static uint64_t nsha(const gt_outer *o)
 	return k;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int gt_outer_save(const gt_outer *o, const char *path, gt_error *e)
 {
 	uint64_t k = nsha(o);
 	size_t size = OUTER_HEADER + 8 * o->n + k * 40 + o->nledger * ENTRY_BYTES + 32;
 	uint8_t *b = gt_xcalloc(1, size), *p = b;
-	char *tmp = gt_xmalloc(strlen(path) + 16), *dir;
-	int fd, rc = 0, err;
 	unsigned dl = 0;
 
 	memcpy(p, OUTER_MAGIC, 8);
@@ -390,58 +374,13 @@ int gt_outer_save(const gt_outer *o, const char *path, gt_error *e)
 	}
 	if (!EVP_Digest(b, size - 32, p, &dl, EVP_sha256(), NULL) || dl != 32) {
 		free(b);
-		free(tmp);
 		return gt_error_set(e, GT_EIO, -1, -1, "sha256 failed");
 	}
 
-	sprintf(tmp, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = errno;
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(err));
-		goto out;
-	}
-	if (write_all(fd, b, size) || fsync(fd)) {
-		err = errno;
-		close(fd);
-		unlink(tmp);
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(err));
-		goto out;
-	}
-	if (close(fd) || rename(tmp, path)) {
-		err = errno;
-		unlink(tmp);
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(err));
-		goto out;
-	}
-	strcpy(tmp, path);
-	dir = dirname(tmp);
-	fd = open(dir, O_RDONLY | O_DIRECTORY);
-	if (fd >= 0) {
-		if (fsync(fd))
-			err = errno, rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", dir, strerror(err));
-		close(fd);
-	}
-out:
+	int rc = gt_fs_write_atomic(path, b, size, e), err = errno;
 	free(b);
-	free(tmp);
-	if (rc)
-		errno = err;
+	errno = err;
 	return rc;
-}
-
-static int read_all(int fd, uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t r = read(fd, p, n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		p += r;
-		n -= (size_t)r;
-	}
-	return 0;
 }
 
 int gt_outer_load(gt_outer **out, const char *path, gt_error *e)
@@ -459,7 +398,7 @@ int gt_outer_load(gt_outer **out, const char *path, gt_error *e)
 		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	if (st.st_size < OUTER_HEADER || read_all(fd, h, sizeof h)) {
+	if (st.st_size < OUTER_HEADER || gt_fs_read_all(fd, h, sizeof h)) {
 		rc = gt_error_set(e, GT_EFORMAT, -1, 0, "%s: truncated header", path);
 		goto out;
 	}
@@ -497,7 +436,7 @@ int gt_outer_load(gt_outer **out, const char *path, gt_error *e)
 	}
 	b = gt_xmalloc(size);
 	memcpy(b, h, OUTER_HEADER);
-	if (read_all(fd, b + OUTER_HEADER, size - OUTER_HEADER)) {
+	if (gt_fs_read_all(fd, b + OUTER_HEADER, size - OUTER_HEADER)) {
 		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: short read", path);
 		goto out;
 	}

@@ -2,6 +2,7 @@
 #include "train.h"
 #include "rng.h"
 #include "sym.h"
+#include "fs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -430,21 +431,12 @@ static int head_unpack(const uint8_t h[STATE_HEADER], state_head *s)
 	return 0;
 }
 
-static int write_all(int fd, const void *p, size_t n, uLong *crc)
+static int write_crc(int fd, const void *p, size_t n, uLong *crc)
 {
 	const uint8_t *b = p;
 	for (size_t off = 0; off < n; off += 1u << 30)
 		*crc = crc32(*crc, b + off, (uInt)(n - off < (1u << 30) ? n - off : (1u << 30)));
-	while (n > 0) {
-		ssize_t w = write(fd, b, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
+	return gt_fs_write_all(fd, p, n);
 }
 
 int gt_train_save(const gt_trainer *t, const char *path, gt_error *e)
@@ -467,42 +459,25 @@ int gt_train_save(const gt_trainer *t, const char *path, gt_error *e)
 	uint8_t h[STATE_HEADER];
 	head_pack(&s, h);
 
-	size_t plen = strlen(path);
-	char *tmp = gt_xmalloc(plen + 16);
-	snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		int rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(errno));
-		free(tmp);
+	gt_fs_atomic a;
+	int rc = gt_fs_atomic_begin(&a, path, e);
+	if (rc)
 		return rc;
-	}
-	fchmod(fd, 0644);
 	uLong crc = crc32(0, NULL, 0);
 	const float *vec[3] = {gt_nn_params(t->nn), m, v};
-	int ok = write_all(fd, h, sizeof h, &crc) == 0;
+	int ok = write_crc(a.fd, h, sizeof h, &crc) == 0;
 	for (uint32_t i = 0; ok && i < s.nvec; i++)
-		ok = write_all(fd, vec[i], np * sizeof(float), &crc) == 0;
+		ok = write_crc(a.fd, vec[i], np * sizeof(float), &crc) == 0;
 	uint8_t tail[4];
 	put32(tail, (uint32_t)crc);
 	uLong dummy = 0;
-	ok = ok && write_all(fd, tail, 4, &dummy) == 0;
-	ok = ok && fsync(fd) == 0;
-	int saved = errno;
-	if (close(fd) != 0 && ok) {
-		saved = errno;
-		ok = 0;
-	}
-	if (ok && rename(tmp, path) != 0) {
-		saved = errno;
-		ok = 0;
-	}
-	int rc = 0;
+	ok = ok && write_crc(a.fd, tail, 4, &dummy) == 0;
 	if (!ok) {
-		unlink(tmp);
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: write failed: %s", path, strerror(saved));
+		int saved = errno;
+		gt_fs_atomic_abort(&a);
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: write failed: %s", path, strerror(saved));
 	}
-	free(tmp);
-	return rc;
+	return gt_fs_atomic_commit(&a, e);
 }
 
 static int read_all(FILE *f, void *p, size_t n, uLong *crc)
