@@ -1,6 +1,7 @@
 /* gt-augment: apply the symmetries of the board to whole game records. */
 #include "gt.h"
 #include "record.h"
+#include "rng.h"
 #include "sym.h"
 
 #include <errno.h>
@@ -22,15 +23,6 @@ static void usage(FILE *f)
 	        "  --all          all 8 symmetries: 8 records per game\n"
 	        "  --max-line BYTES  longest line read (suffix K, M, G; default 64M)\n"
 	        "  -h, --help     this text;  --version  the version\n");
-}
-
-/* splitmix64 (Steele, Lea, Flood 2014): one symmetry per game from the seed */
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
 }
 
 /* a decimal number 0..hi, with a K/M/G suffix (powers of 1024) if suffix */
@@ -140,7 +132,7 @@ int main(int argc, char **argv)
 				bad = 1;
 				continue;
 			}
-			int k0 = mode == O_SYM ? fixed : mode == O_RANDOM ? (int)(splitmix(&rng) >> 61) : 0;
+			int k0 = mode == O_SYM ? fixed : mode == O_RANDOM ? (int)(gt_splitmix64(&rng) >> 61) : 0;
 			int k1 = mode == O_ALL ? GT_NSYM : k0 + 1, prev = 0;
 			for (int k = k0; k < k1; k++) {
 				/* step from the previous symmetry to k: apply inverse(prev), then k */

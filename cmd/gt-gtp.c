@@ -5,6 +5,7 @@
 #include "gtp.h"
 #include "mcts.h"
 #include "neteval.h"
+#include "util.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -54,13 +55,6 @@ static double real(const char *opt, const char *s, double lo, double hi)
 		exit(2);
 	}
 	return v;
-}
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
 typedef struct engine {
@@ -117,7 +111,7 @@ static int genmove(void *user, const gt_board *b, int color, double budget_s, in
 	} else {
 		sync_root(x, b);
 	}
-	double t0 = now();
+	double t0 = gt_now();
 	int err = gt_mcts_begin(x->m, x->visits, 0, NULL);
 	int n = b->n;
 	while (!err) {
@@ -130,7 +124,7 @@ static int genmove(void *user, const gt_board *b, int color, double budget_s, in
 		err = x->ev.eval(x->ev.ctx, n, k, x->boards, x->logits, x->value, x->score, NULL);
 		if (!err)
 			err = gt_mcts_apply(x->m, x->logits, x->value, x->score);
-		if (budget_s >= 0 && now() - t0 >= budget_s)
+		if (budget_s >= 0 && gt_now() - t0 >= budget_s)
 			break;
 	}
 	if (err) {

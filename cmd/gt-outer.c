@@ -8,6 +8,7 @@
 #include "model.h"
 #include "outer.h"
 #include "store.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,13 +69,6 @@ static void help(void)
 	    "  --lease-ttl S         seconds the lease on the store lasts unrenewed (30)\n"
 	    "  --owner ID            the lease's owner (host:state directory)\n"
 	    "  --progress            a line per version on stderr\n");
-}
-
-static double now_s(void)
-{
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
 static void sleep_s(double s)
@@ -247,7 +241,7 @@ out:
 static int publish_pointer(outer *x, gt_diloco_ptr *p)
 {
 	gt_error e = {0};
-	p->time = now_s();
+	p->time = gt_wall();
 	char *s = gt_diloco_ptr_format(p);
 	char *url = gt_diloco_url(x->store, "current.json");
 	int rc = gt_diloco_put_mem(&x->so, s, strlen(s), url, 1, &e);
@@ -277,7 +271,7 @@ static int make_version(outer *x)
 {
 	gt_error e = {0};
 	size_t k = gt_outer_pending(x->o);
-	double t = now_s();
+	double t = gt_wall();
 	double scale = x->units > 0 && k < (size_t)x->units ? (double)k / x->units : 1.0;
 	if (gt_outer_step_scaled(x->o, scale, &e)) {
 		fprintf(stderr, "%s: %s\n", prog, e.text);
@@ -565,15 +559,15 @@ int main(int argc, char **argv)
 
 	int rc = start(&x, init, &cfg) ? 1 : 0;
 	long made = 0;
-	double ready = 0, renewed = now_s();
+	double ready = 0, renewed = gt_wall();
 	while (!rc && !stop && (!versions || made < versions)) {
-		if (now_s() - renewed > x.ttl / 3) {
+		if (gt_wall() - renewed > x.ttl / 3) {
 			if (gt_diloco_lease_take(&x.so, x.store, x.owner, x.ttl, &e)) {
 				fprintf(stderr, "%s: %s\n", prog, e.text);
 				rc = 1;
 				break;
 			}
-			renewed = now_s();
+			renewed = gt_wall();
 		}
 		if (scan(&x)) {
 			sleep_s(x.poll);
@@ -581,8 +575,8 @@ int main(int argc, char **argv)
 		}
 		if (gt_outer_pending(x.o) >= (size_t)x.quorum) {
 			if (!ready)
-				ready = now_s();
-			if (now_s() - ready >= x.grace) {
+				ready = gt_wall();
+			if (gt_wall() - ready >= x.grace) {
 				if (make_version(&x)) {
 					rc = 1;
 					break;

@@ -5,6 +5,7 @@
 #include "gt.h"
 #include "record.h"
 #include "selfplay.h"
+#include "util.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -65,13 +66,6 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 /* number parsing with range checks; exit 2 on a bad value */
 static long long num(const char *opt, const char *s, long long lo, long long hi)
 {
@@ -109,7 +103,7 @@ typedef struct out {
 
 static void report(const out *o, const gt_selfplay_stats *st, int final)
 {
-	double t = now() - o->t0;
+	double t = gt_now() - o->t0;
 	if (t <= 0)
 		t = 1e-9;
 	fprintf(stderr, "%s: %ld/%ld games, %.1f moves/s, %.0f evals/s, batch %.1f, %.0f s%s",
@@ -131,7 +125,7 @@ static int sink(void *ctx, long index, const gt_record *r, const gt_selfplay_sta
 		return GT_EIO;
 	}
 	if (o->progress) {
-		double t = now();
+		double t = gt_now();
 		if (t - o->last >= 1 && st->games < o->games) {
 			o->last = t;
 			report(o, st, 0);
@@ -290,7 +284,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	o.games = p.games;
-	o.t0 = o.last = now();
+	o.t0 = o.last = gt_now();
 	if (o.progress)
 		fprintf(stderr, "%s: seed %llu, %ld games on %dx%d, threads %d x games in flight %d\n",
 		        prog, (unsigned long long)p.seed, p.games, p.board_size, p.board_size,

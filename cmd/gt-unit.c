@@ -11,6 +11,7 @@
 #include "shard.h"
 #include "store.h"
 #include "train.h"
+#include "util.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -80,13 +81,6 @@ static void help(void)
 	    "  --threads T           BLAS threads (1)\n"
 	    "  --backend NAME        cpu, cuda or auto (cpu)\n"
 	    "  --progress            a line per round on stderr\n");
-}
-
-static double now_s(void)
-{
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
 static void sleep_s(double s)
@@ -215,7 +209,7 @@ static int heartbeat(unit *u, const char *what, double loss)
 	                      gen, "seq", (json_int_t)u->seq, "version",
 	                      (json_int_t)(u->version == UINT64_MAX ? -1 : (json_int_t)u->version),
 	                      "deltas", (json_int_t)u->st.deltas, "samples",
-	                      (json_int_t)u->st.samples, "time", now_s(), "state", what);
+	                      (json_int_t)u->st.samples, "time", gt_wall(), "state", what);
 	if (isfinite(loss))
 		json_object_set_new(j, "loss", json_real(loss));
 	char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -234,7 +228,7 @@ static int heartbeat(unit *u, const char *what, double loss)
 static int round1(unit *u, long r)
 {
 	gt_error e = {0};
-	double t0 = now_s();
+	double t0 = gt_wall();
 	gt_diloco_ptr p;
 	int rc;
 	while ((rc = gt_diloco_ptr_read(&u->so, u->store, &p, &e)) == GT_ENOTFOUND && !stop)
@@ -249,8 +243,8 @@ static int round1(unit *u, long r)
 	/* a bounded wait for the outer process (never for another unit): a
 	 * round from the version just used repeats much of the last delta */
 	double wait = u->wait_version >= 0 ? u->wait_version : fmax(1, u->last_train_s / 2);
-	double until = now_s() + wait;
-	while (p.version == u->version && now_s() < until && !stop) {
+	double until = gt_wall() + wait;
+	while (p.version == u->version && gt_wall() < until && !stop) {
 		sleep_s(fmin(0.05, wait));
 		if (gt_diloco_ptr_read(&u->so, u->store, &p, &e) == 0)
 			u->bytes_received += 200;
@@ -276,7 +270,7 @@ static int round1(unit *u, long r)
 	size_t n = u->model->nparams;
 	memcpy(gt_nn_params(nn), u->model->params, sizeof(float) * n);
 	gt_nn_sync_params(nn);
-	double t1 = now_s(), loss = 0;
+	double t1 = gt_wall(), loss = 0;
 	long good = 0;
 	for (long i = 0; i < u->inner && !stop; i++) {
 		gt_train_step_info info;
@@ -295,7 +289,7 @@ static int round1(unit *u, long r)
 	gt_shard_window_free(w);
 	if (stop)
 		return -1;
-	double t2 = now_s();
+	double t2 = gt_wall();
 	u->last_train_s = t2 - t1;
 	if (!good) {
 		fprintf(stderr, "%s: round %ld: no good inner step\n", prog, r);
@@ -367,7 +361,7 @@ static int round1(unit *u, long r)
 		}
 	}
 	heartbeat(u, "training", loss / good);
-	double t3 = now_s();
+	double t3 = gt_wall();
 	printf("{\"unit\":\"%s\",\"generation\":\"%016" PRIx64 "\",\"seq\":%" PRIu64
 	       ",\"base_version\":%" PRIu64 ",\"inner_steps\":%ld,\"samples\":%" PRIu64
 	       ",\"loss\":%.6g,\"delta_bytes\":%.0f,\"bytes_sent\":%.0f,\"bytes_received\":%.0f"
@@ -506,9 +500,7 @@ int main(int argc, char **argv)
 		if (f) {
 			unsigned char hdr[32];
 			if (fread(hdr, 1, 32, f) == 32 && !memcmp(hdr, "GTDUNIT1", 8)) {
-				uint64_t starts = 0;
-				for (int i = 0; i < 8; i++)
-					starts |= (uint64_t)hdr[24 + i] << (8 * i);
+				uint64_t starts = gt_le_get64(hdr + 24);
 				u.tc.seed = seed + starts * 0x9e3779b97f4a7c15ULL;
 			}
 			fclose(f);

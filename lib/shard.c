@@ -4,6 +4,8 @@
 #include "npz.h"
 #include "sym.h"
 #include "fs.h"
+#include "rng.h"
+#include "util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -26,20 +28,12 @@
 #endif
 #endif
 
-/* ---- random numbers: splitmix64 (Steele, Lea, Flood 2014) ---- */
-
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
+/* ---- random numbers: gt_splitmix64 (lib/rng.h) ---- */
 
 /* uniform in 0..n-1 (Lemire's multiply-shift; bias below n / 2^64) */
 static uint64_t rng_below(uint64_t *s, uint64_t n)
 {
-	return (uint64_t)(((unsigned __int128)rng_next(s) * n) >> 64);
+	return (uint64_t)(((unsigned __int128)gt_splitmix64(s) * n) >> 64);
 }
 
 /* ---- encoders ---- */
@@ -559,8 +553,7 @@ static int write_shard(gt_shard_writer *w, rows *rb, long nrows, gt_error *e)
 
 	char rel[96], hex[65], when[32];
 	snprintf(rel, sizeof rel, "run_%03d/%s", w->o.run, name);
-	for (int i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", sha[i]);
+	gt_hex(hex, sha, 32);
 	time_t now = time(NULL);
 	struct tm tm;
 	gmtime_r(&now, &tm);
@@ -666,8 +659,7 @@ static long window_take(gt_shard_window *w, const char *out, const mentry *m, lo
 	unsigned char sha[32];
 	char hex[65];
 	gt_npz_sha256(z, sha);
-	for (int i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", sha[i]);
+	gt_hex(hex, sha, 32);
 	if (strcmp(hex, m->sha) != 0) {
 		snprintf(why, whylen, "%s: sha256 differs from the manifest", m->file);
 		gt_npz_close(z);
