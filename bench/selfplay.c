@@ -22,6 +22,7 @@
  * Usage: selfplay [seconds-of-network-self-play [threads [games-in-flight]]]
  */
 #include "board.h"
+#include "util.h"
 #include "feat.h"
 #include "gt.h"
 #include "mcts.h"
@@ -35,13 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 /* CPU time of the calling thread: the machine is shared, so shares of
  * time are taken from CPU time, which other processes do not inflate */
@@ -63,9 +57,9 @@ static int timed_eval(void *ctx, int n, int nb, const gt_board *const *boards, f
                       float *value, float *score, float *own)
 {
 	timed *t = ctx;
-	double t0 = now();
+	double t0 = gt_now();
 	int r = t->inner.eval(t->inner.ctx, n, nb, boards, logits, value, score, own);
-	t->secs += now() - t0;
+	t->secs += gt_now() - t0;
 	return r;
 }
 
@@ -89,7 +83,7 @@ static int sink(void *ctx, long index, const gt_record *r, const gt_selfplay_sta
 static void *watch(void *arg)
 {
 	tally *t = arg;
-	while (!*t->stop && now() < t->deadline) {
+	while (!*t->stop && gt_now() < t->deadline) {
 		struct timespec d = { 0, 50000000 };
 		nanosleep(&d, NULL);
 	}
@@ -105,7 +99,7 @@ static double playout_moves_per_sec(double secs)
 	gt_rng r;
 	gt_rng_seed(&r, 1);
 	long moves = 0;
-	double t0 = now(), t;
+	double t0 = gt_now(), t;
 	int16_t cand[GT_MAX_PTS];
 	do {
 		for (int k = 0; k < 50; k++) {
@@ -127,7 +121,7 @@ static double playout_moves_per_sec(double secs)
 				moves++;
 			}
 		}
-		t = now() - t0;
+		t = gt_now() - t0;
 	} while (t < secs);
 	free(b);
 	free(root);
@@ -144,7 +138,7 @@ static void uniform_part(double secs)
 	tally ta = { 0, 0, 0, NULL };
 	gt_selfplay_stats st, sum;
 	memset(&sum, 0, sizeof sum);
-	double t0 = now(), t;
+	double t0 = gt_now(), t;
 	long next = 0;
 	do {
 		p.games = 16;
@@ -152,7 +146,7 @@ static void uniform_part(double secs)
 		gt_selfplay_run(&p, &ev, sink, &ta, NULL, &st);
 		sum.evals += st.evals;
 		sum.eval_calls += st.eval_calls;
-		t = now() - t0;
+		t = gt_now() - t0;
 	} while (t < secs);
 	double search = t - tv.secs;
 	printf("selfplay: none: 9x9, %d/%d visits, p %.2f, %d games in flight, 1 thread: "
@@ -239,12 +233,12 @@ static void *forward_loop(void *arg)
 		               globals + (size_t)i * GT_FEAT_GLOBALS);
 	}
 	gt_nn_forward(f->nn, f->batch, n, planes, globals, 0, NULL); /* warm up */
-	double t0 = now(), c0 = cpu();
+	double t0 = gt_now(), c0 = cpu();
 	do {
 		gt_nn_forward(f->nn, f->batch, n, planes, globals, 0, NULL);
 		f->positions += f->batch;
-	} while (now() - t0 < f->secs);
-	f->elapsed = now() - t0;
+	} while (gt_now() - t0 < f->secs);
+	f->elapsed = gt_now() - t0;
 	f->cpu = cpu() - c0;
 	free(planes);
 	free(globals);
@@ -294,12 +288,12 @@ static void network_part(double secs, int threads, int games)
 	volatile sig_atomic_t stop = 0;
 	tally ta = { 0, 0, 0, &stop };
 	gt_selfplay_stats st;
-	double t0 = now();
+	double t0 = gt_now();
 	ta.deadline = t0 + secs;
 	pthread_t w;
 	pthread_create(&w, NULL, watch, &ta);
 	gt_selfplay_run(&p, evs, sink, &ta, &stop, &st);
-	double t = now() - t0, fwd_s = 0, feat_s = 0, busy = 0;
+	double t = gt_now() - t0, fwd_s = 0, feat_s = 0, busy = 0;
 	pthread_join(w, NULL);
 	for (int i = 0; i < threads; i++) {
 		fwd_s += bn[i].t_fwd;

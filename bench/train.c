@@ -9,6 +9,7 @@
  * Usage: train [seconds-per-window]
  */
 #include "model.h"
+#include "util.h"
 #include "nn.h"
 #include "optim.h"
 #include "record.h"
@@ -23,13 +24,6 @@
 #include <unistd.h>
 
 static double min_s = 1.0;
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 static void make_shards(const char *out, int n, int games)
 {
@@ -65,7 +59,7 @@ static double bare_rate(gt_nn *nn, gt_optim *opt, gt_shard_window *w, int B)
 	gt_nn_target t = {pol, val, sc, own, wt};
 	gt_nn_lossw lw = GT_NN_LOSSW_DEFAULT;
 	int k = 0;
-	double t0 = now(), dt;
+	double t0 = gt_now(), dt;
 	do {
 		gt_nn_zero_grad(nn);
 		gt_nn_forward(nn, B, n, pl, gl, 1, NULL);
@@ -73,7 +67,7 @@ static double bare_rate(gt_nn *nn, gt_optim *opt, gt_shard_window *w, int B)
 		gt_grad_norm(gt_nn_grads(nn), gt_nn_nparams(nn));
 		gt_optim_step(opt, gt_nn_params(nn), gt_nn_grads(nn));
 		k++;
-	} while ((dt = now() - t0) < min_s || k < 2);
+	} while ((dt = gt_now() - t0) < min_s || k < 2);
 	free(pl); free(gl); free(pol); free(val); free(sc); free(own); free(wt);
 	return (double)k * B / dt;
 }
@@ -82,7 +76,7 @@ static double bare_rate(gt_nn *nn, gt_optim *opt, gt_shard_window *w, int B)
 static double step_rate(gt_trainer *t, gt_shard_window *w, int B, double *share)
 {
 	int k = 0;
-	double t0 = now(), dt, ss = 0, st = 0;
+	double t0 = gt_now(), dt, ss = 0, st = 0;
 	gt_error e;
 	gt_train_step_info si;
 	do {
@@ -90,7 +84,7 @@ static double step_rate(gt_trainer *t, gt_shard_window *w, int B, double *share)
 		ss += si.sample_s;
 		st += si.step_s;
 		k++;
-	} while ((dt = now() - t0) < min_s || k < 2);
+	} while ((dt = gt_now() - t0) < min_s || k < 2);
 	*share = ss / (ss + st);
 	return (double)k * B / dt;
 }

@@ -9,6 +9,7 @@
  * command from $GT_BIN (wall and CPU). The target is >= 1000/s.
  */
 #include "board.h"
+#include "util.h"
 #include "gt.h"
 #include "record.h"
 #include "validate.h"
@@ -29,13 +30,6 @@ static double cpu_now(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static double wall_now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
@@ -107,9 +101,9 @@ int main(void)
 	if (bin) {
 		char cmd[4096];
 		snprintf(cmd, sizeof cmd, "'%s/gt-validate' '%s' > /dev/null", bin, path);
-		double c0 = child_cpu(), w0 = wall_now();
+		double c0 = child_cpu(), w0 = gt_now();
 		int st = system(cmd);
-		double w = wall_now() - w0, c = child_cpu() - c0;
+		double w = gt_now() - w0, c = child_cpu() - c0;
 		printf("gt-validate command           %8.0f records/s (CPU), %.0f records/s wall, exit %d\n",
 		       NREC / c, NREC / w, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	}

@@ -1,6 +1,5 @@
 /* gt-publish: decide from a match summary whether to release a candidate
  * network, and release it to the store (see gt-publish(1)). */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +9,9 @@
 #include "release.h"
 #include "store.h"
 
-static const char *prog = "gt-publish";
+#include "cli.h"
+
+const char *prog = "gt-publish";
 
 static void usage(FILE *f)
 {
@@ -37,29 +38,7 @@ static void usage(FILE *f)
 static void warn_cb(void *ctx, const char *msg)
 {
 	(void)ctx;
-	fprintf(stderr, "%s: %s\n", prog, msg);
-}
-
-static int parse_ll(const char *s, long long lo, long long hi, long long *v)
-{
-	char *end;
-	errno = 0;
-	long long x = strtoll(s, &end, 10);
-	if (errno || end == s || *end || x < lo || x > hi)
-		return -1;
-	*v = x;
-	return 0;
-}
-
-static int parse_dbl(const char *s, double lo, double hi, double *v)
-{
-	char *end;
-	errno = 0;
-	double x = strtod(s, &end);
-	if (errno || end == s || *end || !(x >= lo && x <= hi))
-		return -1;
-	*v = x;
-	return 0;
+	cli_warn("%s", msg);
 }
 
 /* read_curriculum: the settings for steps from the curriculum file path
@@ -71,14 +50,14 @@ static int read_curriculum(const char *path, long long steps, char **settings)
 	size_t len = 0, cap = 0, k;
 	gt_error e = { 0 };
 	if (!f) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		cli_warn_errno("%s", path);
 		return 1;
 	}
 	do {
 		if (len + 4096 + 1 > cap) {
 			cap = (cap ? cap * 2 : 8192);
 			if (cap > (16u << 20)) {
-				fprintf(stderr, "%s: %s: larger than 16 MiB\n", prog, path);
+				cli_warn("%s: larger than 16 MiB", path);
 				free(text);
 				fclose(f);
 				return 1;
@@ -91,7 +70,7 @@ static int read_curriculum(const char *path, long long steps, char **settings)
 	int err = ferror(f);
 	fclose(f);
 	if (err) {
-		fprintf(stderr, "%s: %s: read error\n", prog, path);
+		cli_warn("%s: read error", path);
 		free(text);
 		return 1;
 	}
@@ -99,7 +78,7 @@ static int read_curriculum(const char *path, long long steps, char **settings)
 	int rc = gt_release_curriculum_pick(text, len, steps < 0 ? 0 : steps, settings, &e);
 	free(text);
 	if (rc) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, e.text);
+		cli_warn("%s: %s", path, e.text);
 		return 1;
 	}
 	return 0;
@@ -148,11 +127,11 @@ int main(int argc, char **argv)
 	};
 	gt_store_opts o;
 	gt_release_cand cand;
+	gt_error e = { 0 }, he = { 0 };
 	const char *curriculum = NULL, *why;
 	char *selfplay = NULL, *line, *entry;
 	size_t len;
-	long long v;
-	int c, rc;
+	int c;
 	gt_store_opts_init(&o);
 	o.warn = warn_cb;
 	gt_release_cand_init(&cand);
@@ -160,30 +139,14 @@ int main(int argc, char **argv)
 		switch (c) {
 		case O_CAND: cand.path = optarg; break;
 		case O_STORE: cand.store = optarg; break;
-		case O_THRESH:
-			if (parse_dbl(optarg, -10000, 10000, &cand.threshold) < 0)
-				goto badnum;
-			break;
-		case O_EVERY:
-			if (parse_ll(optarg, 0, 1LL << 50, &cand.every) < 0)
-				goto badnum;
-			break;
+		case O_THRESH: cand.threshold = cli_double("--threshold", optarg, -10000, 10000); break;
+		case O_EVERY: cand.every = cli_int("--every-steps", optarg, 0, 1LL << 50); break;
 		case O_SERIES: cand.series = optarg; break;
 		case O_NAME: cand.name = optarg; break;
 		case O_CURR: curriculum = optarg; break;
-		case O_STEPS:
-			if (parse_ll(optarg, 0, 1LL << 50, &cand.steps) < 0)
-				goto badnum;
-			break;
-		case O_RETRIES:
-			if (parse_ll(optarg, 0, 100, &v) < 0)
-				goto badnum;
-			o.retries = (int)v;
-			break;
-		case O_TIMEOUT:
-			if (parse_dbl(optarg, 0, 86400 * 7, &o.timeout_s) < 0)
-				goto badnum;
-			break;
+		case O_STEPS: cand.steps = cli_int("--steps", optarg, 0, 1LL << 50); break;
+		case O_RETRIES: o.retries = (int)cli_int("--retries", optarg, 0, 100); break;
+		case O_TIMEOUT: o.timeout_s = cli_double("--timeout", optarg, 0, 86400 * 7); break;
 		case O_NETRC: o.netrc = optarg; break;
 		case O_SIGN: cand.sign_key = optarg; break;
 		case 'h': usage(stdout); return 0;
@@ -192,47 +155,31 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc || !cand.path || !cand.store) {
-		fprintf(stderr, "%s: --candidate and --store are required; no other arguments\n", prog);
+		cli_warn("--candidate and --store are required; no other arguments");
 		usage(stderr);
 		return 2;
 	}
 	o.token = getenv("GT_STORE_TOKEN");
-	gt_error e = { 0 }, he = { 0 };
-	if (gt_release_cand_read(&cand, &e) != 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.text);
+	if (gt_release_cand_read(&cand, &e) != 0)
+		cli_die("%s", e.text);
+	if (!gt_store_name_ok(cand.name, &why))
+		cli_usage_die("%s: not usable as a published name (%s)", cand.name, why);
+	if (curriculum && read_curriculum(curriculum, cand.steps, &selfplay) != 0)
 		return 1;
-	}
-	if (!gt_store_name_ok(cand.name, &why)) {
-		fprintf(stderr, "%s: %s: not usable as a published name (%s)\n", prog, cand.name, why);
-		return 2;
-	}
-	if (curriculum && (rc = read_curriculum(curriculum, cand.steps, &selfplay)) != 0)
-		return rc;
 	cand.selfplay = selfplay;
 	line = last_line(stdin, &len);
-	if (gt_release_cand_decide(&o, &cand, line, len, &e) != 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.text);
-		free(line);
-		free(selfplay);
-		return 1;
-	}
+	if (gt_release_cand_decide(&o, &cand, line, len, &e) != 0)
+		cli_die("%s", e.text);
 	if (cand.released && gt_release_cand_publish(&o, &cand, &e) != 0)
-		fprintf(stderr, "%s: release failed: %s\n", prog, cand.error);
+		cli_warn("release failed: %s", cand.error);
 	int hrc = gt_release_cand_history(&o, &cand, &entry, &he);
 	if (hrc)
-		fprintf(stderr, "%s: cannot append to the history: %s\n", prog, he.text);
+		cli_warn("cannot append to the history: %s", he.text);
 	puts(entry);
 	free(entry);
 	free(line);
 	free(selfplay);
 	if (cand.bad)
-		fprintf(stderr, "%s: %s\n", prog, cand.reason);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "%s: write error on stdout\n", prog);
-		return 1;
-	}
-	return cand.bad || cand.error[0] || hrc ? 1 : 0;
-badnum:
-	fprintf(stderr, "%s: bad number for --%s: %s\n", prog, lo[c - O_CAND].name, optarg);
-	return 2;
+		cli_warn("%s", cand.reason);
+	return cli_fshut(stdout, "stdout") || cand.bad || cand.error[0] || hrc ? 1 : 0;
 }

@@ -13,22 +13,15 @@
 #include "board.h"
 #include "gt.h"
 #include "record.h"
+#include "rng.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t gen_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static int gen_below(uint64_t *s, int n)
 {
-	return (int)(gen_next(s) % (uint64_t)n);
+	return (int)(gt_splitmix64(s) % (uint64_t)n);
 }
 
 static int gen_own_eye(const gt_board *b, int c, int p)
@@ -47,7 +40,7 @@ static int gen_own_eye(const gt_board *b, int c, int p)
 static void gen_record(gt_record *r, int n, uint64_t seed, int idx)
 {
 	uint64_t s = seed * 1000003ULL + (uint64_t)idx;
-	gen_next(&s);
+	gt_splitmix64(&s);
 	gt_record_release(r);
 	int npts = n * n, tt = gen_below(&s, 2);
 	strcpy(r->rules, tt ? "tromp-taylor" : "chinese");
@@ -59,7 +52,7 @@ static void gen_record(gt_record *r, int n, uint64_t seed, int idx)
 	r->worker = gt_xstrdup(id);
 	snprintf(id, sizeof id, "%016llx%08x", (unsigned long long)seed, idx);
 	r->game_id = gt_xstrdup(id);
-	r->seed = gen_next(&s) | 1;
+	r->seed = gt_splitmix64(&s) | 1;
 	gt_board *b = gt_xmalloc(sizeof *b);
 	gt_board_init(b, n, gt_rules_find(r->rules), r->komi);
 	int target = npts * 3 / 4 + gen_below(&s, npts / 2 + 1), cap = target + 2;
