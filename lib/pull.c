@@ -1,6 +1,6 @@
 /* pull.c: the batches of a store folder not consumed yet, once each (gt-sync pull). */
 #include "pull.h"
-#include "store_scheme.h"
+#include "fs.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -85,31 +85,14 @@ static int state_load(state *s, const char *path, gt_error *e)
 
 static int state_save(const state *s, const char *path, gt_error *e)
 {
-	size_t l = strlen(path) + 16;
-	char *tmp = gt_xmalloc(l);
-	snprintf(tmp, l, "%s.XXXXXX", path);
-	int fd = mkstemp(tmp), rc = 0;
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		free(tmp);
-		return rc;
-	}
-	fchmod(fd, 0644);
+	size_t len = 0, k = 0;
 	for (size_t i = 0; i < s->n; i++)
-		fprintf(f, "%s\t%s\n", s->v[i].name, s->v[i].bad ? "bad" : "ok");
-	if (fflush(f) != 0 || ferror(f) || fsync(fd) != 0)
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(errno));
-	fclose(f);
-	if (!rc && rename(tmp, path) < 0)
-		rc = gt_error_set(e, GT_EIO, -1, -1, "cannot rename to %s: %s", path, strerror(errno));
-	if (rc)
-		unlink(tmp);
-	else
-		gt_store_sync_parent(path);
-	free(tmp);
+		len += strlen(s->v[i].name) + 5;
+	char *buf = gt_xmalloc(len + 1);
+	for (size_t i = 0; i < s->n; i++)
+		k += (size_t)sprintf(buf + k, "%s\t%s\n", s->v[i].name, s->v[i].bad ? "bad" : "ok");
+	int rc = gt_fs_write_atomic(path, buf, k, e);
+	free(buf);
 	return rc;
 }
 

@@ -2,9 +2,10 @@
  * the decision to release a network, its release (network, pointer,
  * history), and the self-play settings published with it. */
 #include "release.h"
+#include "fs.h"
 #include "model.h"
 #include "sign.h"
-#include "store_scheme.h"
+#include "store.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -92,7 +93,7 @@ int gt_release_fetch(const gt_store_opts *o, const char *store, const char *dir,
 	char *mu = NULL;
 	if (gt_store_sha256_file(dest, have, NULL, NULL) == 0 && !strcmp(have, want))
 		goto done;
-	if ((rc = gt_store_mkdirs(dir, e)) != 0)
+	if ((rc = gt_fs_mkdir_p(dir, e)) != 0)
 		goto done;
 	mu = gt_store_join(store, "models/");
 	{

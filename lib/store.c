@@ -1,5 +1,7 @@
 /* store.c: get, put and list over the URL schemes of store_scheme.h. */
 #include "store_scheme.h"
+#include "fs.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -155,13 +157,6 @@ const char *gt_store_basename(const char *url)
 
 /* ---- sha256 ---- */
 
-static void hexify(const unsigned char *d, char hex[GT_SHA256_HEX])
-{
-	for (int i = 0; i < 32; i++)
-		sprintf(hex + 2 * i, "%02x", d[i]);
-	hex[64] = 0;
-}
-
 int gt_store_sha256_stream(FILE *f, char hex[GT_SHA256_HEX], long long *bytes, gt_error *e)
 {
 	unsigned char buf[65536], d[32];
@@ -180,7 +175,7 @@ int gt_store_sha256_stream(FILE *f, char hex[GT_SHA256_HEX], long long *bytes, g
 	EVP_MD_CTX_free(c);
 	if (ferror(f))
 		return gt_error_set(e, GT_EIO, -1, n, "read error: %s", strerror(errno));
-	hexify(d, hex);
+	gt_hex(hex, d, 32);
 	if (bytes)
 		*bytes = n;
 	return 0;
@@ -428,7 +423,7 @@ int gt_store_get_validated(const gt_store_opts *o, const char *url, const char *
 	if (!rc && rename(tmp, path) < 0)
 		rc = gt_error_set(e, GT_EIO, -1, -1, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
 	if (!rc) {
-		gt_store_sync_parent(path);
+		gt_fs_sync_parent(path);
 		if (got_sha)
 			memcpy(got_sha, have, GT_SHA256_HEX);
 	} else if (!keep_tmp) {
@@ -532,7 +527,7 @@ static int same_object(const gt_store_opts *o, const gt_store_scheme *sc, const 
 	EVP_MD_CTX_free(h.c);
 	if (rc)
 		return rc;
-	hexify(d, hex);
+	gt_hex(hex, d, 32);
 	if (h.n != n || strcmp(hex, sha))
 		return differs(url, h.n, n, e);
 	*existed = 1;

@@ -1,10 +1,10 @@
 /* store_local.c: the local scheme of lib/store: a folder, or a file:// URL. */
 #include "store_scheme.h"
+#include "fs.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,38 +21,6 @@ char *gt_store_dir_of(const char *path)
 	memcpy(d, path, (size_t)(s - path));
 	d[s - path] = 0;
 	return d;
-}
-
-void gt_store_sync_parent(const char *path)
-{
-	char *d = gt_store_dir_of(path);
-	int fd = open(d, O_RDONLY | O_DIRECTORY);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	free(d);
-}
-
-int gt_store_mkdirs(const char *path, gt_error *e)
-{
-	char *p = gt_xstrdup(path);
-	for (char *s = p + 1; ; s++) {
-		if (*s == '/' || *s == 0) {
-			char c = *s;
-			*s = 0;
-			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-				int r = gt_error_set(e, GT_EIO, -1, -1, "cannot create %s: %s", p, strerror(errno));
-				free(p);
-				return r;
-			}
-			*s = c;
-			if (!c)
-				break;
-		}
-	}
-	free(p);
-	return 0;
 }
 
 /* local_path: the path of a plain path or a file:// URL (new string);
@@ -144,49 +112,30 @@ static int local_put(const gt_store_opts *o, FILE *in, long long n, const char *
 	char *path = local_path(url), *dir = gt_store_dir_of(path);
 	char buf[65536];
 	size_t k;
-	int rc = gt_store_mkdirs(dir, e);
-	if (rc) {
-		free(dir);
-		free(path);
-		return rc;
-	}
-	size_t tl = strlen(dir) + strlen(gt_store_basename(path)) + 16;
-	char *tmp = gt_xmalloc(tl);
-	snprintf(tmp, tl, "%s/.%s.XXXXXX", dir, gt_store_basename(path));
+	gt_fs_atomic a = { .fd = -1 };
+	int rc = gt_fs_mkdir_p(dir, e);
 	free(dir);
-	int fd = mkstemp(tmp);
-	FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-	if (!f) {
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		free(tmp);
-		free(path);
-		return rc;
-	}
-	fchmod(fd, 0644);
+	if (!rc)
+		rc = gt_fs_atomic_begin(&a, path, e);
 	rewind(in);
 	while (!rc && (k = fread(buf, 1, sizeof buf, in)) > 0)
-		if (fwrite(buf, 1, k, f) != k)
-			rc = gt_error_set(e, GT_EIO, -1, -1, "write error: %s", strerror(errno));
+		if (gt_fs_write_all(a.fd, buf, k) != 0)
+			rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
 	if (!rc && ferror(in))
 		rc = gt_error_set(e, GT_EIO, -1, -1, "input: read error: %s", strerror(errno));
-	if (!rc && (fflush(f) != 0 || fsync(fd) != 0))
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(errno));
-	fclose(f);
-	if (!rc && overwrite && rename(tmp, path) < 0)
-		rc = gt_error_set(e, GT_EIO, -1, -1, "cannot rename to %s: %s", path, strerror(errno));
-	if (!rc && !overwrite && link(tmp, path) < 0) {
-		if (errno == EEXIST)       /* someone else was faster */
+	if (!rc && overwrite) {
+		rc = gt_fs_atomic_commit(&a, e);
+	} else if (!rc) {
+		if (fsync(a.fd) != 0)
+			rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
+		else if (link(a.tmp, path) == 0)
+			gt_fs_sync_parent(path);
+		else if (errno == EEXIST)   /* someone else was faster */
 			*taken = 1;
 		else
 			rc = gt_error_set(e, GT_EIO, -1, -1, "cannot link %s: %s", path, strerror(errno));
 	}
-	if (rc || !overwrite)
-		unlink(tmp);
-	if (!rc && !*taken)
-		gt_store_sync_parent(path);
-	free(tmp);
+	gt_fs_atomic_abort(&a);      /* the temporary file, unless renamed */
 	free(path);
 	return rc;
 }

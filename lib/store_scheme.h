@@ -110,9 +110,8 @@ int gt_store_http_get(const gt_store_opts *o, const gt_store_http_auth *a, const
 int gt_store_http_put(const gt_store_opts *o, const gt_store_http_auth *a, FILE *in, long long n,
                       const char *url, gt_error *e);
 
-/* Files and folders of a local store (until lib/fs). */
-char *gt_store_dir_of(const char *path);            /* new string, "." if none */
-void gt_store_sync_parent(const char *path);        /* fsync path's folder */
-int gt_store_mkdirs(const char *dir, gt_error *e);  /* mkdir -p; GT_EIO */
+/* gt_store_dir_of: the folder part of a local path (new string; "." for
+ * a bare name, "/" for a name in the root). */
+char *gt_store_dir_of(const char *path);
 
 #endif
