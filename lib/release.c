@@ -17,14 +17,10 @@
 
 /* ---- the pointer ---- */
 
-/* pointer_get: *url receives the new URL of STORE/models/latest.json, *buf
- * and *len its text (gt_store_get_mem; GT_ENOTFOUND when absent). */
-static int pointer_get(const gt_store_opts *o, const char *store, char **url, char **buf,
-                       size_t *len, gt_error *e)
-{
-	*url = gt_store_join(store, "models/latest.json");
-	return gt_store_get_mem(o, *url, 1 << 20, buf, len, e);
-}
+/* Where the store keeps what it publishes, under the store URL. */
+#define POINTER "models/latest.json"
+#define HISTORY "models/history.ndjson"
+#define MODELS "models/"
 
 int gt_release_fetch(const gt_store_opts *o, const char *store, const char *dir,
                      const char *verify_key, gt_store_validate_fn validate, void *vctx,
@@ -41,8 +37,8 @@ int gt_release_fetch(const gt_store_opts *o, const char *store, const char *dir,
 	*fetched = 0;
 	if (pointer)
 		*pointer = NULL;
-	char *pu;
-	rc = pointer_get(o, store, &pu, &buf, &len, e);
+	char *pu = gt_store_join(store, POINTER);
+	rc = gt_store_get_mem(o, pu, 1 << 20, &buf, &len, e);
 	if (rc) {
 		free(pu);
 		return rc == GT_ENOTFOUND ? 0 : rc;   /* nothing published yet */
@@ -95,7 +91,7 @@ int gt_release_fetch(const gt_store_opts *o, const char *store, const char *dir,
 		goto done;
 	if ((rc = gt_fs_mkdir_p(dir, e)) != 0)
 		goto done;
-	mu = gt_store_join(store, "models/");
+	mu = gt_store_join(store, MODELS);
 	{
 		char *u = gt_store_join(mu, name);
 		rc = gt_store_get_validated(o, u, dest, want, bytes, validate, vctx, NULL, e);
@@ -212,7 +208,7 @@ static long long name_number(const char *name, char tag)
 /* prev_steps: steps of the network latest.json names now; -1 if none. */
 static int prev_steps(const gt_store_opts *o, const char *store, long long *steps, gt_error *e)
 {
-	char *url = gt_store_join(store, "models/latest.json");
+	char *url = gt_store_join(store, POINTER);
 	json_t *j;
 	int rc = gt_store_get_json(o, url, 1 << 20, &j, e);
 	free(url);
@@ -331,7 +327,7 @@ static int publish(const gt_store_opts *o, gt_release_cand *c, gt_error *e)
 	FILE *f = fopen(c->path, "rb");
 	if (!f)
 		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", c->path, strerror(errno));
-	char *dir = gt_store_join(c->store, "models/");
+	char *dir = gt_store_join(c->store, MODELS);
 	char *url = gt_store_join(dir, c->name);
 	free(dir);
 	char sig[GT_SIGN_HEX] = "", msg[512];
@@ -365,7 +361,7 @@ static int publish(const gt_store_opts *o, gt_release_cand *c, gt_error *e)
 	if (sig[0])
 		json_object_set_new(l, "signature", json_string(sig));
 	char *text = json_dumps(l, JSON_COMPACT | JSON_REAL_PRECISION(10));
-	url = gt_store_join(c->store, "models/latest.json");
+	url = gt_store_join(c->store, POINTER);
 	rc = put_line(o, url, text, e);
 	free(url);
 	free(text);
@@ -409,7 +405,7 @@ int gt_release_cand_history(const gt_store_opts *o, const gt_release_cand *c, ch
 	*entry = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(10));
 	json_decref(j);
 
-	char *url = gt_store_join(c->store, "models/history.ndjson"), *old = NULL;
+	char *url = gt_store_join(c->store, HISTORY), *old = NULL;
 	size_t len = 0;
 	int rc = gt_store_get_mem(o, url, (size_t)256 << 20, &old, &len, e);
 	if (rc == GT_ENOTFOUND) {

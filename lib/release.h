@@ -1,9 +1,11 @@
 /*
- * release.h: what a store publishes and when (DESIGN.md section 1).
- * STORE/models/latest.json, the release pointer, names the published
- * network and the self-play settings that go with it; gt-publish moves it
- * when a candidate network wins its match (or training crossed a step
- * mark), and workers read it through gt-sync latest.
+ * release.h: what a store publishes and when (DESIGN.md section 1); the
+ * one module that reads and writes the release pointer.
+ * STORE/models/latest.json names the published network and the self-play
+ * settings that go with it; STORE/models/<name> holds the network itself
+ * (immutable) and STORE/models/history.ndjson one line per decision.
+ * gt-publish decides and writes them (the network first, the pointer
+ * last); workers read the pointer through gt-sync latest.
  */
 #ifndef GT_RELEASE_H
 #define GT_RELEASE_H
