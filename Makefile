@@ -86,7 +86,7 @@ $(BINDIR)/%: cmd/%.c $(wildcard cmd/*.h) $(LIBGT)
 	@echo "  LD      $@"
 	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
 
-$(OBJDIR)/tests/%: tests/unit/%.c tests/unit/tap.h $(LIBGT)
+$(OBJDIR)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIBGT)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	@$(CC) $(CPPFLAGS) -Itests/unit $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)

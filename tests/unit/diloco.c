@@ -10,7 +10,7 @@
 #include "outer.h"
 #include "record.h"
 #include "shard.h"
-#include "tap.h"
+#include "testutil.h"
 #include "train.h"
 #include "record_gen.h"
 
@@ -287,9 +287,7 @@ static void check_ustate(void)
 
 int main(void)
 {
-	snprintf(dir, sizeof dir, "%s/gt-diloco.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir))
-		skip_all("no temporary directory");
+	test_tmpdir(dir, sizeof dir, "diloco");
 	gt_error e = {0};
 	gt_arch a;
 	gt_model_parse_arch("b1c8", &a, &e);
@@ -306,9 +304,6 @@ int main(void)
 	check_ustate();
 	gt_shard_window_free(w);
 	gt_model_free(m);
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		diag("could not remove %s", dir);
+	test_rmdir(dir);
 	return done_testing();
 }

@@ -11,7 +11,7 @@
 #include "sgf_util.h"
 
 static char gnugo[4096];
-static char tmpdir[] = "/tmp/gt-sgf-gnugo-XXXXXX";
+static char tmpdir[512];
 
 static int find_gnugo(void)
 {
@@ -181,8 +181,7 @@ int main(void)
 		skip_all("gnugo not found (PATH, /usr/games): install Debian's gnugo");
 	if (!dir)
 		skip_all("shared/ not found beside the checkout (GT_SRC/../shared)");
-	if (!mkdtemp(tmpdir))
-		skip_all("cannot make a temporary directory");
+	test_tmpdir(tmpdir, sizeof tmpdir, "sgf-gnugo");
 
 	snprintf(f, sizeof f, "%s/data/sgf/handicap-4.sgf", dir);
 	check_hand(f, "handicap-4.sgf", "D16 Q16 D4 Q4 O17 C10", "R14 K10", "0.5");
@@ -207,9 +206,6 @@ int main(void)
 			diag("%s missing: skipped (goban-original-games not installed)", f);
 	}
 
-	char cmd[4200];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-	if (system(cmd) != 0)
-		diag("could not remove %s", tmpdir);
+	test_rmdir(tmpdir);
 	return done_testing();
 }

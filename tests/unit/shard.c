@@ -8,7 +8,7 @@
 #include "npz.h"
 #include "shard.h"
 #include "sym.h"
-#include "tap.h"
+#include "testutil.h"
 
 #include <unistd.h>
 
@@ -425,7 +425,7 @@ static void check_window(void)
 static void check_numpy_shards(void)
 {
 	char out[512], cmd[1024];
-	const char *src = getenv("GT_SRC") ? getenv("GT_SRC") : ".";
+	const char *src = test_src();
 	if (system("/usr/bin/python3 -c 'import numpy' 2>/dev/null") != 0) {
 		diag("no numpy: numpy-written shards not checked");
 		return;
@@ -471,16 +471,11 @@ static void check_numpy_shards(void)
 
 int main(void)
 {
-	snprintf(dir, sizeof dir, "%s/gt-shard.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir))
-		skip_all("no temporary directory");
+	test_tmpdir(dir, sizeof dir, "shard");
 	check_writer();
 	check_handicap();
 	check_window();
 	check_numpy_shards();
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		diag("could not remove %s", dir);
+	test_rmdir(dir);
 	return done_testing();
 }

@@ -7,7 +7,7 @@
 #include "model.h"
 #include "record.h"
 #include "shard.h"
-#include "tap.h"
+#include "testutil.h"
 #include "train.h"
 #include "record_gen.h"
 
@@ -233,9 +233,7 @@ static void check_ownership(const gt_model *m)
 
 int main(void)
 {
-	snprintf(dir, sizeof dir, "%s/gt-train.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir))
-		skip_all("no temporary directory");
+	test_tmpdir(dir, sizeof dir, "train");
 	make_shards("with", 6, 1);
 	make_shards("without", 6, 0);
 	make_shards("mixed", 6, 2);
@@ -268,9 +266,6 @@ int main(void)
 	check_ownership(m);
 	gt_shard_window_free(w);
 	gt_model_free(m);
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		diag("could not remove %s", dir);
+	test_rmdir(dir);
 	return done_testing();
 }
