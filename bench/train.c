@@ -33,20 +33,9 @@ static double now(void)
 
 static void make_shards(const char *out, int n, int games)
 {
-	gt_shard_opts o;
-	gt_shard_opts_init(&o);
-	o.rows = 100000;
 	gt_error e = {0};
-	gt_shard_writer *w = gt_shard_writer_new(out, &o, &e);
-	gt_record r;
-	gt_record_init(&r);
-	for (int i = 0; i < games; i++) {
-		gen_record(&r, n, 5, i);
-		gt_shard_add_record(w, &r, &e);
-	}
-	gt_shard_flush(w, &e);
-	gt_record_release(&r);
-	gt_shard_writer_free(w);
+	if (gen_shards(out, n, 5, games, 100000, 0, 0, &e) != 0)
+		fprintf(stderr, "train: %s: %s\n", out, e.text);
 }
 
 /* samples per second of bare steps on one fixed batch (drawn once) */
