@@ -91,7 +91,7 @@ $(OBJDIR)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIBGT)
 	@echo "  LD      $@"
 	@$(CC) $(CPPFLAGS) -Itests/unit $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
 
-$(OBJDIR)/bench/%: bench/%.c $(LIBGT)
+$(OBJDIR)/bench/%: bench/%.c $(wildcard bench/*.h) tests/unit/record_gen.h $(LIBGT)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)

@@ -30,6 +30,7 @@
  * up c chips and their collectives: 200 s at 1.2M chips, 156 s for a
  * 150k-chip unit); that gives 27% against 88%.
  */
+#include "bench.h"
 #include "delta.h"
 
 #include <math.h>
@@ -147,13 +148,6 @@ static void bandwidth(void)
 				hs[i] == H_DEF && c == GT_DELTA_DEFAULT_CODEC ? "  <- defaults" : "");
 		}
 	printf("('with pull' adds the unit's download of fp32 theta each round)\n\n");
-}
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* Codec speed on 4M values (16 MB), best of 3, against memcpy. */

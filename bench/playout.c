@@ -6,6 +6,7 @@
  * (positional superko) on every move.
  * Usage: playout [seconds-per-size]
  */
+#include "bench.h"
 #include "board.h"
 #include "gt.h"
 
@@ -55,13 +56,6 @@ static int playout(gt_board *b)
 		gt_board_play_legal(b, c, mv);
 	}
 	return b->nmoves;
-}
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
 int main(int argc, char **argv)

@@ -8,6 +8,7 @@
  * directly inside the step. Shards are generated (tests/unit/record_gen.h).
  * Usage: train [seconds-per-window]
  */
+#include "bench.h"
 #include "model.h"
 #include "nn.h"
 #include "optim.h"
@@ -23,13 +24,6 @@
 #include <unistd.h>
 
 static double min_s = 1.0;
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 static void make_shards(const char *out, int n, int games)
 {
@@ -128,9 +122,7 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		min_s = atof(argv[1]) > 0 ? atof(argv[1]) : min_s;
 	char dir[512], d9[600], d19[600];
-	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	snprintf(dir, sizeof dir, "%s/gt-bench-train.XXXXXX", tmp);
-	if (!mkdtemp(dir))
+	if (bench_tmpdir(dir, sizeof dir, "train") != 0)
 		return 1;
 	snprintf(d9, sizeof d9, "%s/9", dir);
 	snprintf(d19, sizeof d19, "%s/19", dir);
@@ -140,7 +132,5 @@ int main(int argc, char **argv)
 	bench(d9, "b6c64", 9, 256);
 	bench(d9, "b2c16", 9, 256);
 	bench(d19, "b2c16", 19, 64);
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) != 0;
+	return bench_rmdir(dir);
 }
