@@ -95,12 +95,12 @@ $(BINDIR)/%: cmd/%.c $(wildcard cmd/*.h) $(CLI_OBJ) $(LIBGT)
 	@echo "  LD      $@"
 	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(CLI_OBJ) $(LIBGT) $(LDLIBS)
 
-$(OBJDIR)/tests/%: tests/unit/%.c tests/unit/tap.h $(LIBGT)
+$(OBJDIR)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIBGT)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	@$(CC) $(CPPFLAGS) -Itests/unit $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
 
-$(OBJDIR)/bench/%: bench/%.c $(LIBGT)
+$(OBJDIR)/bench/%: bench/%.c $(wildcard bench/*.h) tests/unit/record_gen.h $(LIBGT)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)

@@ -30,6 +30,7 @@
  * up c chips and their collectives: 200 s at 1.2M chips, 156 s for a
  * 150k-chip unit); that gives 27% against 88%.
  */
+#include "bench.h"
 #include "delta.h"
 #include "util.h"
 #include "rng.h"

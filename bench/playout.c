@@ -6,6 +6,7 @@
  * (positional superko) on every move.
  * Usage: playout [seconds-per-size]
  */
+#include "bench.h"
 #include "board.h"
 #include "util.h"
 #include "gt.h"

@@ -21,8 +21,8 @@
  * (480 s gave 42 games) for a figure to trust. Default 120 s.
  * Usage: selfplay [seconds-of-network-self-play [threads [games-in-flight]]]
  */
+#include "bench.h"
 #include "board.h"
-#include "util.h"
 #include "feat.h"
 #include "gt.h"
 #include "mcts.h"
@@ -36,15 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* CPU time of the calling thread: the machine is shared, so shares of
- * time are taken from CPU time, which other processes do not inflate */
-static double cpu(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 /* ---- 1. search cost with the uniform evaluator ---- */
 
@@ -180,16 +171,16 @@ static int bnet_eval(void *ctx, int n, int nb, const gt_board *const *boards, fl
 		b->planes = gt_xrealloc(b->planes, (size_t)nb * GT_FEAT_PLANES * np * sizeof(float));
 		b->globals = gt_xrealloc(b->globals, (size_t)nb * GT_FEAT_GLOBALS * sizeof(float));
 	}
-	double t0 = cpu();
+	double t0 = cpu_thread();
 	if (b->c_first == 0)
 		b->c_first = t0;
 	for (int i = 0; i < nb; i++)
 		gt_feat_encode(boards[i], b->planes + (size_t)i * GT_FEAT_PLANES * np,
 		               b->globals + (size_t)i * GT_FEAT_GLOBALS);
-	double t1 = cpu();
+	double t1 = cpu_thread();
 	gt_nn_out out;
 	int r = gt_nn_forward(b->nn, nb, n, b->planes, b->globals, 0, &out);
-	b->c_last = cpu();
+	b->c_last = cpu_thread();
 	b->t_feat += t1 - t0;
 	b->t_fwd += b->c_last - t1;
 	if (r)
@@ -233,13 +224,13 @@ static void *forward_loop(void *arg)
 		               globals + (size_t)i * GT_FEAT_GLOBALS);
 	}
 	gt_nn_forward(f->nn, f->batch, n, planes, globals, 0, NULL); /* warm up */
-	double t0 = gt_now(), c0 = cpu();
+	double t0 = gt_now(), c0 = cpu_thread();
 	do {
 		gt_nn_forward(f->nn, f->batch, n, planes, globals, 0, NULL);
 		f->positions += f->batch;
 	} while (gt_now() - t0 < f->secs);
 	f->elapsed = gt_now() - t0;
-	f->cpu = cpu() - c0;
+	f->cpu = cpu_thread() - c0;
 	free(planes);
 	free(globals);
 	return NULL;

@@ -7,6 +7,7 @@
  * whole command).
  * Usage: shard [seconds-per-measure]
  */
+#include "bench.h"
 #include "board.h"
 #include "util.h"
 #include "gt.h"
@@ -151,14 +152,11 @@ int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 1.0;
 	char dir[256];
-	snprintf(dir, sizeof dir, "%s/gt-bench-shard.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir))
+	if (bench_tmpdir(dir, sizeof dir, "shard") != 0)
 		return 1;
 	printf("features: version %d, %d planes, %d globals\n", gt_shard_encoder_default()->version,
 	       gt_shard_encoder_default()->nplanes, gt_shard_encoder_default()->nglobals);
 	bench_size(9, secs, dir);
 	bench_size(19, secs, dir);
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) != 0;
+	return bench_rmdir(dir);
 }

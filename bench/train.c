@@ -8,6 +8,7 @@
  * directly inside the step. Shards are generated (tests/unit/record_gen.h).
  * Usage: train [seconds-per-window]
  */
+#include "bench.h"
 #include "model.h"
 #include "util.h"
 #include "nn.h"
@@ -27,20 +28,9 @@ static double min_s = 1.0;
 
 static void make_shards(const char *out, int n, int games)
 {
-	gt_shard_opts o;
-	gt_shard_opts_init(&o);
-	o.rows = 100000;
 	gt_error e = {0};
-	gt_shard_writer *w = gt_shard_writer_new(out, &o, &e);
-	gt_record r;
-	gt_record_init(&r);
-	for (int i = 0; i < games; i++) {
-		gen_record(&r, n, 5, i);
-		gt_shard_add_record(w, &r, &e);
-	}
-	gt_shard_flush(w, &e);
-	gt_record_release(&r);
-	gt_shard_writer_free(w);
+	if (gen_shards(out, n, 5, games, 100000, 0, 0, &e) != 0)
+		fprintf(stderr, "train: %s: %s\n", out, e.text);
 }
 
 /* samples per second of bare steps on one fixed batch (drawn once) */
@@ -133,9 +123,7 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		min_s = atof(argv[1]) > 0 ? atof(argv[1]) : min_s;
 	char dir[512], d9[600], d19[600];
-	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	snprintf(dir, sizeof dir, "%s/gt-bench-train.XXXXXX", tmp);
-	if (!mkdtemp(dir))
+	if (bench_tmpdir(dir, sizeof dir, "train") != 0)
 		return 1;
 	snprintf(d9, sizeof d9, "%s/9", dir);
 	snprintf(d19, sizeof d19, "%s/19", dir);
@@ -145,7 +133,5 @@ int main(int argc, char **argv)
 	bench(d9, "b6c64", 9, 256);
 	bench(d9, "b2c16", 9, 256);
 	bench(d19, "b2c16", 19, 64);
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) != 0;
+	return bench_rmdir(dir);
 }

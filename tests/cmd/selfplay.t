@@ -7,10 +7,7 @@
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 command -v gt-selfplay >/dev/null || skip_all "gt-selfplay not built"
 
-gt-selfplay -h >"$T/out" 2>&1
-ok $? "-h exits 0"
-grep -q -- --parallel-games "$T/out"
-ok $? "-h lists the options"
+check_help gt-selfplay --parallel-games
 gt-selfplay --version >"$T/out" 2>&1
 ok $? "--version exits 0"
 gt-selfplay --bogus >/dev/null 2>"$T/err"
