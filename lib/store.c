@@ -382,11 +382,9 @@ int gt_store_get_validated(const gt_store_opts *o, const char *url, const char *
 	const char *name = gt_store_basename(path);
 	if (!*name)
 		return gt_error_set(e, GT_EINVAL, -1, -1, "no file name in %s", path);
-	char *dir = gt_store_dir_of(path);
-	size_t tl = strlen(dir) + strlen(name) + 16;
+	size_t tl = strlen(path) + 16;
 	char *tmp = gt_xmalloc(tl);
-	snprintf(tmp, tl, "%s/.%s.part", dir, name);
-	free(dir);
+	snprintf(tmp, tl, "%.*s.%s.part", (int)(name - path), path, name);
 	char *etag = gt_xmalloc(tl + 5);
 	snprintf(etag, tl + 5, "%s.etag", tmp);
 

@@ -10,19 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-char *gt_store_dir_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	if (!s)
-		return gt_xstrdup(".");
-	if (s == path)
-		return gt_xstrdup("/");
-	char *d = gt_xmalloc((size_t)(s - path) + 1);
-	memcpy(d, path, (size_t)(s - path));
-	d[s - path] = 0;
-	return d;
-}
-
 /* local_path: the path of a plain path or a file:// URL (new string);
  * %XX escapes of a file:// URL decoded. */
 static char *local_path(const char *url)
@@ -109,12 +96,17 @@ static int local_get(const gt_store_opts *o, const char *url, gt_store_sink *s, 
 static int local_put(const gt_store_opts *o, FILE *in, long long n, const char *url, int overwrite,
                      int *taken, gt_error *e)
 {
-	char *path = local_path(url), *dir = gt_store_dir_of(path);
-	char buf[65536];
-	size_t k;
+	char *path = local_path(url), buf[65536];
+	size_t k, dl = (size_t)(gt_store_basename(path) - path);
 	gt_fs_atomic a = { .fd = -1 };
-	int rc = gt_fs_mkdir_p(dir, e);
-	free(dir);
+	int rc = 0;
+	if (dl > 0) {               /* the folder, with its trailing '/' */
+		char *dir = gt_xmalloc(dl + 1);
+		memcpy(dir, path, dl);
+		dir[dl] = 0;
+		rc = gt_fs_mkdir_p(dir, e);
+		free(dir);
+	}
 	if (!rc)
 		rc = gt_fs_atomic_begin(&a, path, e);
 	rewind(in);

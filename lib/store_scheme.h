@@ -110,8 +110,4 @@ int gt_store_http_get(const gt_store_opts *o, const gt_store_http_auth *a, const
 int gt_store_http_put(const gt_store_opts *o, const gt_store_http_auth *a, FILE *in, long long n,
                       const char *url, gt_error *e);
 
-/* gt_store_dir_of: the folder part of a local path (new string; "." for
- * a bare name, "/" for a name in the root). */
-char *gt_store_dir_of(const char *path);
-
 #endif
