@@ -74,7 +74,8 @@ typedef struct gt_store_scheme {
 	int (*put)(const gt_store_opts *o, FILE *in, long long n, const char *url, int overwrite,
 	           int *taken, gt_error *e);
 	/* list: the objects directly under the folder url, each added with
-	 * gt_store_entry_add (in any order; store.c sorts them) */
+	 * gt_store_entry_add (or gt_store_parse_listing, which does), in any
+	 * order: store.c sorts them */
 	int (*list)(const gt_store_opts *o, const char *url, gt_store_entry **v, size_t *n,
 	            gt_error *e);
 } gt_store_scheme;
