@@ -1,5 +1,5 @@
 /*
- * nn_backend.h: what a backend of lib/nn implements (private to lib/).
+ * nn_backend.h: what a backend of lib/nn implements (private to lib/nn/).
  * A backend keeps its own buffers in nn->state; nn->params and nn->grads
  * are the host master copies that callers see.
  */
@@ -36,7 +36,7 @@ struct gt_nn {
 
 extern const gt_nn_backend gt_nn_backend_cpu;
 #ifdef GT_CUDA
-extern const gt_nn_backend gt_nn_backend_cuda; /* lib/cuda/nn_cuda.cu */
+extern const gt_nn_backend gt_nn_backend_cuda; /* lib/nn/cuda/nn_cuda.cu */
 #endif
 
 /* gt_nn_cpu_chunk: columns (boards x n*n) per im2col chunk of the CPU

@@ -1,8 +1,8 @@
 /*
- * gpu.h: whether the CUDA backend of lib/nn (lib/cuda/nn_cuda.cu) can run
+ * gpu.h: whether the CUDA backend of lib/nn (lib/nn/cuda/nn_cuda.cu) can run
  * here, for the "auto" backend of gt_nn_new and for commands that say what
  * they chose. Backends by name in gt_nn_new:
- *   "cpu"   im2col + OpenBLAS sgemm (lib/nn_cpu.c), always there;
+ *   "cpu"   im2col + OpenBLAS sgemm (lib/nn/nn_cpu.c), always there;
  *   "cuda"  cuBLAS BF16 tensor-core GEMMs with FP32 accumulation and FP32
  *           master weights; fails with GT_EUNSUPPORTED and the reason
  *           ("no CUDA device: <cudaGetErrorString>", "backend cuda: built

@@ -1,7 +1,7 @@
 /*
  * nn_cuda.cu: the CUDA backend of lib/nn ("cuda"; see nn.h for the
- * network and the loss, lib/nn_cpu.c for the reference it is tested
- * against, lib/gpu.h for selection).
+ * network and the loss, lib/nn/nn_cpu.c for the reference it is tested
+ * against, lib/nn/gpu.h for selection).
  *
  * Layout as on the CPU: activations channel-major over the whole batch,
  * [c][b*N + p] (N = n*n), FP32 on the device. A 3x3 convolution is an
