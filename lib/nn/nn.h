@@ -154,6 +154,12 @@ int gt_nn_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 int gt_nn_eval_loss(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
                     gt_nn_loss *loss);
 
+/* gt_nn_error: the text of nn's last backend failure (on the cuda backend
+ * a failed CUDA or cuBLAS call of gt_nn_forward, gt_nn_backward or
+ * gt_nn_sync_params, which then return GT_EIO, or GT_ENOMEM when device
+ * memory ran out); "" when there was none. Owned by nn. */
+const char *gt_nn_error(const gt_nn *nn);
+
 /* gt_nn_set_threads: BLAS threads for every CPU network in the process
  * (openblas_set_num_threads; 1 unless set before or after gt_nn_new). */
 void gt_nn_set_threads(int nthreads);

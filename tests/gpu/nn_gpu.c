@@ -78,7 +78,7 @@ static int check(int quick)
 static void die(gt_nn *nn, const char *what, int r)
 {
 	fprintf(stderr, "nn_gpu: %s: %s: %s\n", what, gt_strerror(r),
-	        nn ? gt_gpu_error(nn) : "");
+	        nn ? gt_nn_error(nn) : "");
 	exit(1);
 }
 

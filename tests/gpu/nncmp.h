@@ -147,7 +147,7 @@ static int cmp_run(gt_nn *cpu, gt_nn *gpu, cmp_batch *d, double tol, double gtol
 	int rc = gt_nn_forward(cpu, B, n, d->planes, d->glob, 1, &oc);
 	int rg = gt_nn_forward(gpu, B, n, d->planes, d->glob, 1, &og);
 	if (!ok(rc == 0 && rg == 0, "%s: forward on both backends", what)) {
-		diag("  cpu %d, cuda %d: %s", rc, rg, gt_gpu_error(gpu));
+		diag("  cpu %d, cuda %d: %s", rc, rg, gt_nn_error(gpu));
 		return 1;
 	}
 	struct { const char *name; const float *g, *c; size_t n; } outs[] = {
@@ -165,7 +165,7 @@ static int cmp_run(gt_nn *cpu, gt_nn *gpu, cmp_batch *d, double tol, double gtol
 	rc = gt_nn_backward(cpu, &t, NULL, &lc);
 	rg = gt_nn_backward(gpu, &t, NULL, &lg);
 	if (!ok(rc == 0 && rg == 0, "%s: backward on both backends", what)) {
-		diag("  cpu %d, cuda %d: %s", rc, rg, gt_gpu_error(gpu));
+		diag("  cpu %d, cuda %d: %s", rc, rg, gt_nn_error(gpu));
 		return bad + 1;
 	}
 	double lr = fabs(lg.total - lc.total) / fmax(fabs(lc.total), 1e-3);
@@ -216,7 +216,7 @@ static int cmp_pair(const gt_arch *a, uint64_t seed, gt_nn **cpu, gt_nn **gpu)
 	memcpy(gt_nn_params(*gpu), gt_nn_params(*cpu), sizeof(float) * gt_nn_nparams(*cpu));
 	int r = gt_nn_sync_params(*gpu);
 	if (!ok(r == 0, "parameters uploaded")) {
-		diag("  %s", gt_gpu_error(*gpu));
+		diag("  %s", gt_nn_error(*gpu));
 		return -1;
 	}
 	gt_nn_sync_params(*cpu);

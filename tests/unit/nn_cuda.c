@@ -64,7 +64,7 @@ int main(void)
 		return done_testing();
 	is_str(gt_nn_backend_name(au), have ? "cuda" : "cpu", "auto chose %s",
 	       have ? "cuda (a device is present)" : "cpu (no device)");
-	is_str(gt_gpu_error(au), "", "no backend error after creation");
+	is_str(gt_nn_error(au), "", "no backend error after creation");
 
 	/* auto without a device computes what cpu computes, bit for bit */
 	gt_nn *cp = gt_nn_new(&a, "cpu", &e);

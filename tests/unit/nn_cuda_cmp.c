@@ -84,7 +84,7 @@ int main(void)
 		big = fmax(big, fabs(g1[i]));
 	}
 	ok(big > 0 && m <= 1e-5 * big, "gradients accumulate (%.2g of %.2g)", m, big);
-	is_str(gt_gpu_error(gpu), "", "no backend error");
+	is_str(gt_nn_error(gpu), "", "no backend error");
 	free(keep);
 	cmp_batch_free(&d);
 	gt_nn_free(cpu);

@@ -26,7 +26,7 @@
  * the same formulas as nn_cpu.c).
  *
  * Every CUDA and cuBLAS call is checked; a failure is written to
- * nn->errtext (gt_gpu_error) and returned as GT_EIO (GT_ENOMEM when
+ * nn->errtext (gt_nn_error) and returned as GT_EIO (GT_ENOMEM when
  * device memory ran out). Nothing here prints.
  *
  * One network is used by one thread at a time (as on the CPU). Create
@@ -48,7 +48,6 @@
 #include <time.h>
 
 extern "C" {
-#include "gpu.h"
 #include "nn.h"
 #include "nn_backend.h"
 int gt_cuda_probe(char *text, size_t len);
