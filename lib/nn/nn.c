@@ -2,7 +2,6 @@
  * dispatch of the network (see nn.h; the CPU backend is nn_cpu.c). */
 #include "nn.h"
 #include "nn_backend.h"
-#include "feat.h"
 #include "gpu.h"
 
 #include <cblas.h>
@@ -11,18 +10,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-void gt_arch_default(gt_arch *a, int blocks, int channels)
+void gt_arch_default(gt_arch *a, int blocks, int channels, int in_planes, int globals,
+                     int feat_version)
 {
 	memset(a, 0, sizeof *a);
 	a->blocks = blocks;
 	a->channels = channels;
-	a->in_planes = GT_FEAT_PLANES;
-	a->globals = GT_FEAT_GLOBALS;
-	a->feat_version = GT_FEAT_VERSION;
+	a->in_planes = in_planes;
+	a->globals = globals;
+	a->feat_version = feat_version;
 	a->head_policy = 32;
 	a->head_value = 32;
 	a->value_hidden = 64;
-	a->max_n = GT_MAX_N;
+	a->max_n = GT_ARCH_MAX_N;
 }
 
 static int range(gt_error *e, const char *what, int v, int lo, int hi)
@@ -44,7 +44,7 @@ int gt_arch_check(const gt_arch *a, gt_error *e)
 	    (r = range(e, "policy head channels", a->head_policy, 1, GT_ARCH_MAX_HEAD)) ||
 	    (r = range(e, "value head channels", a->head_value, 1, GT_ARCH_MAX_HEAD)) ||
 	    (r = range(e, "value hidden units", a->value_hidden, 1, GT_ARCH_MAX_HEAD)) ||
-	    (r = range(e, "max board size", a->max_n, 2, GT_MAX_N)))
+	    (r = range(e, "max board size", a->max_n, 2, GT_ARCH_MAX_N)))
 		return r;
 	return 0;
 }

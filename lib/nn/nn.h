@@ -30,23 +30,26 @@
 #include <stdint.h>
 #include "gt.h"
 
-/* Architecture. gt_arch_check() gives the accepted ranges. */
+/* Architecture. gt_arch_check() gives the accepted ranges. The inputs
+ * (in_planes, globals, feat_version) are the caller's: the network does
+ * not know what they mean (gt's are feat.h's GT_FEAT_*). */
 typedef struct gt_arch {
 	int blocks;        /* residual blocks, 1..GT_ARCH_MAX_BLOCKS */
 	int channels;      /* trunk channels, 1..GT_ARCH_MAX_CHANNELS */
-	int in_planes;     /* spatial input planes (GT_FEAT_PLANES) */
-	int globals;       /* global inputs (GT_FEAT_GLOBALS) */
-	int feat_version;  /* GT_FEAT_VERSION the inputs follow */
+	int in_planes;     /* spatial input planes */
+	int globals;       /* global inputs */
+	int feat_version;  /* version of the input features, 1.., kept as a tag */
 	int head_policy;   /* policy head channels Hp */
 	int head_value;    /* value head channels Hv */
 	int value_hidden;  /* value head hidden units */
-	int max_n;         /* largest board size, 2..19 */
+	int max_n;         /* largest board size, 2..GT_ARCH_MAX_N */
 } gt_arch;
 
 #define GT_ARCH_MAX_BLOCKS 128
 #define GT_ARCH_MAX_CHANNELS 1024
 #define GT_ARCH_MAX_HEAD 1024
 #define GT_ARCH_MAX_INPUTS 1024
+#define GT_ARCH_MAX_N 19     /* board.h's GT_MAX_N */
 #define GT_NN_SCORE_SCALE 20.0f /* score output = 20 * raw (points) */
 
 /* One named view into the flat parameter array. */
@@ -57,9 +60,13 @@ typedef struct gt_tensor {
 	int ndim, shape[4];/* PyTorch order, e.g. conv (out, in, 3, 3) */
 } gt_tensor;
 
-/* gt_arch_default: fill a with blocks, channels and the defaults for the
- * rest (current feature set, Hp = Hv = 32, value_hidden = 64, max_n 19). */
-void gt_arch_default(gt_arch *a, int blocks, int channels);
+/* gt_arch_default: fill a with blocks, channels, the caller's inputs
+ * (in_planes spatial planes and globals global inputs of feature version
+ * feat_version; for gt's features GT_FEAT_PLANES, GT_FEAT_GLOBALS,
+ * GT_FEAT_VERSION of feat.h) and the defaults for the rest (Hp = Hv = 32,
+ * value_hidden = 64, max_n = GT_ARCH_MAX_N). Checks nothing. */
+void gt_arch_default(gt_arch *a, int blocks, int channels, int in_planes, int globals,
+                     int feat_version);
 /* gt_arch_check: 0 if every field is in range, else GT_EFORMAT with the
  * field named in e. Never allocates, so it is safe on untrusted headers. */
 int gt_arch_check(const gt_arch *a, gt_error *e);

@@ -20,6 +20,7 @@
  */
 #include "tap.h"
 #include "nncmp.h"
+#include "feat.h"
 #include "nn_backend.h" /* nn->profile, nn->prof_conv_s */
 #include "optim.h"
 
@@ -57,7 +58,8 @@ static int check(int quick)
 	for (size_t k = 0; k < (quick ? 2 : sizeof nets / sizeof nets[0]); k++) {
 		gt_arch a;
 		gt_nn *cpu, *gpu;
-		gt_arch_default(&a, nets[k].blocks, nets[k].channels);
+		gt_arch_default(&a, nets[k].blocks, nets[k].channels, GT_FEAT_PLANES, GT_FEAT_GLOBALS,
+		                GT_FEAT_VERSION);
 		if (cmp_pair(&a, 100 + k, &cpu, &gpu))
 			continue;
 		cmp_batch d;
@@ -177,7 +179,8 @@ static int bench(double peak)
 	       "TFLOP/s", "of peak", "conv TF/s", "of peak", "gemm TF/s", "of peak");
 	for (int k = 0; k < 2; k++) {
 		gt_arch a;
-		gt_arch_default(&a, nets[k][0], nets[k][1]);
+		gt_arch_default(&a, nets[k][0], nets[k][1], GT_FEAT_PLANES, GT_FEAT_GLOBALS,
+		                GT_FEAT_VERSION);
 		gt_nn *nn = gt_nn_new(&a, "cuda", &e);
 		if (!nn) {
 			fprintf(stderr, "nn_gpu: %s\n", e.text);

@@ -17,9 +17,7 @@ int main(void)
 {
 	gt_arch a;
 	gt_error e, pe;
-	gt_arch_default(&a, 1, 8);
-	a.in_planes = 4;
-	a.globals = 2;
+	gt_arch_default(&a, 1, 8, 4, 2, 1);
 	a.head_policy = 3;
 	a.head_value = 3;
 	a.value_hidden = 5;

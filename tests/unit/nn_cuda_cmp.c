@@ -8,6 +8,7 @@
  * whole gradient vector (see nncmp.h). */
 #include "tap.h"
 #include "../gpu/nncmp.h"
+#include "feat.h"
 
 #define TOL 2e-2
 #define GTOL 8e-2
@@ -21,7 +22,7 @@ int main(void)
 	cmp_tols(&tol, &gtol);
 	diag("device: %s; tolerances %.0e, %.0e", pe.text, tol, gtol);
 	gt_arch a;
-	gt_arch_default(&a, 2, 32);
+	gt_arch_default(&a, 2, 32, GT_FEAT_PLANES, GT_FEAT_GLOBALS, GT_FEAT_VERSION);
 	gt_nn *cpu, *gpu;
 	if (cmp_pair(&a, 1, &cpu, &gpu))
 		return done_testing();

@@ -133,9 +133,7 @@ int main(void)
 {
 	gt_arch a;
 	gt_error e;
-	gt_arch_default(&a, 2, 4);
-	a.in_planes = 5;
-	a.globals = 3;
+	gt_arch_default(&a, 2, 4, 5, 3, 1);
 	a.head_policy = 3;
 	a.head_value = 3;
 	a.value_hidden = 5;
