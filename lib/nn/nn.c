@@ -1,5 +1,6 @@
-/* nn.c: architecture, parameter layout, initialisation and the backend
- * dispatch of the network (see nn.h; the CPU backend is nn_cpu.c). */
+/* nn.c: architecture, parameter layout and its named views,
+ * initialisation and the backend dispatch of the network (see nn.h and
+ * nn_backend.h; the CPU backend is nn_cpu.c, the loss nn_loss.c). */
 #include "nn.h"
 #include "nn_backend.h"
 #include "gpu.h"
@@ -197,6 +198,33 @@ void gt_arch_init_params(const gt_arch *a, float *params, uint64_t seed)
 			p[j] = sd > 0 ? (float)(sd * normal(&s)) : 0.0f;
 	}
 	free(ts);
+}
+
+void gt_nn_views_init(gt_nn_views *v, const gt_nn *nn, float *base)
+{
+	const gt_tensor *t = nn->tensors;
+	int L = nn->arch.blocks, k = 0;
+	v->in_w = base + t[k++].offset;
+	v->in_b = base + t[k++].offset;
+	v->in_g = nn->arch.globals > 0 ? base + t[k++].offset : NULL;
+	v->blk = gt_xcalloc((size_t)L, sizeof *v->blk);
+	for (int l = 0; l < L; l++) {
+		float **f[] = {&v->blk[l].w1, &v->blk[l].b1, &v->blk[l].w2, &v->blk[l].b2,
+		               &v->blk[l].s};
+		for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+			*f[i] = base + t[k++].offset;
+	}
+	float **f[] = {&v->pol_w, &v->pol_b, &v->pol_ow, &v->pol_ob, &v->pol_pw,
+	               &v->pol_pb, &v->val_w, &v->val_b, &v->fc1_w, &v->fc1_b,
+	               &v->fc2_w, &v->fc2_b, &v->sc_w, &v->sc_b, &v->own_w, &v->own_b};
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+		*f[i] = base + t[k++].offset;
+}
+
+void gt_nn_views_release(gt_nn_views *v)
+{
+	free(v->blk);
+	v->blk = NULL;
 }
 
 static const gt_nn_backend *backends[] = {

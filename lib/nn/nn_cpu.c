@@ -17,27 +17,18 @@
 #include <string.h>
 #include <time.h>
 
-/* Named views of a flat parameter (or gradient) array, in file order. */
-typedef struct views {
-	float *in_w, *in_b, *in_g;
-	float **w1, **b1, **w2, **b2, **s;
-	float *pol_w, *pol_b, *pol_ow, *pol_ob, *pol_pw, *pol_pb;
-	float *val_w, *val_b, *fc1_w, *fc1_b, *fc2_w, *fc2_b;
-	float *sc_w, *sc_b, *own_w, *own_b;
-} views;
-
 typedef struct cpu {
 	size_t cap_bn;     /* B*N the buffers hold */
 	int cap_b, cap_train;
 	int batch, n, trained; /* last forward; trained: activations kept */
-	views p, g;
+	gt_nn_views p, g;
 	float *xin, *glob, *col, *dcol, *rbuf;
 	float *wt;         /* C x C*9: a block kernel transposed and flipped */
 	float **Xo, **Vo, **Zo; /* owned: blocks+1, blocks, blocks (or 1, 1, 1) */
 	float **X, **V, **Z;    /* this forward's views (aliases in play) */
 	float *T, *P, *Vh, *gp, *gv, *hid, *vpre, *sraw, *opre;
 	float *policy, *value, *score, *own, *tmp;
-	float *dX, *dV, *dP, *dVh, *dpol, *dvpre, *dsr, *dopre, *dhid, *dgv;
+	float *dX, *dV, *dP, *dVh, *dpoint, *dpass, *dvpre, *dsr, *dopre, *dhid, *dgv;
 } cpu;
 
 /* Convolutions run over chunks of whole boards, about chunk_cols
@@ -56,53 +47,12 @@ static int chunk_boards(int n)
 }
 
 
-static void make_views(gt_nn *nn, float *base, views *v)
-{
-	const gt_tensor *t = nn->tensors;
-	int L = nn->arch.blocks, k = 0;
-	v->in_w = base + t[k++].offset;
-	v->in_b = base + t[k++].offset;
-	v->in_g = nn->arch.globals > 0 ? base + t[k++].offset : NULL;
-	for (int l = 0; l < L; l++) {
-		v->w1[l] = base + t[k++].offset;
-		v->b1[l] = base + t[k++].offset;
-		v->w2[l] = base + t[k++].offset;
-		v->b2[l] = base + t[k++].offset;
-		v->s[l] = base + t[k++].offset;
-	}
-	float **f[] = {&v->pol_w, &v->pol_b, &v->pol_ow, &v->pol_ob, &v->pol_pw,
-	               &v->pol_pb, &v->val_w, &v->val_b, &v->fc1_w, &v->fc1_b,
-	               &v->fc2_w, &v->fc2_b, &v->sc_w, &v->sc_b, &v->own_w, &v->own_b};
-	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-		*f[i] = base + t[k++].offset;
-}
-
-static void alloc_views(views *v, int L)
-{
-	v->w1 = gt_xcalloc((size_t)L, sizeof(float *));
-	v->b1 = gt_xcalloc((size_t)L, sizeof(float *));
-	v->w2 = gt_xcalloc((size_t)L, sizeof(float *));
-	v->b2 = gt_xcalloc((size_t)L, sizeof(float *));
-	v->s = gt_xcalloc((size_t)L, sizeof(float *));
-}
-
-static void free_views(views *v)
-{
-	free(v->w1);
-	free(v->b1);
-	free(v->w2);
-	free(v->b2);
-	free(v->s);
-}
-
 static int cpu_init(gt_nn *nn)
 {
 	cpu *c = gt_xcalloc(1, sizeof *c);
 	int L = nn->arch.blocks;
-	alloc_views(&c->p, L);
-	alloc_views(&c->g, L);
-	make_views(nn, nn->params, &c->p);
-	make_views(nn, nn->grads, &c->g);
+	gt_nn_views_init(&c->p, nn, nn->params);
+	gt_nn_views_init(&c->g, nn, nn->grads);
 	c->wt = gt_xmalloc(sizeof(float) * nn->arch.channels * nn->arch.channels * 9);
 	c->X = gt_xcalloc((size_t)L + 1, sizeof(float *));
 	c->V = gt_xcalloc((size_t)L, sizeof(float *));
@@ -120,7 +70,7 @@ static int cpu_init(gt_nn *nn)
 	free(c->hid); free(c->vpre); free(c->sraw); free(c->opre); \
 	free(c->policy); free(c->value); free(c->score); free(c->own); free(c->tmp); \
 	free(c->dX); free(c->dV); free(c->dP); free(c->dVh); \
-	free(c->dpol); free(c->dvpre); free(c->dsr); free(c->dopre); \
+	free(c->dpoint); free(c->dpass); free(c->dvpre); free(c->dsr); free(c->dopre); \
 	free(c->dhid); free(c->dgv); } while (0)
 
 static void free_acts(gt_nn *nn, cpu *c)
@@ -143,8 +93,8 @@ static void cpu_release(gt_nn *nn)
 {
 	cpu *c = nn->state;
 	free_acts(nn, c);
-	free_views(&c->p);
-	free_views(&c->g);
+	gt_nn_views_release(&c->p);
+	gt_nn_views_release(&c->g);
 	free(c->X);
 	free(c->V);
 	free(c->Z);
@@ -209,7 +159,8 @@ static void ensure(gt_nn *nn, cpu *c, int batch, int n, int train)
 	c->score = fbuf(B);
 	c->own = fbuf(cb);
 	c->tmp = fbuf(cb > C * B ? cb : C * B);
-	c->dpol = fbuf(cb + B);
+	c->dpoint = fbuf(cb);
+	c->dpass = fbuf(B);
 	c->dvpre = fbuf(B);
 	c->dsr = fbuf(B);
 	c->dopre = fbuf(cb);
@@ -407,7 +358,7 @@ static int cpu_forward(gt_nn *nn, int B, int n, const float *planes,
 {
 	cpu *c = nn->state;
 	const gt_arch *a = &nn->arch;
-	const views *p = &c->p;
+	const gt_nn_views *p = &c->p;
 	int L = a->blocks, C = a->channels, Cin = a->in_planes, G = a->globals;
 	int Hp = a->head_policy, Hv = a->head_value, H = a->value_hidden;
 	size_t N = (size_t)n * n, BN = B * N;
@@ -444,11 +395,11 @@ static int cpu_forward(gt_nn *nn, int B, int n, const float *planes,
 	/* residual blocks */
 	for (int l = 0; l < L; l++) {
 		double t0 = nn->profile ? now() : 0;
-		conv3x3(c, X[l], C, C, B, n, p->w1[l], p->b1[l], V[l], 1);
-		conv3x3(c, V[l], C, C, B, n, p->w2[l], p->b2[l], Z[l], 1);
+		conv3x3(c, X[l], C, C, B, n, p->blk[l].w1, p->blk[l].b1, V[l], 1);
+		conv3x3(c, V[l], C, C, B, n, p->blk[l].w2, p->blk[l].b2, Z[l], 1);
 		if (nn->profile)
 			nn->prof_conv_s += now() - t0;
-		float s = p->s[l][0];
+		float s = p->blk[l].s[0];
 		const float *x = X[l], *z = Z[l];
 		float *y = X[l + 1];
 		for (size_t i = 0; i < (size_t)C * BN; i++)
@@ -504,18 +455,6 @@ static int cpu_forward(gt_nn *nn, int B, int n, const float *planes,
 	return 0;
 }
 
-/* softplus(a) - q a: binary cross-entropy of sigmoid(a) against q */
-static double bce(double a, double q)
-{
-	double sp = a > 0 ? a + log1p(exp(-a)) : log1p(exp(a));
-	return sp - q * a;
-}
-
-static double sigm(double a)
-{
-	return 1.0 / (1.0 + exp(-a));
-}
-
 /* sum of x[0..n) and, if y, of x[i]*y[i]: 8 float lanes over blocks of
  * 512 (vectorisable), the blocks added in double */
 static double sum_f(const float *x, size_t n)
@@ -561,63 +500,20 @@ static int cpu_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 {
 	cpu *c = nn->state;
 	const gt_arch *a = &nn->arch;
-	const views *p = &c->p, *g = &c->g;
+	const gt_nn_views *p = &c->p, *g = &c->g;
 	int B = c->batch, n = c->n;
 	int L = a->blocks, C = a->channels, Cin = a->in_planes, G = a->globals;
 	int Hp = a->head_policy, Hv = a->head_value, H = a->value_hidden;
 	size_t N = (size_t)n * n, BN = B * N;
-	double lp = 0, lv = 0, ls = 0, lo = 0;
 	if (!c->batch)
 		return GT_EINVAL;
 	if (grads && !c->trained)
 		return GT_EINVAL;
 
 	/* loss and its gradient with respect to the head outputs */
-	for (int b = 0; b < B; b++) {
-		double wb = (t->weight ? t->weight[b] : 1.0) / B;
-		const float *lg = c->policy + b * (N + 1), *pi = t->policy + b * (N + 1);
-		float *dl = c->dpol + b * (N + 1);
-		double mx = lg[0], se = 0, spi = 0, ce = 0;
-		for (size_t i = 1; i <= N; i++)
-			mx = lg[i] > mx ? lg[i] : mx;
-		for (size_t i = 0; i <= N; i++)
-			se += exp(lg[i] - mx);
-		double lse = mx + log(se);
-		for (size_t i = 0; i <= N; i++) {
-			spi += pi[i];
-			if (pi[i] != 0)
-				ce -= pi[i] * (lg[i] - lse);
-		}
-		for (size_t i = 0; i <= N; i++)
-			dl[i] = (float)(wb * w->policy * (exp(lg[i] - lse) * spi - pi[i]));
-		lp += wb * ce;
-
-		double av = 2.0 * c->vpre[b], qv = (1.0 + t->value[b]) / 2;
-		lv += wb * bce(av, qv);
-		c->dvpre[b] = (float)(wb * w->value * 2 * (sigm(av) - qv));
-
-		double d = c->sraw[b] - t->score[b] / GT_NN_SCORE_SCALE;
-		ls += wb * (fabs(d) <= 1 ? 0.5 * d * d : fabs(d) - 0.5);
-		c->dsr[b] = (float)(wb * w->score * (d > 1 ? 1 : d < -1 ? -1 : d));
-
-		for (size_t q = 0; q < N; q++) {
-			size_t i = b * N + q;
-			if (!t->own) {
-				c->dopre[i] = 0;
-				continue;
-			}
-			double ao = 2.0 * c->opre[i], qo = (1.0 + t->own[i]) / 2;
-			lo += wb * bce(ao, qo) / N;
-			c->dopre[i] = (float)(wb * w->own * 2 * (sigm(ao) - qo) / N);
-		}
-	}
-	if (loss) {
-		loss->policy = lp;
-		loss->value = lv;
-		loss->score = ls;
-		loss->own = lo;
-		loss->total = w->policy * lp + w->value * lv + w->score * ls + w->own * lo;
-	}
+	gt_nn_heads heads = {c->policy, c->vpre, c->sraw, c->opre};
+	gt_nn_dheads dheads = {c->dpoint, c->dpass, c->dvpre, c->dsr, c->dopre};
+	gt_nn_head_loss(B, N, &heads, t, w, loss, grads ? &dheads : NULL);
 	if (!grads)
 		return 0;
 
@@ -628,8 +524,8 @@ static int cpu_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 		const float *P = c->P + h * BN;
 		float *dP = c->dP + h * BN;
 		for (int b = 0; b < B; b++) {
-			const float *dl = c->dpol + b * (N + 1);
-			float gpass = dl[N];
+			const float *dl = c->dpoint + b * N;
+			float gpass = c->dpass[b];
 			float dpool = (p->pol_pw[h] + p->pol_pw[Hp + h] * pscale) * gpass / N;
 			for (size_t q = 0; q < N; q++) {
 				sw += (double)dl[q] * P[b * N + q];
@@ -640,14 +536,14 @@ static int cpu_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 		g->pol_ow[h] += (float)sw;
 	}
 	for (int b = 0; b < B; b++) {
-		const float *dl = c->dpol + b * (N + 1);
+		const float *dl = c->dpoint + b * N;
 		double s = 0;
 		for (size_t q = 0; q < N; q++)
 			s += dl[q];
 		g->pol_ob[0] += (float)s;
-		g->pol_pb[0] += dl[N];
+		g->pol_pb[0] += c->dpass[b];
 		for (int j = 0; j < 2 * Hp; j++)
-			g->pol_pw[j] += dl[N] * c->gp[b * 2 * Hp + j];
+			g->pol_pw[j] += c->dpass[b] * c->gp[b * 2 * Hp + j];
 	}
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Hp, C, (int)BN, 1.0f,
 	            c->dP, (int)BN, c->T, (int)BN, 1.0f, g->pol_w, C);
@@ -709,16 +605,16 @@ static int cpu_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 	float *dX = c->dX;
 	mask_pos(dX, c->X[L], (size_t)C * BN);
 	for (int l = L - 1; l >= 0; l--) {
-		float s = p->s[l][0];
+		float s = p->blk[l].s[0];
 		const float *Z = c->Z[l], *V = c->V[l], *X = c->X[l];
-		g->s[l][0] += (float)dot_f(dX, Z, (size_t)C * BN);
+		g->blk[l].s[0] += (float)dot_f(dX, Z, (size_t)C * BN);
 		/* z = conv(relu(v)) + b2, dz = s dX */
 		for (int o = 0; o < C; o++)
-			g->b2[l][o] += (float)(s * sum_f(dX + o * BN, BN));
-		conv3x3_back(c, V, C, C, B, n, p->w2[l], dX, s, g->w2[l], c->dV, 1, 0);
-		rowsum_add(c->dV, C, BN, g->b1[l]);
+			g->blk[l].b2[o] += (float)(s * sum_f(dX + o * BN, BN));
+		conv3x3_back(c, V, C, C, B, n, p->blk[l].w2, dX, s, g->blk[l].w2, c->dV, 1, 0);
+		rowsum_add(c->dV, C, BN, g->blk[l].b1);
 		/* v = conv(relu(x)) + b1 */
-		conv3x3_back(c, X, C, C, B, n, p->w1[l], c->dV, 1.0f, g->w1[l], dX, 1, 1);
+		conv3x3_back(c, X, C, C, B, n, p->blk[l].w1, c->dV, 1.0f, g->blk[l].w1, dX, 1, 1);
 	}
 
 	/* input convolution, its bias and the globals */
