@@ -11,6 +11,7 @@ CFLAGS   ?= $(OPT) -g
 WFLAGS    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter
 CPPFLAGS += -Ilib -Ilib/nn -I/usr/include/openblas -I/usr/include/x86_64-linux-gnu/openblas-pthread
 LIB_H    := $(wildcard lib/*.h lib/nn/*.h)
+TEST_H   := $(wildcard tests/unit/*.h)
 LDLIBS   += -lopenblas -ljansson -lcurl -lcrypto -lz -lm -lpthread
 ifeq ($(SANITIZE),1)
 CFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
@@ -46,7 +47,7 @@ $(OBJDIR)/lib/nn/cuda/%.o: lib/nn/cuda/%.cu $(LIB_H)
 # tests/gpu/*.c: GPU comparison and benchmark programs, for tests/gpu/run
 .PHONY: gpu
 gpu: all $(patsubst tests/gpu/%.c,$(OBJDIR)/gpu/%,$(wildcard tests/gpu/*.c))
-$(OBJDIR)/gpu/%: tests/gpu/%.c $(wildcard tests/gpu/*.h) tests/unit/tap.h $(OBJDIR)/libgt.a
+$(OBJDIR)/gpu/%: tests/gpu/%.c $(wildcard tests/gpu/*.h) $(TEST_H) $(OBJDIR)/libgt.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests/unit -I$(CUDA_HOME)/include $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OBJDIR)/libgt.a $(LDLIBS) -lcublas
 endif
@@ -89,12 +90,12 @@ $(BINDIR)/%: cmd/%.c $(wildcard cmd/*.h) $(LIBGT)
 	@echo "  LD      $@"
 	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
 
-$(OBJDIR)/tests/%: tests/unit/%.c tests/unit/tap.h $(LIBGT)
+$(OBJDIR)/tests/%: tests/unit/%.c $(TEST_H) $(LIBGT)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	@$(CC) $(CPPFLAGS) -Itests/unit $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
 
-$(OBJDIR)/bench/%: bench/%.c $(LIBGT)
+$(OBJDIR)/bench/%: bench/%.c $(TEST_H) $(LIBGT)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)

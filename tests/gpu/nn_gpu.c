@@ -62,15 +62,15 @@ static int check(int quick)
 		                GT_FEAT_VERSION);
 		if (cmp_pair(&a, 100 + k, &cpu, &gpu))
 			continue;
-		cmp_batch d;
+		nn_batch d;
 		char what[80];
 		double t0 = now();
-		cmp_batch_make(&d, &a, nets[k].B, nets[k].n);
+		nn_batch_make(&d, &a, nets[k].B, nets[k].n, &cmp_rs);
 		snprintf(what, sizeof what, "b%dc%d batch %d %dx%d", a.blocks, a.channels, d.B,
 		         d.n, d.n);
 		cmp_run(cpu, gpu, &d, tol, gtol, what);
 		diag("  %s compared in %.1f s", what, now() - t0);
-		cmp_batch_free(&d);
+		nn_batch_free(&d);
 		gt_nn_free(cpu);
 		gt_nn_free(gpu);
 	}
@@ -90,9 +90,9 @@ static float *random_planes(const gt_arch *a, int B, int n, float **glob)
 	float *p = malloc(sizeof(float) * np);
 	*glob = malloc(sizeof(float) * ((size_t)B * a->globals + 1));
 	for (size_t i = 0; i < np; i++)
-		p[i] = cmp_u() < 0.3;
+		p[i] = nn_rand(&cmp_rs) < 0.3;
 	for (int i = 0; i < B * a->globals; i++)
-		(*glob)[i] = (float)(cmp_u() * 2 - 1);
+		(*glob)[i] = (float)(nn_rand(&cmp_rs) * 2 - 1);
 	return p;
 }
 
@@ -216,9 +216,9 @@ static int bench(double peak)
 
 		/* training at batch 256 */
 		int B = 256;
-		cmp_batch d;
-		cmp_batch_make(&d, &a, B, n);
-		gt_nn_target t = {d.pol, d.val, d.score, d.own, d.weight};
+		nn_batch d;
+		nn_batch_make(&d, &a, B, n, &cmp_rs);
+		gt_nn_target t = nn_batch_target(&d);
 		gt_optim_conf oc = gt_optim_defaults(GT_OPTIM_ADAMW);
 		oc.lr = 1e-5f;
 		gt_optim *opt = gt_optim_new(&oc, gt_nn_nparams(nn));
@@ -252,7 +252,7 @@ static int bench(double peak)
 		       "upload\n", a.blocks, a.channels, B, B / tstep[0], tff, 100 * tff / peak,
 		       B / tstep[1]);
 		gt_optim_free(opt);
-		cmp_batch_free(&d);
+		nn_batch_free(&d);
 		gt_nn_free(nn);
 	}
 	return 0;
