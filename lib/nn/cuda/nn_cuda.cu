@@ -614,22 +614,76 @@ extern "C" int gt_cuda_probe(char *text, size_t len)
 #define DFREE(p) do { if (p) cudaFree(p); (p) = NULL; } while (0)
 #define HFREE(p) do { if (p) cudaFreeHost(p); (p) = NULL; } while (0)
 
+/* The activation buffers, one table for ensure and free_acts: where each
+ * pointer lives, how many elements and of what kind. */
+enum { BUF_F32, BUF_BF16, BUF_HOST }; /* device floats, device BF16, pinned host floats */
+typedef struct cubuf {
+	void **p;
+	size_t n;
+	int kind;
+} cubuf;
+
+static void put(cubuf *t, int *k, void *p, size_t n, int kind)
+{
+	t[*k].p = (void **)p;
+	t[*k].n = n;
+	t[*k].kind = kind;
+	(*k)++;
+}
+
+/* The buffers for B boards and cb columns (cb/B bounds every board size:
+ * B*(N+1) <= cb + B) and, with tr, those of backward, into t (room for
+ * 3 L + 40 entries). Returns how many. */
+static int cu_bufs(const gt_arch *a, cu *c, size_t B, size_t cb, int tr, cubuf *t)
+{
+	int L = a->blocks, k = 0;
+	size_t C = a->channels, Hp = a->head_policy, Hv = a->head_value, H = a->value_hidden;
+	size_t Cin = a->in_planes, G = a->globals;
+	size_t kmax = (Cin > C ? Cin : C) * 9;
+	outlay o = out_layout(B, cb / B + 1);
+	headlay hl = head_layout(B, cb / B + 1);
+	for (int l = 0; l < (tr ? L + 1 : 1); l++)
+		put(t, &k, &c->Xo[l], C * cb, BUF_F32);
+	for (int l = 0; l < (tr ? L : 1); l++) {
+		put(t, &k, &c->Vo[l], C * cb, BUF_F32);
+		put(t, &k, &c->Zo[l], C * cb, BUF_F32);
+	}
+	cubuf named[] = {
+		{(void **)&c->in_raw, Cin * cb, BUF_F32}, {(void **)&c->xin, Cin * cb, BUF_F32},
+		{(void **)&c->glob, G * B, BUF_F32}, {(void **)&c->col, kmax * cb, BUF_BF16},
+		{(void **)&c->T, C * cb, BUF_F32}, {(void **)&c->P, Hp * cb, BUF_F32},
+		{(void **)&c->Vh, Hv * cb, BUF_F32}, {(void **)&c->gp, 2 * Hp * B, BUF_F32},
+		{(void **)&c->gv, 2 * Hv * B, BUF_F32}, {(void **)&c->hid, H * B, BUF_F32},
+		{(void **)&c->red, C > B ? C : B, BUF_F32}, {(void **)&c->dout, o.all, BUF_F32},
+		{(void **)&c->hin, Cin * cb + G * B, BUF_HOST}, {(void **)&c->hout, o.all, BUF_HOST},
+	};
+	cubuf back[] = {   /* backward's */
+		{(void **)&c->hb, C * cb, BUF_BF16}, {(void **)&c->dX, C * cb, BUF_F32},
+		{(void **)&c->dV, C * cb, BUF_F32}, {(void **)&c->dU, C * cb, BUF_F32},
+		{(void **)&c->dP, Hp * cb, BUF_F32}, {(void **)&c->dVh, Hv * cb, BUF_F32},
+		{(void **)&c->dh, H * B, BUF_F32}, {(void **)&c->dgv, 2 * Hv * B, BUF_F32},
+		{(void **)&c->rsb, C * B, BUF_F32}, {(void **)&c->dhead, hl.all, BUF_F32},
+		{(void **)&c->hdhead, hl.all, BUF_HOST},
+	};
+	for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+		t[k++] = named[i];
+	for (size_t i = 0; tr && i < sizeof back / sizeof back[0]; i++)
+		t[k++] = back[i];
+	return k;
+}
+
 static void free_acts(gt_nn *nn, cu *c)
 {
-	int L = nn->arch.blocks;
-	for (int l = 0; l <= L; l++) {
-		DFREE(c->Xo[l]);
-		if (l < L) {
-			DFREE(c->Vo[l]);
-			DFREE(c->Zo[l]);
-		}
+	cubuf *t = (cubuf *)gt_xcalloc(3 * (size_t)nn->arch.blocks + 40, sizeof *t);
+	int k = cu_bufs(&nn->arch, c, 1, 1, 1, t);
+	for (int i = 0; i < k; i++) {
+		if (*t[i].p && t[i].kind == BUF_HOST)
+			cudaFreeHost(*t[i].p);
+		else if (*t[i].p)
+			cudaFree(*t[i].p);
+		*t[i].p = NULL;
 	}
-	DFREE(c->in_raw); DFREE(c->xin); DFREE(c->glob); DFREE(c->col); DFREE(c->hb);
-	DFREE(c->T); DFREE(c->P); DFREE(c->Vh); DFREE(c->gp); DFREE(c->gv);
-	DFREE(c->hid); DFREE(c->red); DFREE(c->dout);
-	DFREE(c->dX); DFREE(c->dV); DFREE(c->dU); DFREE(c->dP); DFREE(c->dVh);
-	DFREE(c->dh); DFREE(c->dgv); DFREE(c->rsb); DFREE(c->dhead);
-	HFREE(c->hin); HFREE(c->hout); HFREE(c->hdhead);
+	free(t);
 	c->cap_bn = 0;
 	c->cap_b = c->cap_train = 0;
 }
@@ -729,21 +783,13 @@ static int cu_sync(gt_nn *nn)
 	return 0;
 }
 
-static int dalloc(gt_nn *nn, float **p, size_t n)
+static int buf_alloc(gt_nn *nn, const cubuf *b)
 {
-	CK(cudaMalloc((void **)p, (n ? n : 1) * sizeof(float)));
-	return 0;
-}
-
-static int dalloc_bf(gt_nn *nn, bf16 **p, size_t n)
-{
-	CK(cudaMalloc((void **)p, (n ? n : 1) * sizeof(bf16)));
-	return 0;
-}
-
-static int halloc(gt_nn *nn, float **p, size_t n)
-{
-	CK(cudaMallocHost((void **)p, (n ? n : 1) * sizeof(float)));
+	size_t bytes = (b->n ? b->n : 1) * (b->kind == BUF_BF16 ? sizeof(bf16) : sizeof(float));
+	if (b->kind == BUF_HOST)
+		CK(cudaMallocHost(b->p, bytes));
+	else
+		CK(cudaMalloc(b->p, bytes));
 	return 0;
 }
 
@@ -753,51 +799,17 @@ static int ensure(gt_nn *nn, cu *c, int batch, int n, int train)
 	size_t bn = (size_t)batch * n * n;
 	if (bn <= c->cap_bn && batch <= c->cap_b && (!train || c->cap_train))
 		return 0;
-	const gt_arch *a = &nn->arch;
-	int L = a->blocks;
 	size_t B = (size_t)(batch > c->cap_b ? batch : c->cap_b);
 	size_t cb = bn > c->cap_bn ? bn : c->cap_bn;
-	int tr = train || c->cap_train;
-	size_t C = a->channels, Hp = a->head_policy, Hv = a->head_value, H = a->value_hidden;
-	size_t Cin = a->in_planes, G = a->globals;
-	size_t kmax = (Cin > C ? Cin : C) * 9;
-	/* cb/B bound every board size: B*(N+1) <= cb + B */
-	outlay o = out_layout(B, cb / B + 1);
-	headlay hl = head_layout(B, cb / B + 1);
+	int tr = train || c->cap_train, r = 0;
 	free_acts(nn, c);
-	for (int l = 0; l < (tr ? L + 1 : 1); l++)
-		TRY(dalloc(nn, &c->Xo[l], C * cb));
-	for (int l = 0; l < (tr ? L : 1); l++) {
-		TRY(dalloc(nn, &c->Vo[l], C * cb));
-		TRY(dalloc(nn, &c->Zo[l], C * cb));
-	}
-	TRY(dalloc(nn, &c->in_raw, Cin * cb));
-	TRY(dalloc(nn, &c->xin, Cin * cb));
-	TRY(dalloc(nn, &c->glob, G * B));
-	TRY(dalloc_bf(nn, &c->col, kmax * cb));
-	TRY(dalloc(nn, &c->T, C * cb));
-	TRY(dalloc(nn, &c->P, Hp * cb));
-	TRY(dalloc(nn, &c->Vh, Hv * cb));
-	TRY(dalloc(nn, &c->gp, 2 * Hp * B));
-	TRY(dalloc(nn, &c->gv, 2 * Hv * B));
-	TRY(dalloc(nn, &c->hid, H * B));
-	TRY(dalloc(nn, &c->red, C > B ? C : B));
-	TRY(dalloc(nn, &c->dout, o.all));
-	TRY(halloc(nn, &c->hin, Cin * cb + G * B));
-	TRY(halloc(nn, &c->hout, o.all));
-	if (tr) {
-		TRY(dalloc_bf(nn, &c->hb, C * cb));
-		TRY(dalloc(nn, &c->dX, C * cb));
-		TRY(dalloc(nn, &c->dV, C * cb));
-		TRY(dalloc(nn, &c->dU, C * cb));
-		TRY(dalloc(nn, &c->dP, Hp * cb));
-		TRY(dalloc(nn, &c->dVh, Hv * cb));
-		TRY(dalloc(nn, &c->dh, H * B));
-		TRY(dalloc(nn, &c->dgv, 2 * Hv * B));
-		TRY(dalloc(nn, &c->rsb, C * B));
-		TRY(dalloc(nn, &c->dhead, hl.all));
-		TRY(halloc(nn, &c->hdhead, hl.all));
-	}
+	cubuf *t = (cubuf *)gt_xcalloc(3 * (size_t)nn->arch.blocks + 40, sizeof *t);
+	int k = cu_bufs(&nn->arch, c, B, cb, tr, t);
+	for (int i = 0; i < k && !r; i++)
+		r = buf_alloc(nn, &t[i]);
+	free(t);
+	if (r)
+		return r;
 	c->cap_bn = cb;
 	c->cap_b = (int)B;
 	c->cap_train = tr;
