@@ -2,10 +2,11 @@
  * nn.h: the policy/value network (man5 gt-model): a residual tower of 3x3
  * convolutions with Fixup-style normalisation-free blocks and globally
  * pooled heads, forward for a batch and backward for training, behind a
- * backend interface ("cpu": im2col + OpenBLAS sgemm).
+ * backend interface ("cpu": im2col + OpenBLAS sgemm, lib/nn/nn_cpu.c;
+ * "cuda": lib/nn/cuda/, see gpu.h).
  *
  * All parameters live in ONE contiguous float array in the fixed order of
- * gt_arch_tensors() (the order of the model file), and the gradients in a
+ * gt_arch_tensor() (the order of the model file), and the gradients in a
  * matching array, so saving, loading, zeroing, optimizer steps and
  * DiLoCo deltas are single loops over a flat vector.
  *
