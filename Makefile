@@ -1,8 +1,8 @@
 # gt: see README and INSTALL.
 # Every lib/*.c and lib/nn/*.c (the network: nn, its CPU backend, the GPU
 # probe) goes into libgt.a, lib/nn/cuda/*.cu too in a CUDA build; every
-# cmd/gt-*.c becomes a command, every tests/unit/*.c a TAP test program;
-# `make check` runs them all under prove.
+# cmd/gt-*.c becomes a command (with cmd/cli.c), every tests/unit/*.c a TAP
+# test program; `make check` runs them all under prove.
 
 PREFIX   ?= /usr/local
 CC       ?= cc
@@ -21,9 +21,9 @@ else
 OBJDIR    = build/opt
 endif
 
-# Optional CUDA backend (lib/nn/cuda/*.cu, see lib/nn/gpu.h): `make CUDA=1`, on by
-# itself when nvcc and cuBLAS are found, off with `make CUDA=0`. Objects go
-# to $(OBJDIR)-cuda; binaries link cuBLAS (rpath) and the static CUDA
+# Optional CUDA backend (lib/nn/cuda/*.cu, see lib/nn/gpu.h): `make CUDA=1`,
+# on by itself when nvcc and cuBLAS are found, off with `make CUDA=0`. Objects
+# go to $(OBJDIR)-cuda; binaries link cuBLAS (rpath) and the static CUDA
 # runtime and still run CPU-only where there is no GPU or driver.
 NVCC      ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
@@ -85,17 +85,25 @@ $(LIBGT): $(LIB_OBJ)
 	@echo "  AR      $@"
 	@ar rcs $@ $^
 
-$(BINDIR)/%: cmd/%.c $(wildcard cmd/*.h) $(LIBGT)
+# cmd/cli.c (messages, option values, the file loop: cmd/cli.h) is compiled
+# once and linked into every command.
+CLI_OBJ   = $(OBJDIR)/cmd/cli.o
+$(CLI_OBJ): cmd/cli.c cmd/cli.h
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BINDIR)/%: cmd/%.c $(wildcard cmd/*.h) $(CLI_OBJ) $(LIBGT)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
+	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(CLI_OBJ) $(LIBGT) $(LDLIBS)
 
 $(OBJDIR)/tests/%: tests/unit/%.c $(TEST_H) $(LIBGT)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	@$(CC) $(CPPFLAGS) -Itests/unit $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
 
-$(OBJDIR)/bench/%: bench/%.c $(TEST_H) $(LIBGT)
+$(OBJDIR)/bench/%: bench/%.c $(wildcard bench/*.h) $(TEST_H) $(LIBGT)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
