@@ -8,6 +8,7 @@
 #include "nn_backend.h"
 #include "model.h"
 #include "optim.h"
+#include "util.h"
 #include "../tests/unit/nn_batch.h"
 
 #include <cblas.h>
@@ -15,14 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 static double min_s = 0.25;
 
@@ -36,11 +29,11 @@ static double fwd_rate(gt_nn *nn, nn_batch *d, double *conv_s_per_pos)
 	nn->profile = 1;
 	nn->prof_conv_s = 0;
 	int k = 0;
-	double t0 = now(), dt;
+	double t0 = gt_now(), dt;
 	do {
 		nn_batch_forward(nn, d, 0, NULL);
 		k++;
-	} while ((dt = now() - t0) < min_s / 3);
+	} while ((dt = gt_now() - t0) < min_s / 3);
 	nn->profile = 0;
 	if (conv_s_per_pos)
 		*conv_s_per_pos = nn->prof_conv_s / ((double)k * d->B);
@@ -59,10 +52,10 @@ static double train_rate(gt_nn *nn, gt_optim *opt, nn_batch *d, int min_iters)
 		gt_optim_step(opt, gt_nn_params(nn), gt_nn_grads(nn));
 		gt_nn_sync_params(nn);
 		if (k++ == 0) {
-			t0 = now();   /* first step allocates: not timed */
+			t0 = gt_now();   /* first step allocates: not timed */
 			continue;
 		}
-		dt = now() - t0;
+		dt = gt_now() - t0;
 		if ((dt >= min_s && k - 1 >= min_iters) || dt > 30)
 			return (double)(k - 1) * d->B / dt;
 	}
@@ -79,11 +72,11 @@ static double sgemm_gflops(int M, int N, int K)
 		Bm[i] = (float)(i % 5) * 0.1f;
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1, A, K, Bm, N, 0, Cm, N);
 	int k = 0;
-	double t0 = now(), dt;
+	double t0 = gt_now(), dt;
 	do {
 		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1, A, K, Bm, N, 0, Cm, N);
 		k++;
-	} while ((dt = now() - t0) < min_s / 4 || k < 3);
+	} while ((dt = gt_now() - t0) < min_s / 4 || k < 3);
 	free(A); free(Bm); free(Cm);
 	return 2.0 * M * N * K * k / dt / 1e9;
 }

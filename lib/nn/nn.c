@@ -4,6 +4,7 @@
 #include "nn.h"
 #include "nn_backend.h"
 #include "gpu.h"
+#include "rng.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -147,18 +148,10 @@ double gt_arch_flops(const gt_arch *a, int n)
 	return f;
 }
 
-/* splitmix64 (Steele, Lea, Flood 2014) and Box-Muller normals. */
-static uint64_t sm64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
+/* uniforms in (0, 1) from splitmix64 (rng.h) and Box-Muller normals */
 static double unif(uint64_t *s)
 {
-	return ((sm64(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+	return ((gt_splitmix64(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
 static double normal(uint64_t *s)

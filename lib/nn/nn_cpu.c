@@ -29,12 +29,12 @@
  */
 #include "nn.h"
 #include "nn_backend.h"
+#include "util.h"
 
 #include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Under AddressSanitizer (make check SANITIZE=1) every view is followed
  * by a poisoned guard of GUARD floats, so that running off the end of
@@ -271,13 +271,6 @@ static void im2col_chunk(cpu *c, const float *in, int Cin, size_t BN, int b0, in
 	im2col(c->act.rbuf, Cin, nc, 0, nb, n, col);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
 /* out (Cout x BN) = W (Cout x Cin*9) * im2col(in or relu(in)) + bias[c] */
 static void conv3x3(cpu *c, const float *in, int Cin, int Cout, int B, int n,
                     const float *W, const float *bias, float *out, int relu)
@@ -469,11 +462,11 @@ static void block_forward(gt_nn *nn, cpu *c, const gt_nn_block_views *bp, int B,
 {
 	int C = nn->arch.channels;
 	size_t BN = (size_t)B * n * n;
-	double t0 = nn->profile ? now() : 0;
+	double t0 = nn->profile ? gt_now() : 0;
 	conv3x3(c, x, C, C, B, n, bp->w1, bp->b1, v, 1);
 	conv3x3(c, v, C, C, B, n, bp->w2, bp->b2, z, 1);
 	if (nn->profile)
-		nn->prof_conv_s += now() - t0;
+		nn->prof_conv_s += gt_now() - t0;
 	float s = bp->s[0];
 	for (size_t i = 0; i < (size_t)C * BN; i++)
 		y[i] = x[i] + s * z[i];

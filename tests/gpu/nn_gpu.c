@@ -23,10 +23,10 @@
 #include "feat.h"
 #include "nn_backend.h" /* nn->profile, nn->prof_conv_s */
 #include "optim.h"
+#include "util.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
-#include <time.h>
 
 /* Tolerances, relative L2 error per array: BF16 operands (8 significant
  * bits) with FP32 accumulation give about 0.3% per GEMM; outputs and loss
@@ -34,13 +34,6 @@
  * (nncmp.h says why gradients get more room). */
 #define TOL 2e-2
 #define GTOL 8e-2
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int check(int quick)
 {
@@ -64,12 +57,12 @@ static int check(int quick)
 			continue;
 		nn_batch d;
 		char what[80];
-		double t0 = now();
+		double t0 = gt_now();
 		nn_batch_make(&d, &a, nets[k].B, nets[k].n, &cmp_rs);
 		snprintf(what, sizeof what, "b%dc%d batch %d %dx%d", a.blocks, a.channels, d.B,
 		         d.n, d.n);
 		cmp_run(cpu, gpu, &d, tol, gtol, what);
-		diag("  %s compared in %.1f s", what, now() - t0);
+		diag("  %s compared in %.1f s", what, gt_now() - t0);
 		nn_batch_free(&d);
 		gt_nn_free(cpu);
 		gt_nn_free(gpu);
@@ -104,12 +97,12 @@ static double time_forward(gt_nn *nn, int B, int n, const float *planes, const f
 	for (int w = 0; w < 2; w++)
 		if ((r = gt_nn_forward(nn, B, n, planes, glob, 0, NULL)))
 			die(nn, "forward", r);
-	double t0 = now(), t;
+	double t0 = gt_now(), t;
 	do {
 		if ((r = gt_nn_forward(nn, B, n, planes, glob, 0, NULL)))
 			die(nn, "forward", r);
 		k++;
-	} while ((t = now() - t0) < min_s || k < 3);
+	} while ((t = gt_now() - t0) < min_s || k < 3);
 	return t / k;
 }
 
@@ -228,8 +221,8 @@ static int bench(double peak)
 			double t0 = 0;
 			for (int i = 0;; i++) {
 				if (i == 2)
-					t0 = now();   /* after two warm-up steps */
-				if (i >= 5 && now() - t0 >= 2.0)
+					t0 = gt_now();   /* after two warm-up steps */
+				if (i >= 5 && gt_now() - t0 >= 2.0)
 					break;
 				gt_nn_zero_grad(nn);
 				if ((r = gt_nn_forward(nn, B, n, d.planes, d.glob, 1, NULL)))
@@ -244,7 +237,7 @@ static int bench(double peak)
 				if (i >= 2)
 					steps++;
 			}
-			tstep[mode] = (now() - t0) / steps;
+			tstep[mode] = (gt_now() - t0) / steps;
 		}
 		double tff = 3 * gt_arch_flops(&a, n) * B / tstep[0] / 1e12;
 		printf("b%dc%d training, batch %d, 19x19: %.0f samples/s forward+backward "

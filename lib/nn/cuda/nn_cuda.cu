@@ -45,11 +45,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 extern "C" {
 #include "nn.h"
 #include "nn_backend.h"
+#include "util.h"
 int gt_cuda_probe(char *text, size_t len);
 }
 
@@ -818,13 +818,6 @@ static int ensure(gt_nn *nn, cu *c, int batch, int n, int train)
 
 /* ------------------------------------------------------------- forward */
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* out (Cout x BN) = W (Cout x Cin*9) * im2col(f(in)) + bias, f = relu when
  * relu. With nn->profile the stream is synchronised around it and the
  * time added to nn->prof_conv_s. */
@@ -835,7 +828,7 @@ static int conv3x3(gt_nn *nn, cu *c, const float *in, int Cin, int Cout, int B, 
 	double t0 = 0;
 	if (nn->profile) {
 		CK(cudaStreamSynchronize(c->st));
-		t0 = now();
+		t0 = gt_now();
 	}
 	k_im2col<<<grid2(BN, 9 * Cin), THREADS, 0, c->st>>>(in, Cin, B, n, relu, NULL, c->col);
 	CL("k_im2col");
@@ -847,7 +840,7 @@ static int conv3x3(gt_nn *nn, cu *c, const float *in, int Cin, int Cout, int B, 
 	}
 	if (nn->profile) {
 		CK(cudaStreamSynchronize(c->st));
-		nn->prof_conv_s += now() - t0;
+		nn->prof_conv_s += gt_now() - t0;
 	}
 	return 0;
 }
