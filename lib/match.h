@@ -56,7 +56,7 @@ typedef struct gt_match_player {
 /* gt_match_player_open: the player of a command-line argument: "gtp:CMD"
  * (CMD not empty; nothing is started yet), "none", or a network file
  * (opened on backend, NULL meaning "cpu", through gt_neteval_open_file;
- * see lib/gpu.h for the names). Names longer
+ * see lib/nn/gpu.h for the names). Names longer
  * than the name field are cut. Returns 0, or an error with text in e
  * (GT_EINVAL for "gtp:" without a command). Close with
  * gt_match_player_close. */

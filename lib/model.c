@@ -38,7 +38,7 @@ int gt_model_parse_arch(const char *s, gt_arch *a, gt_error *e)
 	if (*p)
 		return gt_error_set(e, GT_EFORMAT, -1, p - s,
 		                    "architecture '%s': trailing '%s'", s, p);
-	gt_arch_default(a, (int)v[0], (int)v[1]);
+	gt_arch_default(a, (int)v[0], (int)v[1], GT_FEAT_PLANES, GT_FEAT_GLOBALS, GT_FEAT_VERSION);
 	return gt_arch_check(a, e);
 }
 
@@ -384,6 +384,8 @@ int gt_model_validate(const char *path, gt_arch *arch, gt_model_meta *meta, gt_e
 	gt_model_free(m);
 	return 0;
 }
+
+_Static_assert(GT_ARCH_MAX_N == GT_MAX_N, "the network takes every board size");
 
 gt_nn *gt_model_nn(const gt_model *m, const char *backend, gt_error *e)
 {

@@ -34,8 +34,8 @@ typedef struct gt_model {
 	float *params;             /* nparams floats, owned by the model */
 } gt_model;
 
-/* gt_model_parse_arch: "b6c64" (blocks, channels; the rest default as in
- * gt_arch_default) into a. The one parser of architecture strings.
+/* gt_model_parse_arch: "b6c64" (blocks, channels; the inputs of feat.h,
+ * the rest default as in gt_arch_default) into a. The one parser of architecture strings.
  * Returns 0 or GT_EFORMAT (bad syntax or out of range, said in e). */
 int gt_model_parse_arch(const char *s, gt_arch *a, gt_error *e);
 

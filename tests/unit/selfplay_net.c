@@ -6,6 +6,7 @@
  * back with the same moves and result. */
 #include "tap.h"
 #include "evcache.h"
+#include "feat.h"
 #include "model.h"
 #include "neteval.h"
 #include "selfplay.h"
@@ -128,7 +129,7 @@ static int run(gt_selfplay_params *p, collect *c, long long *hits, long long *lo
 int main(void)
 {
 	gt_arch a;
-	gt_arch_default(&a, 1, 8);
+	gt_arch_default(&a, 1, 8, GT_FEAT_PLANES, GT_FEAT_GLOBALS, GT_FEAT_VERSION);
 	gt_error e;
 	model = gt_model_new_random(&a, 7, &e);
 	if (!model)
