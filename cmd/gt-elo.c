@@ -163,31 +163,30 @@ static int sink(void *ctx, const gt_match_game *g, const gt_elo_result *r)
 
 int main(int argc, char **argv)
 {
-	enum { O_GAMES = 256, O_PARALLEL, O_VISITS, O_SIZE, O_KOMI, O_RULES, O_MAXMOVES,
-	       O_OPENING, O_SEED, O_SPRT, O_RECORDS, O_SGF, O_TIMEOUT, O_BACKEND, O_PROGRESS,
-	       O_VERSION };
+	enum { O_GAMES = 256, O_OPENING, O_SPRT, O_RECORDS, O_SGF, O_TIMEOUT, O_BACKEND,
+	       O_PROGRESS };
 	static const struct option opts[] = {
 		{ "games", required_argument, 0, O_GAMES },
-		{ "parallel-games", required_argument, 0, O_PARALLEL },
-		{ "visits", required_argument, 0, O_VISITS },
-		{ "board-size", required_argument, 0, O_SIZE },
-		{ "komi", required_argument, 0, O_KOMI },
-		{ "rules", required_argument, 0, O_RULES },
-		{ "max-moves", required_argument, 0, O_MAXMOVES },
+		{ "parallel-games", required_argument, 0, CLI_O_PARALLEL },
+		{ "visits", required_argument, 0, CLI_O_VISITS },
+		{ "board-size", required_argument, 0, CLI_O_SIZE },
+		{ "komi", required_argument, 0, CLI_O_KOMI },
+		{ "rules", required_argument, 0, CLI_O_RULES },
+		{ "max-moves", required_argument, 0, CLI_O_MAXMOVES },
 		{ "opening-moves", required_argument, 0, O_OPENING },
-		{ "seed", required_argument, 0, O_SEED },
+		{ "seed", required_argument, 0, CLI_O_SEED },
 		{ "sprt", required_argument, 0, O_SPRT },
 		{ "records", required_argument, 0, O_RECORDS },
 		{ "sgf", required_argument, 0, O_SGF },
 		{ "gtp-timeout", required_argument, 0, O_TIMEOUT },
 		{ "backend", required_argument, 0, O_BACKEND },
 		{ "progress", no_argument, 0, O_PROGRESS },
-		{ "version", no_argument, 0, O_VERSION },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
+		CLI_OPTS_END,
 	};
 	gt_match_params p;
 	gt_match_params_default(&p);
+	cli_game g = { &p.board_size, &p.max_moves, &p.visits, &p.parallel_games, &p.komi,
+	               &p.rules, &p.seed };
 	out o;
 	memset(&o, 0, sizeof o);
 	o.rec = stdout;
@@ -197,26 +196,16 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_GAMES: p.games = cli_int("--games", optarg, 2, 100000000); break;
-		case O_PARALLEL: p.parallel_games = cli_int("--parallel-games", optarg, 1, 4096); break;
-		case O_VISITS: p.visits = cli_int("--visits", optarg, 1, 1000000); break;
-		case O_SIZE: p.board_size = cli_int("--board-size", optarg, 2, GT_MAX_N); break;
-		case O_KOMI: p.komi = cli_double("--komi", optarg, -1000, 1000); break;
-		case O_RULES:
-			if (!(p.rules = gt_rules_find(optarg)))
-				cli_usage_die("--rules: unknown ruleset '%s'", optarg);
-			break;
-		case O_MAXMOVES: p.max_moves = cli_int("--max-moves", optarg, 1, GT_MAX_HIST - 2); break;
 		case O_OPENING: p.opening_moves = cli_int("--opening-moves", optarg, 0, GT_MAX_HIST); break;
-		case O_SEED: p.seed = (uint64_t)cli_int("--seed", optarg, 0, (1LL << 53) - 1); break;
 		case O_SPRT: parse_sprt(optarg, &p.sprt); p.has_sprt = 1; break;
 		case O_RECORDS: records = optarg; break;
 		case O_SGF: o.sgf = optarg; break;
 		case O_TIMEOUT: p.gtp_timeout = cli_double("--gtp-timeout", optarg, 0, 1e6); break;
 		case O_BACKEND: backend = optarg; break;
 		case O_PROGRESS: o.progress = 1; break;
-		case O_VERSION: printf("gt-elo %s\n", GT_VERSION); return 0;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default:
+			if (!cli_game_opt(&g, c, optarg))
+				cli_opt_other(c, usage);
 		}
 	}
 	if (argc - optind != 2) {

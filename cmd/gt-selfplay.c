@@ -12,17 +12,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 const char *prog = "gt-selfplay";
-static volatile sig_atomic_t stop;
 
 static void usage(FILE *f)
 {
@@ -60,12 +57,6 @@ static void usage(FILE *f)
 	    "                        of --threads and --parallel-games with a network\n"
 	    "  --progress            rates on stderr (default when stderr is a terminal)\n"
 	    "  -v, --verbose         say the backend and cache on stderr\n");
-}
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
 }
 
 typedef struct out {
@@ -113,27 +104,26 @@ static int sink(void *ctx, long index, const gt_record *r, const gt_selfplay_sta
 
 int main(int argc, char **argv)
 {
-	enum { O_MODEL = 256, O_GAMES, O_VISITS, O_CHEAP, O_FULL, O_SIZE, O_KOMI, O_RULES,
-	       O_MAXMOVES, O_THREADS, O_PARALLEL, O_LEAVES, O_TEARLY, O_TFINAL, O_THALF,
-	       O_SEED, O_WORKER, O_PROGRESS, O_VERSION, O_SGF, O_BACKEND, O_CACHE, O_DET, O_PASSFROM };
+	enum { O_MODEL = 256, O_GAMES, O_CHEAP, O_FULL, O_THREADS, O_LEAVES, O_TEARLY, O_TFINAL,
+	       O_THALF, O_WORKER, O_PROGRESS, O_SGF, O_BACKEND, O_CACHE, O_DET, O_PASSFROM };
 	static const struct option opts[] = {
 		{ "model", required_argument, 0, O_MODEL },
 		{ "games", required_argument, 0, O_GAMES },
-		{ "visits", required_argument, 0, O_VISITS },
+		{ "visits", required_argument, 0, CLI_O_VISITS },
 		{ "cheap-visits", required_argument, 0, O_CHEAP },
 		{ "full-prob", required_argument, 0, O_FULL },
-		{ "board-size", required_argument, 0, O_SIZE },
-		{ "komi", required_argument, 0, O_KOMI },
-		{ "rules", required_argument, 0, O_RULES },
-		{ "max-moves", required_argument, 0, O_MAXMOVES },
+		{ "board-size", required_argument, 0, CLI_O_SIZE },
+		{ "komi", required_argument, 0, CLI_O_KOMI },
+		{ "rules", required_argument, 0, CLI_O_RULES },
+		{ "max-moves", required_argument, 0, CLI_O_MAXMOVES },
 		{ "pass-from", required_argument, 0, O_PASSFROM },
 		{ "threads", required_argument, 0, O_THREADS },
-		{ "parallel-games", required_argument, 0, O_PARALLEL },
+		{ "parallel-games", required_argument, 0, CLI_O_PARALLEL },
 		{ "leaves", required_argument, 0, O_LEAVES },
 		{ "temp-early", required_argument, 0, O_TEARLY },
 		{ "temp-final", required_argument, 0, O_TFINAL },
 		{ "temp-halflife", required_argument, 0, O_THALF },
-		{ "seed", required_argument, 0, O_SEED },
+		{ "seed", required_argument, 0, CLI_O_SEED },
 		{ "worker", required_argument, 0, O_WORKER },
 		{ "progress", no_argument, 0, O_PROGRESS },
 		{ "sgf", required_argument, 0, O_SGF },
@@ -141,14 +131,15 @@ int main(int argc, char **argv)
 		{ "cache-mb", required_argument, 0, O_CACHE },
 		{ "deterministic", no_argument, 0, O_DET },
 		{ "verbose", no_argument, 0, 'v' },
-		{ "version", no_argument, 0, O_VERSION },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
+		CLI_OPTS_END,
 	};
 	gt_selfplay_params p;
 	gt_selfplay_params_default(&p);
-	const char *model = NULL;
-	int have_seed = 0, verbose = 0;
+	p.seed = UINT64_MAX; /* none given */
+	cli_game g = { &p.board_size, &p.max_moves, &p.visits, &p.parallel_games, &p.komi,
+	               &p.rules, &p.seed };
+	const char *model = NULL, *why;
+	int verbose = 0;
 	out o;
 	memset(&o, 0, sizeof o);
 	o.progress = isatty(2);
@@ -157,27 +148,14 @@ int main(int argc, char **argv)
 		switch (c) {
 		case O_MODEL: model = optarg; break;
 		case O_GAMES: p.games = cli_int("--games", optarg, 1, 1000000000); break;
-		case O_VISITS: p.visits = cli_int("--visits", optarg, 1, 1000000); break;
 		case O_CHEAP: p.cheap_visits = cli_int("--cheap-visits", optarg, 1, 1000000); break;
 		case O_FULL: p.full_prob = cli_double("--full-prob", optarg, 0, 1); break;
-		case O_SIZE: p.board_size = cli_int("--board-size", optarg, 2, GT_MAX_N); break;
-		case O_KOMI: p.komi = cli_double("--komi", optarg, -1000, 1000); break;
-		case O_RULES:
-			if (!(p.rules = gt_rules_find(optarg)))
-				cli_usage_die("--rules: unknown ruleset '%s'", optarg);
-			break;
-		case O_MAXMOVES: p.max_moves = cli_int("--max-moves", optarg, 1, GT_MAX_HIST - 2); break;
 		case O_PASSFROM: p.search.pass_from = cli_int("--pass-from", optarg, 0, GT_MAX_HIST); break;
 		case O_THREADS: p.threads = cli_int("--threads", optarg, 1, 256); break;
-		case O_PARALLEL: p.parallel_games = cli_int("--parallel-games", optarg, 1, 4096); break;
 		case O_LEAVES: p.search.leaves = cli_int("--leaves", optarg, 1, 256); break;
 		case O_TEARLY: p.temp_early = cli_double("--temp-early", optarg, 0, 100); break;
 		case O_TFINAL: p.temp_final = cli_double("--temp-final", optarg, 0, 100); break;
 		case O_THALF: p.temp_halflife = cli_double("--temp-halflife", optarg, 1e-3, 1e6); break;
-		case O_SEED:
-			p.seed = (uint64_t)cli_int("--seed", optarg, 0, (1LL << 53) - 1);
-			have_seed = 1;
-			break;
 		case O_WORKER: p.worker = optarg; break;
 		case O_PROGRESS: o.progress = 1; break;
 		case O_SGF: o.sgf = optarg; break;
@@ -189,9 +167,9 @@ int main(int argc, char **argv)
 		case O_CACHE: p.cache_bytes = (size_t)cli_int("--cache-mb", optarg, 0, 1 << 20) << 20; break;
 		case O_DET: p.exact = 1; break;
 		case 'v': verbose = 1; break;
-		case O_VERSION: printf("gt-selfplay %s\n", GT_VERSION); return 0;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default:
+			if (!cli_game_opt(&g, c, optarg))
+				cli_opt_other(c, usage);
 		}
 	}
 	if (optind < argc) {
@@ -207,19 +185,14 @@ int main(int argc, char **argv)
 	gt_error e;
 	if (gt_selfplay_check(&p, &e) != 0)
 		cli_usage_die("%s", e.text);
-	if (!have_seed) {
+	if (p.seed == UINT64_MAX) { /* no --seed */
 		uint64_t s = 0;
 		if (getrandom(&s, sizeof s, 0) != sizeof s)
 			s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 		p.seed = s & ((1ULL << 53) - 1);
 	}
-
-	if (o.sgf) {
-		struct stat sb;
-		int bad = stat(o.sgf, &sb) != 0;
-		if (bad || !S_ISDIR(sb.st_mode))
-			cli_die("--sgf: %s: %s", o.sgf, bad ? strerror(errno) : "not a directory");
-	}
+	if (o.sgf && (why = cli_not_dir(o.sgf)))
+		cli_die("--sgf: %s: %s", o.sgf, why);
 	gt_evaluator *evs = gt_xcalloc(p.threads, sizeof *evs);
 	char name[256];
 	const char *backend = "";
@@ -241,13 +214,7 @@ int main(int argc, char **argv)
 			cli_warn("model none (uniform policy, value 0)");
 	}
 
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESETHAND; /* a second signal kills at once */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	cli_catch_stop(1); /* a second signal kills at once */
 
 	o.games = p.games;
 	o.t0 = o.last = gt_now();
@@ -256,7 +223,7 @@ int main(int argc, char **argv)
 		         (unsigned long long)p.seed, p.games, p.board_size, p.board_size,
 		         p.threads, p.parallel_games);
 	gt_selfplay_stats st;
-	int err = gt_selfplay_run(&p, evs, sink, &o, &stop, &st);
+	int err = gt_selfplay_run(&p, evs, sink, &o, &cli_stop, &st);
 	if (o.progress)
 		report(&o, &st, 1);
 	if (verbose || o.progress) {
@@ -281,7 +248,7 @@ int main(int argc, char **argv)
 		cli_die("write error: %s", strerror(o.werr));
 	if (err)
 		cli_die("%s", gt_strerror(err));
-	if (stop)
+	if (cli_stop)
 		cli_warn("stopped by a signal: %ld games written, %ld in progress dropped",
 		         st.games, st.dropped);
 	return cli_fshut(stdout, "stdout");

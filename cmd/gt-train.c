@@ -13,7 +13,6 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,13 +20,6 @@
 #include <unistd.h>
 
 const char *prog = "gt-train";
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -40,11 +32,8 @@ static void usage(FILE *f)
 	    "                [--state FILE] [--checkpoint-every K] [--log-every K]\n"
 	    "                [--validate DIR] [--validate-every K] [--validate-rows R]\n"
 	    "                [--max-bad-steps K] [--backend NAME] [--progress]\n");
-}
-
-static void help(void)
-{
-	usage(stdout);
+	if (f != stdout)
+		return;
 	printf(
 	    "Train a network on the newest rows of a shard directory (gt-shard(5)); metrics\n"
 	    "as NDJSON on stdout, the new network written to -o (atomically).\n"
@@ -182,8 +171,7 @@ int main(int argc, char **argv)
 {
 	enum { O_MODEL = 256, O_INIT, O_DATA, O_WINDOW, O_STEPS, O_BATCH, O_LR, O_OPT, O_MOM,
 	       O_WD, O_WP, O_WV, O_WS, O_WO, O_THREADS, O_SEED, O_BOARD, O_SERIES, O_STATE,
-	       O_CKPT, O_LOG, O_VAL, O_VALEVERY, O_VALROWS, O_MAXBAD, O_PROGRESS, O_VERSION,
-	       O_BACKEND };
+	       O_CKPT, O_LOG, O_VAL, O_VALEVERY, O_VALROWS, O_MAXBAD, O_PROGRESS, O_BACKEND };
 	static const struct option opts[] = {
 		{"model", required_argument, NULL, O_MODEL},
 		{"init", required_argument, NULL, O_INIT},
@@ -213,9 +201,7 @@ int main(int argc, char **argv)
 		{"max-bad-steps", required_argument, NULL, O_MAXBAD},
 		{"backend", required_argument, NULL, O_BACKEND},
 		{"progress", no_argument, NULL, O_PROGRESS},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, O_VERSION},
-		{NULL, 0, NULL, 0},
+		CLI_OPTS_END,
 	};
 	const char *model_path = NULL, *init = NULL, *data = NULL, *out = NULL, *series = NULL;
 	const char *state = NULL, *valdir = NULL, *optname = "adamw", *backend = "cpu";
@@ -263,9 +249,7 @@ int main(int argc, char **argv)
 		case O_MAXBAD: max_bad = cli_int("--max-bad-steps", optarg, 1, 1000000000L); break;
 		case O_BACKEND: backend = optarg; break;
 		case O_PROGRESS: progress = 1; break;
-		case 'h': help(); return 0;
-		case O_VERSION: printf("gt-train %s\n", GT_VERSION); return 0;
-		default: usage(stderr); return 2;
+		default: cli_opt_other(c, usage);
 		}
 	}
 	if (optind < argc)
@@ -370,12 +354,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
+	cli_catch_stop(0);
 
 	const gt_train_counts *k = gt_train_get_counts(t);
 	interval iv;
@@ -390,7 +369,7 @@ int main(int argc, char **argv)
 		}
 		metrics_line(t, &iv, gt_optim_conf_get(gt_train_optim(t))->lr, batch, &vi, progress);
 	}
-	while (k->step < steps && !stop) {
+	while (k->step < steps && !cli_stop) {
 		gt_train_step_info si;
 		int r = gt_train_step(t, w, &si, &e);
 		if (r < 0) {
@@ -413,7 +392,7 @@ int main(int argc, char **argv)
 			cli_warn("step %lld: non-finite loss or gradient, skipped (%lld in a row)",
 			         (long long)k->step, (long long)k->bad_run);
 		}
-		int last = k->step == steps || stop || k->bad_run >= max_bad;
+		int last = k->step == steps || cli_stop || k->bad_run >= max_bad;
 		int do_val = vw && (k->step % val_every == 0 || last);
 		if (k->step % log_every == 0 || do_val || last) {
 			gt_train_eval_info vi;
@@ -438,7 +417,7 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	if (stop)
+	if (cli_stop)
 		cli_warn("stopped by a signal at step %lld", (long long)k->step);
 	if (state && !failed && gt_train_save(t, state, &e) != 0) {
 		cli_warn("%s", e.text);

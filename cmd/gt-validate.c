@@ -85,14 +85,6 @@ static void reject(run *R, const char *file, long line, const gt_record *r, cons
 	json_decref(o);
 }
 
-static int blank(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
-			return 0;
-	return 1;
-}
-
 static int do_file(run *R, FILE *f, const char *name)
 {
 	gt_record_reader *rd = gt_record_reader_new(f, name, R->max_line);
@@ -110,7 +102,7 @@ static int do_file(run *R, FILE *f, const char *name)
 			reject(R, name, e.line, NULL, rc == GT_EIO ? "io" : "gzip", e.text);
 			break;
 		}
-		if (blank(line, len))
+		if (strspn(line, " \t\r") == len)
 			continue;
 		if (R->progress && ++R->nread % 1000 == 0)
 			fprintf(stderr, "\r%s: %ld records, %ld rejected", prog, R->nread, gt_vstats_rejected(R->st));
@@ -162,8 +154,7 @@ static int do_file(run *R, FILE *f, const char *name)
 
 int main(int argc, char **argv)
 {
-	enum { O_REJECTS = 256, O_SEEN, O_STATS, O_MAXLINE, O_MINMOVES, O_MAXMOVES, O_UNSCORED, O_PROGRESS,
-	       O_VERSION };
+	enum { O_REJECTS = 256, O_SEEN, O_STATS, O_MAXLINE, O_MINMOVES, O_MAXMOVES, O_UNSCORED, O_PROGRESS };
 	static const struct option lo[] = {
 		{"rejects", required_argument, NULL, O_REJECTS},
 		{"seen", required_argument, NULL, O_SEEN},
@@ -173,9 +164,7 @@ int main(int argc, char **argv)
 		{"max-moves", required_argument, NULL, O_MAXMOVES},
 		{"allow-unscored-results", no_argument, NULL, O_UNSCORED},
 		{"progress", no_argument, NULL, O_PROGRESS},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, O_VERSION},
-		{NULL, 0, NULL, 0},
+		CLI_OPTS_END,
 	};
 	run R;
 	memset(&R, 0, sizeof R);
@@ -200,9 +189,7 @@ int main(int argc, char **argv)
 			break;
 		case O_UNSCORED: R.opts.allow_unscored = 1; break;
 		case O_PROGRESS: R.progress = 1; break;
-		case 'h': usage(stdout); return 0;
-		case O_VERSION: printf("gt-validate %s\n", GT_VERSION); return 0;
-		default: usage(stderr); return 2;
+		default: cli_opt_other(c, usage);
 		}
 	}
 	if (R.opts.min_moves > R.opts.max_moves)
