@@ -1,6 +1,7 @@
 /* gt-selfplay: play self-play games with MCTS and write one game record per
  * line to stdout (gt-selfplay(1), gt-record(5)). */
 #include "evcache.h"
+#include "evpool.h"
 #include "gpu.h"
 #include "gt.h"
 #include "record.h"
@@ -11,7 +12,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,48 +102,93 @@ static int sink(void *ctx, long index, const gt_record *r, const gt_selfplay_sta
 	return 0;
 }
 
+/* a seed when --seed is not given: getrandom(2), else time and PID */
+static uint64_t random_seed(void)
+{
+	uint64_t s = 0;
+	if (getrandom(&s, sizeof s, 0) != sizeof s)
+		s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	return s & ((1ULL << 53) - 1);
+}
+
+/* -v: the model, its backend and the cache */
+static void say_model(const gt_selfplay_params *p, const gt_evpool *pool)
+{
+	gt_error why;
+	int aut = !strcmp(p->backend, "auto");
+	gt_gpu_probe(&why);
+	if (*pool->backend)
+		cli_warn("model %s on backend %s%s%s%s, %s evaluations, cache %zu MiB",
+		         pool->name, pool->backend, aut ? " (auto: " : "", aut ? why.text : "",
+		         aut ? ")" : "", p->exact ? "exact (one by one)" : "batched",
+		         p->cache_bytes >> 20);
+	else
+		cli_warn("model none (uniform policy, value 0)");
+}
+
+/* the cache's hits, the run's result and the exit status */
+static int finish(const out *o, const gt_evpool *pool, int err, const gt_selfplay_stats *st,
+                  int verbose)
+{
+	gt_evcache_stats sum;
+	if (o->progress)
+		report(o, st, 1);
+	gt_evpool_cache_stats(pool, &sum);
+	if ((verbose || o->progress) && sum.lookups)
+		cli_warn("cache: %lld of %lld lookups hit (%.1f%%), %lld entries",
+		         sum.hits, sum.lookups, 100.0 * sum.hits / sum.lookups, sum.entries);
+	if (err == GT_EIO && o->serr)
+		cli_die("--sgf: %s", o->se.text);
+	if (err == GT_EIO)
+		cli_die("write error: %s", strerror(o->werr));
+	if (err)
+		cli_die("%s", gt_strerror(err));
+	if (cli_stop)
+		cli_warn("stopped by a signal: %ld games written, %ld in progress dropped",
+		         st->games, st->dropped);
+	return cli_fshut(stdout, "stdout");
+}
+
+enum { O_MODEL = 256, O_GAMES, O_CHEAP, O_FULL, O_THREADS, O_LEAVES, O_TEARLY, O_TFINAL,
+       O_THALF, O_WORKER, O_PROGRESS, O_SGF, O_BACKEND, O_CACHE, O_DET, O_PASSFROM };
+static const struct option opts[] = {
+	{ "model", required_argument, 0, O_MODEL },
+	{ "games", required_argument, 0, O_GAMES },
+	{ "visits", required_argument, 0, CLI_O_VISITS },
+	{ "cheap-visits", required_argument, 0, O_CHEAP },
+	{ "full-prob", required_argument, 0, O_FULL },
+	{ "board-size", required_argument, 0, CLI_O_SIZE },
+	{ "komi", required_argument, 0, CLI_O_KOMI },
+	{ "rules", required_argument, 0, CLI_O_RULES },
+	{ "max-moves", required_argument, 0, CLI_O_MAXMOVES },
+	{ "pass-from", required_argument, 0, O_PASSFROM },
+	{ "threads", required_argument, 0, O_THREADS },
+	{ "parallel-games", required_argument, 0, CLI_O_PARALLEL },
+	{ "leaves", required_argument, 0, O_LEAVES },
+	{ "temp-early", required_argument, 0, O_TEARLY },
+	{ "temp-final", required_argument, 0, O_TFINAL },
+	{ "temp-halflife", required_argument, 0, O_THALF },
+	{ "seed", required_argument, 0, CLI_O_SEED },
+	{ "worker", required_argument, 0, O_WORKER },
+	{ "progress", no_argument, 0, O_PROGRESS },
+	{ "sgf", required_argument, 0, O_SGF },
+	{ "backend", required_argument, 0, O_BACKEND },
+	{ "cache-mb", required_argument, 0, O_CACHE },
+	{ "deterministic", no_argument, 0, O_DET },
+	{ "verbose", no_argument, 0, 'v' },
+	CLI_OPTS_END,
+};
+
 int main(int argc, char **argv)
 {
-	enum { O_MODEL = 256, O_GAMES, O_CHEAP, O_FULL, O_THREADS, O_LEAVES, O_TEARLY, O_TFINAL,
-	       O_THALF, O_WORKER, O_PROGRESS, O_SGF, O_BACKEND, O_CACHE, O_DET, O_PASSFROM };
-	static const struct option opts[] = {
-		{ "model", required_argument, 0, O_MODEL },
-		{ "games", required_argument, 0, O_GAMES },
-		{ "visits", required_argument, 0, CLI_O_VISITS },
-		{ "cheap-visits", required_argument, 0, O_CHEAP },
-		{ "full-prob", required_argument, 0, O_FULL },
-		{ "board-size", required_argument, 0, CLI_O_SIZE },
-		{ "komi", required_argument, 0, CLI_O_KOMI },
-		{ "rules", required_argument, 0, CLI_O_RULES },
-		{ "max-moves", required_argument, 0, CLI_O_MAXMOVES },
-		{ "pass-from", required_argument, 0, O_PASSFROM },
-		{ "threads", required_argument, 0, O_THREADS },
-		{ "parallel-games", required_argument, 0, CLI_O_PARALLEL },
-		{ "leaves", required_argument, 0, O_LEAVES },
-		{ "temp-early", required_argument, 0, O_TEARLY },
-		{ "temp-final", required_argument, 0, O_TFINAL },
-		{ "temp-halflife", required_argument, 0, O_THALF },
-		{ "seed", required_argument, 0, CLI_O_SEED },
-		{ "worker", required_argument, 0, O_WORKER },
-		{ "progress", no_argument, 0, O_PROGRESS },
-		{ "sgf", required_argument, 0, O_SGF },
-		{ "backend", required_argument, 0, O_BACKEND },
-		{ "cache-mb", required_argument, 0, O_CACHE },
-		{ "deterministic", no_argument, 0, O_DET },
-		{ "verbose", no_argument, 0, 'v' },
-		CLI_OPTS_END,
-	};
 	gt_selfplay_params p;
 	gt_selfplay_params_default(&p);
 	p.seed = UINT64_MAX; /* none given */
 	cli_game g = { &p.board_size, &p.max_moves, &p.visits, &p.parallel_games, &p.komi,
 	               &p.rules, &p.seed };
 	const char *model = NULL, *why;
-	int verbose = 0;
-	out o;
-	memset(&o, 0, sizeof o);
-	o.progress = isatty(2);
-	int c;
+	int verbose = 0, c;
+	out o = { .progress = isatty(2) };
 	while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
 		switch (c) {
 		case O_MODEL: model = optarg; break;
@@ -172,48 +217,27 @@ int main(int argc, char **argv)
 				cli_opt_other(c, usage);
 		}
 	}
-	if (optind < argc) {
-		cli_warn("unexpected argument '%s'", argv[optind]);
+	if (optind < argc || !model) {
+		if (optind < argc)
+			cli_warn("unexpected argument '%s'", argv[optind]);
+		else
+			cli_warn("--model FILE or --model none is required");
 		usage(stderr);
 		return 2;
 	}
-	if (!model) {
-		cli_warn("--model FILE or --model none is required");
-		usage(stderr);
-		return 2;
-	}
+	if (p.seed == UINT64_MAX)
+		p.seed = random_seed();
 	gt_error e;
 	if (gt_selfplay_check(&p, &e) != 0)
 		cli_usage_die("%s", e.text);
-	if (p.seed == UINT64_MAX) { /* no --seed */
-		uint64_t s = 0;
-		if (getrandom(&s, sizeof s, 0) != sizeof s)
-			s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-		p.seed = s & ((1ULL << 53) - 1);
-	}
 	if (o.sgf && (why = cli_not_dir(o.sgf)))
 		cli_die("--sgf: %s: %s", o.sgf, why);
-	gt_evaluator *evs = gt_xcalloc(p.threads, sizeof *evs);
-	char name[256];
-	const char *backend = "";
-	for (int t = 0; t < p.threads; t++) {
-		if (gt_selfplay_model_open(&p, model, &evs[t], name, sizeof name, &backend, &e) != 0)
-			cli_die("%s: %s", model, e.text);
-	}
-	p.model = name;
-	if (verbose) {
-		gt_error why;
-		gt_gpu_probe(&why);
-		if (*backend)
-			cli_warn("model %s on backend %s%s%s%s, %s evaluations, cache %zu MiB",
-			         name, backend, strcmp(p.backend, "auto") ? "" : " (auto: ",
-			         strcmp(p.backend, "auto") ? "" : why.text,
-			         strcmp(p.backend, "auto") ? "" : ")",
-			         p.exact ? "exact (one by one)" : "batched", p.cache_bytes >> 20);
-		else
-			cli_warn("model none (uniform policy, value 0)");
-	}
-
+	gt_evpool pool;
+	if (gt_evpool_open(&pool, &p, model, &e) != 0)
+		cli_die("%s: %s", model, e.text);
+	p.model = pool.name;
+	if (verbose)
+		say_model(&p, &pool);
 	cli_catch_stop(1); /* a second signal kills at once */
 
 	o.games = p.games;
@@ -223,33 +247,8 @@ int main(int argc, char **argv)
 		         (unsigned long long)p.seed, p.games, p.board_size, p.board_size,
 		         p.threads, p.parallel_games);
 	gt_selfplay_stats st;
-	int err = gt_selfplay_run(&p, evs, sink, &o, &cli_stop, &st);
-	if (o.progress)
-		report(&o, &st, 1);
-	if (verbose || o.progress) {
-		gt_evcache_stats cs, sum;
-		memset(&sum, 0, sizeof sum);
-		for (int t = 0; t < p.threads; t++)
-			if (gt_evcache_get_stats(&evs[t], &cs) == 0) {
-				sum.lookups += cs.lookups;
-				sum.hits += cs.hits;
-				sum.entries += cs.entries;
-			}
-		if (sum.lookups)
-			cli_warn("cache: %lld of %lld lookups hit (%.1f%%), %lld entries",
-			         sum.hits, sum.lookups, 100.0 * sum.hits / sum.lookups, sum.entries);
-	}
-	for (int t = 0; t < p.threads; t++)
-		gt_evaluator_close(&evs[t]);
-	free(evs);
-	if (err == GT_EIO && o.serr)
-		cli_die("--sgf: %s", o.se.text);
-	if (err == GT_EIO)
-		cli_die("write error: %s", strerror(o.werr));
-	if (err)
-		cli_die("%s", gt_strerror(err));
-	if (cli_stop)
-		cli_warn("stopped by a signal: %ld games written, %ld in progress dropped",
-		         st.games, st.dropped);
-	return cli_fshut(stdout, "stdout");
+	int err = gt_selfplay_run(&p, pool.evs, sink, &o, &cli_stop, &st);
+	int rc = finish(&o, &pool, err, &st, verbose);
+	gt_evpool_close(&pool);
+	return rc;
 }
