@@ -11,7 +11,9 @@ WFLAGS    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter
 CPPFLAGS += -Ilib -I/usr/include/openblas -I/usr/include/x86_64-linux-gnu/openblas-pthread
 LDLIBS   += -lopenblas -ljansson -lcurl -lcrypto -lz -lm -lpthread
 ifeq ($(SANITIZE),1)
+# GT_BOARD_CHECK: lib/board checks its invariants after every move (aborts)
 CFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+CPPFLAGS += -DGT_BOARD_CHECK
 LDFLAGS  += -fsanitize=address,undefined
 OBJDIR    = build/san
 else
