@@ -14,7 +14,9 @@ LIB_H    := $(wildcard lib/*.h lib/nn/*.h)
 TEST_H   := $(wildcard tests/unit/*.h)
 LDLIBS   += -lopenblas -ljansson -lcurl -lcrypto -lz -lm -lpthread
 ifeq ($(SANITIZE),1)
+# GT_BOARD_CHECK: lib/board checks its invariants after every move (aborts)
 CFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+CPPFLAGS += -DGT_BOARD_CHECK
 LDFLAGS  += -fsanitize=address,undefined
 OBJDIR    = build/san
 else
