@@ -1,6 +1,7 @@
 /* cli.c: diagnostics, option values, the file loop and the final stdout
  * check shared by the commands (cli.h). */
 #include "cli.h"
+#include "gt.h"
 
 #include <errno.h>
 #include <math.h>
@@ -33,6 +34,12 @@ void cli_warn_errno(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg(err, fmt, ap);
 	va_end(ap);
+}
+
+void cli_warn_cb(void *ctx, const char *msg)
+{
+	(void)ctx;
+	cli_warn("%s", msg);
 }
 
 void cli_die(const char *fmt, ...)
@@ -186,4 +193,37 @@ int cli_fshut(FILE *f, const char *name)
 		return 0;
 	cli_warn("write error on %s: %s", name, strerror(errno ? errno : EIO));
 	return 1;
+}
+
+void cli_opt_other(int c, void (*usage)(FILE *))
+{
+	if (c == 'h') {
+		usage(stdout);
+		exit(0);
+	}
+	if (c == CLI_O_VERSION) {
+		printf("%s %s\n", prog, GT_VERSION);
+		exit(0);
+	}
+	usage(stderr);
+	exit(2);
+}
+
+volatile sig_atomic_t cli_stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	cli_stop = 1;
+}
+
+void cli_catch_stop(int once)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop;
+	sa.sa_flags = once ? SA_RESETHAND : 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }

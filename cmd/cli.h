@@ -10,6 +10,8 @@
  */
 #ifndef GT_CMD_CLI_H
 #define GT_CMD_CLI_H
+#include <getopt.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -22,6 +24,10 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* cli_warn_errno: "PROG: message: strerror(errno)\n" on stderr; goes on. */
 void cli_warn_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* cli_warn_cb: cli_warn("%s", msg), with the signature of the library's
+ * warning callbacks (gt_store_opts.warn and the like); ctx is unused. */
+void cli_warn_cb(void *ctx, const char *msg);
 
 /* cli_die: "PROG: message\n" on stderr, then exit(1). */
 void cli_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -86,5 +92,29 @@ FILE *cli_files_next(cli_files *it);
  * and ferror; on an error "PROG: write error on NAME: strerror" and 1, else
  * 0. Use as: return cli_fshut(stdout, "stdout") | bad; */
 int cli_fshut(FILE *f, const char *name);
+
+/* The options every command ends its getopt_long table with, and what its
+ * switch does with the rest:
+ *
+ *	static const struct option lo[] = { ..., CLI_OPTS_END };
+ *	...
+ *	default: cli_opt_other(c, usage);
+ *
+ * cli_opt_other: -h or --help: usage(stdout), exit 0; --version:
+ * "PROG VERSION", exit 0; anything else (getopt_long has said what):
+ * usage(stderr), exit 2. */
+enum { CLI_O_VERSION = 0x7f00 };
+#define CLI_OPTS_END                                  \
+	{"help", no_argument, NULL, 'h'},             \
+	{"version", no_argument, NULL, CLI_O_VERSION}, \
+	{NULL, 0, NULL, 0}
+void cli_opt_other(int c, void (*usage)(FILE *)) __attribute__((noreturn));
+
+/* SIGINT and SIGTERM as a request to stop: cli_catch_stop makes them set
+ * cli_stop (no SA_RESTART, so a blocked read returns EINTR); with once, a
+ * second signal kills at once (SA_RESETHAND). The command polls cli_stop,
+ * or passes &cli_stop to a library loop that does. */
+extern volatile sig_atomic_t cli_stop;
+void cli_catch_stop(int once);
 
 #endif
