@@ -37,6 +37,12 @@ void cli_warn_errno(const char *fmt, ...)
 	va_end(ap);
 }
 
+void cli_warn_cb(void *ctx, const char *msg)
+{
+	(void)ctx;
+	cli_warn("%s", msg);
+}
+
 void cli_die(const char *fmt, ...)
 {
 	va_list ap;

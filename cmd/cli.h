@@ -28,6 +28,10 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* cli_warn_errno: "PROG: message: strerror(errno)\n" on stderr; goes on. */
 void cli_warn_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* cli_warn_cb: cli_warn("%s", msg), with the signature of the library's
+ * warning callbacks (gt_store_opts.warn and the like); ctx is unused. */
+void cli_warn_cb(void *ctx, const char *msg);
+
 /* cli_die: "PROG: message\n" on stderr, then exit(1). */
 void cli_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
