@@ -3,13 +3,12 @@
 
 #include <errno.h>
 #include <math.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "gt.h"
+#include "lines.h"
 #include "score.h"
 #include "sgf.h"
 #include "sgfrec.h"
@@ -18,21 +17,9 @@
 #define MAXEXTRA 32
 #define MAXANALYZE 16
 
-/* A line reader over a file descriptor (poll and read), or a FILE that has
- * none (getline). */
-typedef struct reader {
-	int fd;
-	FILE *f;
-	char *buf;
-	size_t pos, len, cap;
-	int eof;
-	char *line;  /* the last line returned (getline mode) */
-	size_t lcap;
-} reader;
-
 struct gt_gtp_io {
 	gt_gtp *g;
-	reader *rd;     /* NULL under gt_gtp_exec */
+	gt_lines *rd;   /* NULL under gt_gtp_exec */
 	FILE *out;      /* NULL: into the response buffer */
 	const char *id;
 	int begun, werr;
@@ -146,23 +133,6 @@ static void hist_push(gt_gtp *g, int color, int pt)
 	g->hist[g->nhist++] = (move){ (int16_t)pt, (uint8_t)color };
 }
 
-/* play color at pt on b; a game over by two passes (or by the history's
- * length) goes on from its position as a new start. b is unchanged on
- * failure. */
-static int play_on(gt_board *b, int color, int pt)
-{
-	if (!gt_board_over(b))
-		return gt_board_play(b, color, pt);
-	gt_board *nb = gt_xmalloc(sizeof *nb);
-	int err = gt_score_board_from(nb, b);
-	if (!err)
-		err = gt_board_play(nb, color, pt);
-	if (!err)
-		gt_board_copy(b, nb);
-	free(nb);
-	return err;
-}
-
 /* the board of the game's start (once, before the first move) */
 static void keep_base(gt_gtp *g)
 {
@@ -176,7 +146,7 @@ static int replay(gt_gtp *g, gt_board *b, int k)
 {
 	gt_board_copy(b, g->base);
 	for (int i = 0; i < k; i++) {
-		int err = play_on(b, g->hist[i].color, g->hist[i].pt);
+		int err = gt_score_play_on(b, g->hist[i].color, g->hist[i].pt);
 		if (err)
 			return err;
 	}
@@ -539,7 +509,7 @@ static int c_play(gt_gtp *g, int argc, char **argv, int *quit)
 int gt_gtp_play(gt_gtp *g, int color, int move)
 {
 	keep_base(g);
-	int err = play_on(&g->b, color, move);
+	int err = gt_score_play_on(&g->b, color, move);
 	if (!err)
 		hist_push(g, color, move);
 	return err;
@@ -909,7 +879,7 @@ static int c_loadsgf(gt_gtp *g, int argc, char **argv, int *quit)
 	if (!rc) {
 		gt_board_copy(save, b); /* the new game's start */
 		for (; i < k && !rc; i++)
-			rc = play_on(b, sg->moves[i].color, sg->moves[i].pt);
+			rc = gt_score_play_on(b, sg->moves[i].color, sg->moves[i].pt);
 	}
 	if (rc) {
 		putf(g, "cannot load file: game 1, %s %d: %s", i ? "move" : "setup", i, gt_strerror(rc));
@@ -1156,84 +1126,14 @@ int gt_gtp_io_line(gt_gtp_io *io, const char *fmt, ...)
 	return rc;
 }
 
-static int rd_has_line(const reader *r)
-{
-	return memchr(r->buf + r->pos, '\n', r->len - r->pos) != NULL;
-}
-
-/* read once into the buffer (blocking); 0 at EOF or on an error */
-static int rd_fill(reader *r)
-{
-	if (r->pos > 0) {
-		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
-		r->len -= r->pos;
-		r->pos = 0;
-	}
-	if (r->len + 4096 > r->cap) {
-		r->cap = 2 * r->cap + 4096;
-		r->buf = gt_xrealloc(r->buf, r->cap);
-	}
-	for (;;) {
-		ssize_t k = read(r->fd, r->buf + r->len, r->cap - r->len);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			r->eof = 1;
-			return 0;
-		}
-		r->len += (size_t)k;
-		return 1;
-	}
-}
-
 int gt_gtp_io_wait(gt_gtp_io *io, double seconds)
 {
-	reader *r = io->rd;
-	if (!r || r->fd < 0 || r->eof || rd_has_line(r) || io->werr)
-		return 1;
-	if (r->len > r->pos)
-		return 1; /* part of a command has come */
-	struct pollfd p = { r->fd, POLLIN, 0 };
-	int ms = seconds <= 0 ? 0 : seconds > 3600 ? 3600000 : (int)ceil(seconds * 1000);
-	int k = poll(&p, 1, ms);
-	if (k < 0)
-		return errno == EINTR ? 0 : 1;
-	if (k == 0)
-		return 0;
-	rd_fill(r);
-	return 1;
-}
-
-/* the next line (without its newline, NUL-terminated, borrowed), NULL at
- * the end of input */
-static char *rd_line(reader *r)
-{
-	if (r->fd < 0) {
-		ssize_t k = getline(&r->line, &r->lcap, r->f);
-		return k < 0 ? NULL : r->line;
-	}
-	while (!rd_has_line(r) && !r->eof)
-		rd_fill(r);
-	if (r->pos == r->len)
-		return NULL;
-	char *s = r->buf + r->pos, *e = memchr(s, '\n', r->len - r->pos);
-	if (e) {
-		*e = 0;
-		r->pos = (size_t)(e - r->buf) + 1;
-		return s;
-	}
-	/* a last line without its newline */
-	if (r->len == r->cap)
-		r->buf = gt_xrealloc(r->buf, ++r->cap);
-	r->buf[r->len] = 0;
-	s = r->buf + r->pos;
-	r->pos = r->len;
-	return s;
+	return !io->rd || io->werr || gt_lines_wait(io->rd, seconds);
 }
 
 /* ---- one command ---- */
 
-static int exec_line(gt_gtp *g, const char *line, int *quit, reader *rd, FILE *out)
+static int exec_line(gt_gtp *g, const char *line, int *quit, gt_lines *rd, FILE *out)
 {
 	char *buf = gt_xmalloc(strlen(line) + 1), **argv, *save = NULL;
 	size_t k = 0;
@@ -1315,15 +1215,11 @@ const char *gt_gtp_exec(gt_gtp *g, const char *line, int *quit)
 
 int gt_gtp_run(gt_gtp *g, FILE *in, FILE *out)
 {
-	reader rd;
-	memset(&rd, 0, sizeof rd);
-	rd.f = in;
-	rd.fd = fileno(in);
+	gt_lines *rd = gt_lines_new(in, 0);
 	int quit = 0, err = 0;
 	char *line;
-	while (!quit && !err && (line = rd_line(&rd)) != NULL)
-		err = exec_line(g, line, &quit, &rd, out) < 0;
-	free(rd.buf);
-	free(rd.line);
+	while (!quit && !err && (line = gt_lines_get(rd, NULL)) != NULL)
+		err = exec_line(g, line, &quit, rd, out) < 0;
+	gt_lines_free(rd);
 	return err || ferror(out) ? GT_EIO : 0;
 }

@@ -20,6 +20,20 @@ int gt_score_board_from(gt_board *dst, const gt_board *src)
 	return err;
 }
 
+int gt_score_play_on(gt_board *b, int color, int pt)
+{
+	if (!gt_board_over(b))
+		return gt_board_play(b, color, pt);
+	gt_board *nb = gt_xmalloc(sizeof *nb);
+	int err = gt_score_board_from(nb, b);
+	if (!err)
+		err = gt_board_play(nb, color, pt);
+	if (!err)
+		gt_board_copy(b, nb);
+	free(nb);
+	return err;
+}
+
 /* 1 if every on-board neighbour of pt is a stone of color */
 static int own_eye(const gt_board *b, int color, int pt)
 {

@@ -38,6 +38,11 @@ enum { GT_STATUS_NONE = 0, GT_STATUS_ALIVE = 1, GT_STATUS_DEAD = 2, GT_STATUS_SE
  * Returns 0 or gt_board_setup's error. */
 int gt_score_board_from(gt_board *dst, const gt_board *src);
 
+/* gt_score_play_on: gt_board_play, but a game that has ended (two passes,
+ * or a full history) goes on from gt_score_board_from of its position.
+ * b is unchanged on failure. Returns 0 or gt_board_play's error. */
+int gt_score_play_on(gt_board *b, int color, int pt);
+
 /* gt_score_playouts: own[n*n] = the mean final area ownership (Black's
  * view, in [-1, 1]) of k playouts from b, each at most 3*n*n moves, drawn
  * from seed (the same arguments give the same map). A playout move: a
