@@ -140,6 +140,24 @@ void gt_analyzer_free(gt_analyzer *a)
 
 /* ---- output ---- */
 
+/* room for one more at the tail of a queue arr[head..tail) of elements of
+ * size bytes: moved to the front, or grown */
+static void *room(void *arr, long *head, long *tail, long *cap, size_t size)
+{
+	if (*tail < *cap)
+		return arr;
+	if (*head > 0) {
+		memmove(arr, (char *)arr + *head * size, (size_t)(*tail - *head) * size);
+		*tail -= *head;
+		*head = 0;
+	}
+	if (*tail == *cap) {
+		*cap = 2 * *cap + 64;
+		arr = gt_xrealloc(arr, (size_t)*cap * size);
+	}
+	return arr;
+}
+
 /* queue o (stolen) as an answer line */
 static void emit(gt_analyzer *a, json_t *o)
 {
@@ -147,17 +165,7 @@ static void emit(gt_analyzer *a, json_t *o)
 	json_decref(o);
 	if (!s)
 		return;
-	if (a->otail == a->ocap) {
-		if (a->ohead > 0) {
-			memmove(a->out, a->out + a->ohead, (size_t)(a->otail - a->ohead) * sizeof *a->out);
-			a->otail -= a->ohead;
-			a->ohead = 0;
-		}
-		if (a->otail == a->ocap) {
-			a->ocap = 2 * a->ocap + 16;
-			a->out = gt_xrealloc(a->out, (size_t)a->ocap * sizeof *a->out);
-		}
-	}
+	a->out = room(a->out, &a->ohead, &a->otail, &a->ocap, sizeof *a->out);
 	a->out[a->otail++] = s;
 }
 
@@ -184,20 +192,27 @@ static json_t *with_id(const char *id)
 	return o;
 }
 
+/* an error or warning line (kind "error", "warning") */
+static void note(gt_analyzer *a, const char *kind, const char *id, const char *field,
+                 const char *fmt, va_list ap)
+{
+	char msg[512];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	json_t *o = with_id(id);
+	json_object_set_new(o, kind, json_string(msg));
+	if (field)
+		json_object_set_new(o, "field", json_string(field));
+	emit(a, o);
+}
+
 static void error(gt_analyzer *a, const char *id, const char *field, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 static void error(gt_analyzer *a, const char *id, const char *field, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	note(a, "error", id, field, fmt, ap);
 	va_end(ap);
-	json_t *o = with_id(id);
-	json_object_set_new(o, "error", json_string(msg));
-	if (field)
-		json_object_set_new(o, "field", json_string(field));
-	emit(a, o);
 	a->errors++;
 }
 
@@ -205,15 +220,10 @@ static void warning(gt_analyzer *a, const char *id, const char *field, const cha
 	__attribute__((format(printf, 4, 5)));
 static void warning(gt_analyzer *a, const char *id, const char *field, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	note(a, "warning", id, field, fmt, ap);
 	va_end(ap);
-	json_t *o = with_id(id);
-	json_object_set_new(o, "warning", json_string(msg));
-	json_object_set_new(o, "field", json_string(field));
-	emit(a, o);
 }
 
 /* ---- the turns' positions ---- */
@@ -250,17 +260,7 @@ static int position(const query *q, int t, gt_board *b, int *bad)
 
 static void enqueue(gt_analyzer *a, query *q, int turn)
 {
-	if (a->tail == a->cap) {
-		if (a->head > 0) {
-			memmove(a->queue, a->queue + a->head, (size_t)(a->tail - a->head) * sizeof *a->queue);
-			a->tail -= a->head;
-			a->head = 0;
-		}
-		if (a->tail == a->cap) {
-			a->cap = 2 * a->cap + 64;
-			a->queue = gt_xrealloc(a->queue, (size_t)a->cap * sizeof *a->queue);
-		}
-	}
+	a->queue = room(a->queue, &a->head, &a->tail, &a->cap, sizeof *a->queue);
 	q->refs++;
 	a->queue[a->tail++] = (task){ q, turn, 0 };
 }
