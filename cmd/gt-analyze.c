@@ -98,8 +98,10 @@ int main(int argc, char **argv)
 	long lineno = 0;
 	int busy = 0, rc = 0;
 	for (;;) {
-		/* new input: wait for it when idle, else take what has come */
-		while (gt_analyzer_queued(a) < 4L * p.parallel && (!busy || gt_lines_wait(in, 0))) {
+		/* new input: wait for it when idle, else take what has come (an
+		 * action may stop a search; a bound on the turns waiting keeps a
+		 * long input from being read into memory at once) */
+		while (gt_analyzer_queued(a) < 65536 && (!busy || gt_lines_wait(in, 0))) {
 			size_t len;
 			char *l = gt_lines_get(in, &len);
 			if (!l)

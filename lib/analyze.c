@@ -39,6 +39,7 @@ typedef struct task {
 	query *q;
 	int turn;
 	int terminated;
+	long seq;            /* its place among the final answers */
 } task;
 
 /* A search in flight. */
@@ -58,6 +59,9 @@ struct gt_analyzer {
 	int nslots;
 	char **out;
 	long ohead, otail, ocap; /* answers waiting: out[ohead..otail) */
+	long next_seq, emit_seq; /* final answers go out in the order queued */
+	struct done { long seq; char *s; } *done;
+	int ndone, capdone;
 	long errors;
 	/* the batch */
 	const gt_board **boards;
@@ -127,6 +131,9 @@ void gt_analyzer_free(gt_analyzer *a)
 	}
 	for (long i = a->ohead; i < a->otail; i++)
 		free(a->out[i]);
+	for (int i = 0; i < a->ndone; i++)
+		free(a->done[i].s);
+	free(a->done);
 	free(a->queue);
 	free(a->slots);
 	free(a->out);
@@ -158,15 +165,46 @@ static void *room(void *arr, long *head, long *tail, long *cap, size_t size)
 	return arr;
 }
 
-/* queue o (stolen) as an answer line */
-static void emit(gt_analyzer *a, json_t *o)
+static void out_push(gt_analyzer *a, char *s)
+{
+	a->out = room(a->out, &a->ohead, &a->otail, &a->ocap, sizeof *a->out);
+	a->out[a->otail++] = s;
+}
+
+static char *dump(json_t *o)
 {
 	char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(9) | JSON_ENSURE_ASCII);
 	json_decref(o);
-	if (!s)
-		return;
-	a->out = room(a->out, &a->ohead, &a->otail, &a->ocap, sizeof *a->out);
-	a->out[a->otail++] = s;
+	return s ? s : gt_xstrdup("{\"error\":\"an answer could not be written\"}");
+}
+
+/* queue o (stolen) as an answer line now (errors, warnings, actions,
+ * reports during a search) */
+static void emit(gt_analyzer *a, json_t *o)
+{
+	out_push(a, dump(o));
+}
+
+/* the final answer o (stolen) of the turn queued seq-th: out once those
+ * queued before it are, so that answers come in the order of the queries
+ * and turns whatever finishes first */
+static void final(gt_analyzer *a, long seq, json_t *o)
+{
+	if (a->ndone == a->capdone) {
+		a->capdone = 2 * a->capdone + 16;
+		a->done = gt_xrealloc(a->done, (size_t)a->capdone * sizeof *a->done);
+	}
+	a->done[a->ndone++] = (struct done){ seq, dump(o) };
+	for (int i = 0; i < a->ndone;) {
+		if (a->done[i].seq != a->emit_seq) {
+			i++;
+			continue;
+		}
+		out_push(a, a->done[i].s);
+		a->done[i] = a->done[--a->ndone];
+		a->emit_seq++;
+		i = 0;
+	}
 }
 
 char *gt_analyzer_output(gt_analyzer *a)
@@ -193,8 +231,8 @@ static json_t *with_id(const char *id)
 }
 
 /* an error or warning line (kind "error", "warning") */
-static void note(gt_analyzer *a, const char *kind, const char *id, const char *field,
-                 const char *fmt, va_list ap)
+static json_t *note(const char *kind, const char *id, const char *field, const char *fmt,
+                    va_list ap)
 {
 	char msg[512];
 	vsnprintf(msg, sizeof msg, fmt, ap);
@@ -202,7 +240,7 @@ static void note(gt_analyzer *a, const char *kind, const char *id, const char *f
 	json_object_set_new(o, kind, json_string(msg));
 	if (field)
 		json_object_set_new(o, "field", json_string(field));
-	emit(a, o);
+	return o;
 }
 
 static void error(gt_analyzer *a, const char *id, const char *field, const char *fmt, ...)
@@ -211,8 +249,22 @@ static void error(gt_analyzer *a, const char *id, const char *field, const char 
 {
 	va_list ap;
 	va_start(ap, fmt);
-	note(a, "error", id, field, fmt, ap);
+	emit(a, note("error", id, field, fmt, ap));
 	va_end(ap);
+	a->errors++;
+}
+
+/* the final answer of turn t is an error */
+static void turn_error(gt_analyzer *a, const task *t, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void turn_error(gt_analyzer *a, const task *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	json_t *o = note("error", t->q->id, NULL, fmt, ap);
+	va_end(ap);
+	json_object_set_new(o, "turnNumber", json_integer(t->turn));
+	final(a, t->seq, o);
 	a->errors++;
 }
 
@@ -222,7 +274,7 @@ static void warning(gt_analyzer *a, const char *id, const char *field, const cha
 {
 	va_list ap;
 	va_start(ap, fmt);
-	note(a, "warning", id, field, fmt, ap);
+	emit(a, note("warning", id, field, fmt, ap));
 	va_end(ap);
 }
 
@@ -262,7 +314,7 @@ static void enqueue(gt_analyzer *a, query *q, int turn)
 {
 	a->queue = room(a->queue, &a->head, &a->tail, &a->cap, sizeof *a->queue);
 	q->refs++;
-	a->queue[a->tail++] = (task){ q, turn, 0 };
+	a->queue[a->tail++] = (task){ q, turn, 0, a->next_seq++ };
 }
 
 /* ---- queries ---- */
@@ -726,14 +778,14 @@ static void no_results(gt_analyzer *a, const task *t)
 	json_object_set_new(o, "isDuringSearch", json_false());
 	json_object_set_new(o, "noResults", json_true());
 	json_object_set_new(o, "turnNumber", json_integer(t->turn));
-	emit(a, o);
+	final(a, t->seq, o);
 }
 
 static void finish(gt_analyzer *a, int i)
 {
 	slot *s = &a->slots[i];
 	if (gt_mcts_visits(s->m) > 0)
-		emit(a, answer(a, s, 0));
+		final(a, s->t.seq, answer(a, s, 0));
 	else
 		no_results(a, &s->t);
 	query_unref(s->t.q);
@@ -769,7 +821,7 @@ static int start(gt_analyzer *a)
 		err = gt_mcts_begin(s->m, t.q->visits, 0, NULL);
 	free(b);
 	if (err) {
-		error(a, t.q->id, NULL, "turn %d: %s", t.turn, gt_strerror(err));
+		turn_error(a, &t, "turn %d: %s", t.turn, gt_strerror(err));
 		query_unref(t.q);
 		gt_mcts_free(s->m);
 		memset(s, 0, sizeof *s);
@@ -822,7 +874,7 @@ int gt_analyzer_step(gt_analyzer *a, gt_error *e)
 	if (err) {
 		gt_error_set(e, err, -1, -1, "evaluation failed: %s", gt_strerror(err));
 		for (int i = 0; i < a->nslots; i++) {
-			error(a, a->slots[i].t.q->id, NULL, "turn %d: %s", a->slots[i].t.turn, e->text);
+			turn_error(a, &a->slots[i].t, "turn %d: %s", a->slots[i].t.turn, e->text);
 			query_unref(a->slots[i].t.q);
 			gt_mcts_free(a->slots[i].m);
 		}

@@ -14,7 +14,9 @@
  * its id the game_id. Positions of many queries are searched side by side,
  * their leaves evaluated in one call (the network's batch); with an
  * evaluator whose outputs do not depend on the batch (gt_neteval_set_exact)
- * an answer does not depend on what else is in flight.
+ * an answer does not depend on what else is in flight. Final answers are
+ * handed out in the order their turns were queued, whatever finishes
+ * first; error, warning and action lines at once.
  *
  * Errors are KataGo's {"id":..,"error":..,"field":..} lines (the query is
  * then not searched); a field gt cannot honour (includeOwnershipStdev,
