@@ -6,8 +6,9 @@
 # a game with moves after two passes replayed by Sabaki's state tracker
 # (the "History cannot be replayed on engine" of issue 19), lz-analyze and
 # kata-analyze parsed by the client while the search runs and stopped by
-# the next command, then final_status_list dead and final_score on a
-# hand-made finished 9x9 position, compared with GNU Go's (--chinese-rules).
+# the next command, Sabaki's analyze and genmove_analyze (its tracker takes
+# the move), then final_status_list dead and final_score on a hand-made
+# finished 9x9 position, compared with GNU Go's (--chinese-rules).
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 command -v gt-gtp >/dev/null || skip_all "gt-gtp not built"
 command -v node >/dev/null || skip_all "node not installed (Debian: nodejs npm)"
@@ -129,6 +130,15 @@ async function main() {
   let k = kata.infos[1]
   out.kata = {lines: kata.infos.length, first: k[0], ownership: k[k.length - 1].ownership.length,
               after: kata.after.content}
+  // Sabaki's own analyze, then genmove_analyze: info lines, then "play V",
+  // which Sabaki's state tracker takes into its history
+  let sab = await analyze(c, 'analyze', ['B', '5'], 2)
+  out.sabaki = {lines: sab.infos.length, first: sab.infos[1][0]}
+  let before = st.state.history.length
+  r = await c.sendCommand({name: 'genmove_analyze', args: ['B', '5']})
+  let lines = r.content.split('\n')
+  out.gma = {last: lines[lines.length - 1], info: lines.filter(l => l.startsWith('info')).length,
+             tracked: st.state.history.length - before}
 
   // the end of a finished game
   let moves = fs.readFileSync(movesFile, 'utf8').trim().split('\n').map(l => {
@@ -168,7 +178,8 @@ is "$(j afterPasses)" "ok" "a game with moves after two passes replays"
 is "$(j undo)" "ok" "and undo through the tracker"
 is "$(j replayed)" "ok" "the undone move can be played again"
 is "$(j lz.head)" "=" "lz-analyze: '=' alone on the first line"
-is "$(j lz.lines)" 3 "three info lines parsed while the search ran"
+ok $([ "$(j lz.lines)" -ge 3 ] && echo 0 || echo 1) \
+	"info lines parsed while the search ran ($(j lz.lines); the third one stops it)"
 python3 - "$T/result" <<'END'
 import json, re, sys
 r = json.load(open(sys.argv[1]))
@@ -192,6 +203,19 @@ END
 ok $? "kata-analyze: KataGo's keys as numbers, pv from the move"
 is "$(j kata.ownership)" 81 "kata-analyze ownership: 81 values"
 is "$(j kata.after)" "gt" "stopped by the next command"
+ok $([ "$(j sabaki.lines)" -ge 2 ] && echo 0 || echo 1) \
+	"Sabaki's analyze: info lines parsed while the search ran ($(j sabaki.lines))"
+python3 - "$T/result" <<'END'
+import json, sys
+f = json.load(open(sys.argv[1]))["sabaki"]["first"]
+assert "." in f["winrate"] and 0 <= float(f["winrate"]) <= 1 and float(f["visits"]) > 0, f
+float(f["scoreLead"])
+END
+ok $? "with its win rate as a fraction (a '.'), and scoreLead"
+j gma.last | grep -Eq '^play ([A-HJ][1-9]|pass)$'
+ok $? "genmove_analyze ends with 'play VERTEX' ($(j gma.last))"
+ok $([ "$(j gma.info)" -ge 1 ] && echo 0 || echo 1) "after its info lines ($(j gma.info))"
+is "$(j gma.tracked)" 1 "and Sabaki's state tracker records the move"
 is "$(j dead)" "$gdead" "final_status_list dead: $gdead, as GNU Go"
 is "$(j score)" "$gscore" "final_score $(j score), GNU Go's $gscore"
 done_testing
