@@ -6,14 +6,14 @@
 #include "lines.h"
 #include "neteval.h"
 
-#include <errno.h>
+#include "cli.h"
+
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *prog = "gt-analyze";
-#include "opt.h"
+const char *prog = "gt-analyze";
 
 static void usage(FILE *f)
 {
@@ -59,13 +59,13 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_MODEL: model = optarg; break;
-		case O_VISITS: p.visits = (int)num_long("--visits", optarg, 1, 1000000000); break;
-		case O_PAR: p.parallel = (int)num_long("--parallel", optarg, 1, 4096); break;
+		case O_VISITS: p.visits = (int)cli_int("--visits", optarg, 1, 1000000000); break;
+		case O_PAR: p.parallel = (int)cli_int("--parallel", optarg, 1, 4096); break;
 		case O_REPORT:
 			p.report = !strcmp(optarg, "black") ? GT_REPORT_BLACK : !strcmp(optarg, "white") ?
 			           GT_REPORT_WHITE : !strcmp(optarg, "side") ? GT_REPORT_SIDE : -1;
 			if (p.report < 0)
-				die_usage("--report-as", "black, white or side", optarg);
+				cli_bad_value("--report-as", "black, white or side", optarg);
 			break;
 		case O_OWN: p.ownership = 1; break;
 		case O_POL: p.policy = 1; break;
@@ -77,18 +77,18 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind < argc || !model) {
-		fprintf(stderr, optind < argc ? "%s: unexpected argument '%s'\n" : "%s: --model is required\n",
-		        prog, optind < argc ? argv[optind] : "");
+		if (optind < argc)
+			cli_warn("unexpected argument '%s'", argv[optind]);
+		else
+			cli_warn("--model is required");
 		usage(stderr);
 		return 2;
 	}
 	gt_evaluator ev;
 	gt_error e;
 	char name[256];
-	if (gt_neteval_open_file(model, backend, &ev, name, sizeof name, &e) != 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.text);
-		return 1;
-	}
+	if (gt_neteval_open_file(model, backend, &ev, name, sizeof name, &e) != 0)
+		cli_die("%s", e.text);
 	if (det)
 		gt_neteval_set_exact(&ev, 1);
 	gt_evcache_wrap(&ev, (size_t)64 << 20);
@@ -113,20 +113,15 @@ int main(int argc, char **argv)
 			break;
 		busy = gt_analyzer_step(a, &e);
 		if (busy < 0) {
-			fprintf(stderr, "%s: %s\n", prog, e.text);
+			cli_warn("%s", e.text);
 			rc = 1;
 		}
 		if (flush_out(a) || busy < 0 || (!busy && gt_lines_eof(in)))
 			break;
 	}
-	if (ferror(stdout) || fflush(stdout) == EOF) {
-		fprintf(stderr, "%s: write error on stdout: %s\n", prog, strerror(errno));
-		rc = 1;
-	}
-	if (gt_analyzer_errors(a) > 0)
-		rc = 1;
+	rc |= gt_analyzer_errors(a) > 0;
 	gt_lines_free(in);
 	gt_analyzer_free(a);
 	gt_evaluator_close(&ev);
-	return rc;
+	return cli_fshut(stdout, "stdout") | rc;
 }

@@ -6,14 +6,13 @@
 #include "gtp.h"
 #include "neteval.h"
 
-#include <errno.h>
+#include "cli.h"
+
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-static const char *prog = "gt-gtp";
-#include "opt.h"
+const char *prog = "gt-gtp";
 
 static void usage(FILE *f)
 {
@@ -62,15 +61,15 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
 		switch (c) {
 		case O_MODEL: model = optarg; break;
-		case O_VISITS: ep.visits = (int)num_long("--visits", optarg, 1, 10000000); break;
-		case O_SIZE: size = (int)num_long("--board-size", optarg, 2, GT_MAX_N); break;
-		case O_KOMI: komi = num_double("--komi", optarg, -1000, 1000); break;
+		case O_VISITS: ep.visits = (int)cli_int("--visits", optarg, 1, 10000000); break;
+		case O_SIZE: size = (int)cli_int("--board-size", optarg, 2, GT_MAX_N); break;
+		case O_KOMI: komi = cli_double("--komi", optarg, -1000, 1000); break;
 		case O_RULES:
 			if (!(rules = gt_rules_find(optarg)))
-				die_usage("--rules", "chinese, tromp-taylor or new-zealand", optarg);
+				cli_usage_die("--rules: unknown ruleset '%s'", optarg);
 			break;
-		case O_SEED: seed = (uint64_t)num_long("--seed", optarg, 0, (1L << 53) - 1); break;
-		case O_RESIGN: ep.resign = num_double("--resign-threshold", optarg, 0, 1); break;
+		case O_SEED: seed = (uint64_t)cli_int("--seed", optarg, 0, (1LL << 53) - 1); break;
+		case O_RESIGN: ep.resign = cli_double("--resign-threshold", optarg, 0, 1); break;
 		case O_BACKEND: backend = optarg; break;
 		case 'q': ep.log = NULL; break;
 		case O_VERSION: printf("gt-gtp %s\n", GT_VERSION); return 0;
@@ -79,7 +78,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
+		cli_warn("unexpected argument '%s'", argv[optind]);
 		usage(stderr);
 		return 2;
 	}
@@ -90,9 +89,8 @@ int main(int argc, char **argv)
 		gt_evaluator ev;
 		gt_error err;
 		if (gt_neteval_open_file(model, backend, &ev, NULL, 0, &err) != 0) {
-			fprintf(stderr, "%s: %s\n", prog, err.text);
 			gt_gtp_free(g);
-			return 1;
+			cli_die("%s", err.text);
 		}
 		e = gt_engine_new(&ep, &ev);
 		gt_engine_attach(e, g);
@@ -100,9 +98,7 @@ int main(int argc, char **argv)
 	int rc = gt_gtp_run(g, stdin, stdout);
 	gt_gtp_free(g);
 	gt_engine_free(e);
-	if (rc) {
-		fprintf(stderr, "%s: write error: %s\n", prog, strerror(errno));
-		return 1;
-	}
+	if (rc)
+		cli_die_errno("write error");
 	return 0;
 }

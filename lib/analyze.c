@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "board.h"
 #include "record.h"
 #include "score.h"
+#include "util.h"
 #include "sgfrec.h"
 
 /* A query: the game and what to report; shared by its turns. */
@@ -68,13 +68,6 @@ struct gt_analyzer {
 	float *logits, *value, *score, *own;
 	gt_mcts_move_info info[GT_MAX_PTS + 1];
 };
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 void gt_analyze_params_default(gt_analyze_params *p)
 {
@@ -827,7 +820,7 @@ static int start(gt_analyzer *a)
 		memset(s, 0, sizeof *s);
 		return 0;
 	}
-	s->next_report = t.q->report_every > 0 ? now() + t.q->report_every : INFINITY;
+	s->next_report = t.q->report_every > 0 ? gt_now() + t.q->report_every : INFINITY;
 	a->nslots++;
 	return 1;
 }
@@ -890,7 +883,7 @@ int gt_analyzer_step(gt_analyzer *a, gt_error *e)
 		}
 		if (s->next_report < INFINITY) {
 			if (t == INFINITY)
-				t = now();
+				t = gt_now();
 			if (t >= s->next_report && gt_mcts_visits(s->m) > 0) {
 				emit(a, answer(a, s, 1));
 				s->next_report = t + s->t.q->report_every;

@@ -6,10 +6,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "neteval.h"
 #include "score.h"
+#include "util.h"
 
 enum { A_LZ = 1, A_KATA, A_SABAKI };
 
@@ -43,13 +43,6 @@ void gt_engine_params_default(gt_engine_params *p)
 	p->pv_len = 15;
 	p->log = NULL;
 	p->name = "gt-gtp";
-}
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
 gt_engine *gt_engine_new(const gt_engine_params *p, gt_evaluator *ev)
@@ -230,7 +223,7 @@ static int search(gt_engine *e, const gt_board *b, int color, int visits, double
 	int err = io && a->ownership ? seed_ownership(e) : 0;
 	if (!err)
 		err = gt_mcts_begin(e->m, visits, 0, NULL);
-	double t0 = now(), next = t0 + (a ? a->interval : 0);
+	double t0 = gt_now(), next = t0 + (a ? a->interval : 0);
 	int shown = 0;
 	while (!err) {
 		int done = gt_mcts_done(e->m);
@@ -238,7 +231,7 @@ static int search(gt_engine *e, const gt_board *b, int color, int visits, double
 			int r = step(e, e->m);
 			err = r < 0 ? r : 0;
 		}
-		double t = now();
+		double t = gt_now();
 		if (visits != INT_MAX && (done || (budget >= 0 && t - t0 >= budget)))
 			break;
 		if (!io)

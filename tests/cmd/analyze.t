@@ -11,8 +11,7 @@
 command -v gt-analyze >/dev/null || skip_all "gt-analyze not built"
 PY=/usr/bin/python3
 
-gt-analyze -h >"$T/out" 2>&1
-ok $? "-h exits 0"
+check_help gt-analyze --parallel
 gt-analyze </dev/null >/dev/null 2>"$T/err"
 is $? 2 "no --model: exit 2"
 gt-analyze --model none --report-as red </dev/null >/dev/null 2>&1
