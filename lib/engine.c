@@ -54,6 +54,8 @@ gt_engine *gt_engine_new(const gt_engine_params *p, gt_evaluator *ev)
 	e->ev = *ev;
 	memset(ev, 0, sizeof *ev);
 	e->network = gt_neteval_backend(&e->ev) != NULL;
+	e->cap = 4096;
+	e->line = gt_xmalloc(e->cap);
 	gt_mcts_params mp;
 	gt_mcts_params_default(&mp);
 	mp.leaves = 1; /* as gt-elo: the same search, move for move */

@@ -42,7 +42,7 @@ void gt_lines_free(gt_lines *r)
 
 static char *nl(const gt_lines *r)
 {
-	return memchr(r->buf + r->pos, '\n', r->len - r->pos);
+	return r->len > r->pos ? memchr(r->buf + r->pos, '\n', r->len - r->pos) : NULL;
 }
 
 /* read once (blocking) into the buffer; 0 at the end of input */

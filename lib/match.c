@@ -475,7 +475,8 @@ static gt_match_game *finish(run *r, slot *s)
 	memcpy(rec->moves, s->moves, s->nmoves * sizeof *rec->moves);
 	g->nsearched = s->npos;
 	g->searched = gt_xmalloc((s->npos ? s->npos : 1) * sizeof *g->searched);
-	memcpy(g->searched, s->pos, s->npos * sizeof *g->searched);
+	if (s->npos)
+		memcpy(g->searched, s->pos, s->npos * sizeof *g->searched);
 	if (s->ended) {
 		rec->winner = s->winner;
 		snprintf(rec->result, sizeof rec->result, "%s", s->result);
