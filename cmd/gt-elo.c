@@ -60,20 +60,9 @@ typedef struct out {
 
 static int write_sgf(out *o, const gt_match_game *g)
 {
-	const gt_record *r = &g->rec;
 	gt_sgf_game sg;
-	if (gt_sgf_game_init(&sg, r->board_size) != 0)
+	if (gt_match_game_sgf(g, &sg) != 0)
 		return GT_EINVAL;
-	sg.komi = r->komi;
-	for (int i = 0, c = GT_BLACK; i < r->nmoves; i++, c = GT_OTHER(c))
-		gt_sgf_add_move(&sg, c, r->moves[i]);
-	gt_sgf_prop_set(&sg, "PB", g->black, strlen(g->black));
-	gt_sgf_prop_set(&sg, "PW", g->white, strlen(g->white));
-	gt_sgf_prop_set(&sg, "RU", r->rules, strlen(r->rules));
-	if (g->reason[0])
-		gt_sgf_prop_set(&sg, "GC", g->reason, strlen(g->reason));
-	gt_sgf_prop_set(&sg, "RE", r->result, strlen(r->result));
-	gt_sgf_result_parse(&sg, r->result);
 	char path[4096];
 	snprintf(path, sizeof path, "%s/game-%06ld.sgf", o->sgf, g->index);
 	FILE *f = fopen(path, "w");
