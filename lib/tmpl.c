@@ -258,7 +258,7 @@ static void group(const char *d, char *s, size_t n)
 static int format(json_t *v, const char *fmt, char *s, size_t n)
 {
 	char d[64];
-	if (!v || json_is_null(v)) {
+	if (!v || json_is_null(v) || (json_is_string(v) && !json_string_length(v))) {
 		snprintf(s, n, "\xe2\x80\x93");
 		return 0;
 	}
@@ -357,7 +357,7 @@ static int value(ctx *c, const tag *g)
 	snprintf(fmt, sizeof fmt, "%s", FMTS[k]);
 	const char *text = NULL;
 	char small[128];
-	if (!strcmp(fmt, "text") && json_is_string(v)) {
+	if (!strcmp(fmt, "text") && json_is_string(v) && json_string_length(v)) {
 		text = json_string_value(v);
 	} else if (format(v, fmt, small, sizeof small) == 0) {
 		text = small;

@@ -35,7 +35,8 @@
  * percentage with one decimal and '%'), bytes (B below 1024, else KiB, MiB
  * or GiB with one decimal), time (a UTC time written YYYY-MM-DDTHH:MM:SSZ,
  * shown as "YYYY-MM-DD HH:MM"; another string as it is), date (the same
- * shown as "YYYY-MM-DD"), text (a string as it is). null or a missing value shows "–" (U+2013) in every format.
+ * shown as "YYYY-MM-DD"), text (a string as it is). null, a missing value
+ * or "" shows "–" (U+2013) in every format, so no element is left empty.
  */
 #ifndef GT_TMPL_H
 #define GT_TMPL_H

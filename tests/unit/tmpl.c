@@ -100,6 +100,8 @@ int main(void)
 	check("{{n|text}}{{m|text}}", "{\"n\":\"<b>x</b>\",\"m\":7}",
 	      "<span class=\"f-text\" data-j=\"/n\">&lt;b&gt;x&lt;/b&gt;</span><span class=\"f-text\" data-j=\"/m\">7</span>",
 	      "text: escaped");
+	check("{{e|text}}", "{\"e\":\"\"}", "<span class=\"f-text\" data-j=\"/e\">\xe2\x80\x93</span>",
+	      "an empty string shows a dash, as null does");
 	check("{{#o}}{{a-b|int}}{{/o}}", "{\"o\":{\"a-b\":1}}",
 	      "<span class=\"f-int\" data-j=\"/o/a-b\">1</span>", "a key with '-'");
 	refused("{{x", "{}", "closing }}", "an unclosed tag");
