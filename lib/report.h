@@ -53,16 +53,18 @@ void gt_report_opts_init(gt_report_opts *o);
 
 /* gt_report_make: make and write the page (see above). *where (may be
  * NULL) receives the URL or path of the written index.html (new string,
- * caller frees). Returns 0; GT_EINVAL (no store or share folder),
- * GT_EFORMAT (the template), GT_EIO (a temporary file, gnuplot could not
- * be started is only a warning) or the store's errors for reading
- * models/latest.json and writing the site. */
+ * caller frees). Returns 0; GT_EINVAL (no store, or no template or plots
+ * in the share folder), GT_ENOTFOUND (a local store folder that does not
+ * exist), GT_EFORMAT (a broken template, or a latest.json that is not a
+ * pointer), GT_EIO (the temporary folder), or the store's errors for
+ * reading models/latest.json and writing the site. A gnuplot that fails
+ * or cannot be started is a warning: the page goes without plots. */
 int gt_report_make(const gt_report_opts *o, char **where, gt_error *e);
 
 /* gt_report_board_svg: an SVG picture (new string, caller frees) of the
  * position color[n*n] (GT_EMPTY, GT_BLACK, GT_WHITE in point order, row 0
- * at the top), px pixels wide and high, with the last move's point marked
- * (last < 0: none). */
+ * at the top; n 2..19), px pixels wide and high (16..4096, clamped), with
+ * the last move's point marked (last < 0: none). */
 char *gt_report_board_svg(int n, const unsigned char *color, int last, int px);
 
 /* gt_report_chain_gain: what one match adds to the chained Elo: elo when
