@@ -1,6 +1,7 @@
 # gt: see README and INSTALL.
-# Every lib/*.c goes into lib/libgt.a, every cmd/gt-*.c becomes a command,
-# every tests/unit/*.c a TAP test program; `make check` runs them all under prove.
+# Every lib/*.c goes into lib/libgt.a, every cmd/gt-*.c becomes a command
+# (with cmd/cli.c), every tests/unit/*.c a TAP test program; `make check`
+# runs them all under prove.
 
 PREFIX   ?= /usr/local
 CC       ?= cc
@@ -81,17 +82,25 @@ $(LIBGT): $(LIB_OBJ)
 	@echo "  AR      $@"
 	@ar rcs $@ $^
 
-$(BINDIR)/%: cmd/%.c $(wildcard cmd/*.h) $(LIBGT)
+# cmd/cli.c (messages, option values, the file loop: cmd/cli.h) is compiled
+# once and linked into every command.
+CLI_OBJ   = $(OBJDIR)/cmd/cli.o
+$(CLI_OBJ): cmd/cli.c cmd/cli.h
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BINDIR)/%: cmd/%.c $(wildcard cmd/*.h) $(CLI_OBJ) $(LIBGT)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
+	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(CLI_OBJ) $(LIBGT) $(LDLIBS)
 
-$(OBJDIR)/tests/%: tests/unit/%.c tests/unit/tap.h $(LIBGT)
+$(OBJDIR)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIBGT)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	@$(CC) $(CPPFLAGS) -Itests/unit $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
 
-$(OBJDIR)/bench/%: bench/%.c $(LIBGT)
+$(OBJDIR)/bench/%: bench/%.c $(wildcard bench/*.h) tests/unit/record_gen.h $(LIBGT)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)

@@ -121,18 +121,7 @@ qdiloco() { # name H outer-lr momentum: 4 units x $per steps; curve in $d/NAME.c
 quality() {
 	ls /usr/share/goban/*.sgf >/dev/null 2>&1 || { echo "quality: no /usr/share/goban"; return; }
 	gt-sgf /usr/share/goban/*.sgf /usr/share/goban/*.mgt >"$d/all.ndjson" 2>/dev/null
-	$PY - "$d/all.ndjson" "$d/train.ndjson" "$d/held.ndjson" <<'PYEOF'
-import json, sys
-seen, k = set(), 0
-tr, he = open(sys.argv[2], "w"), open(sys.argv[3], "w")
-for line in open(sys.argv[1]):
-    key = tuple(json.loads(line)["moves"][:60])
-    if key in seen:
-        continue
-    seen.add(key)
-    (he if k % 10 == 9 else tr).write(line)
-    k += 1
-PYEOF
+	$PY "$GT_SRC/tests/py/split_games.py" "$d/all.ndjson" "$d/train.ndjson" "$d/held.ndjson"
 	gt-augment --seed 1 "$d/train.ndjson" >"$d/train-aug.ndjson" 2>/dev/null
 	gt-shard -o "$d/train" --rows 20000 "$d/train-aug.ndjson" >/dev/null 2>&1
 	gt-shard -o "$d/held" --rows 20000 "$d/held.ndjson" >/dev/null 2>&1

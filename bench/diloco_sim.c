@@ -30,7 +30,10 @@
  * up c chips and their collectives: 200 s at 1.2M chips, 156 s for a
  * 150k-chip unit); that gives 27% against 88%.
  */
+#include "bench.h"
 #include "delta.h"
+#include "util.h"
+#include "rng.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -47,10 +50,7 @@ static uint64_t rng_s = 0x243f6a8885a308d3ull;
 
 static double unif(void) /* (0, 1] */
 {
-	uint64_t z = (rng_s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return ((double)((z ^ (z >> 31)) >> 11) + 1) / 9007199254740992.0;
+	return ((double)(gt_splitmix64(&rng_s) >> 11) + 1) / 9007199254740992.0;
 }
 
 static double expo(double rate)
@@ -149,13 +149,6 @@ static void bandwidth(void)
 	printf("('with pull' adds the unit's download of fp32 theta each round)\n\n");
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Codec speed on 4M values (16 MB), best of 3, against memcpy. */
 static void speed(void)
 {
@@ -168,9 +161,9 @@ static void speed(void)
 	for (size_t i = 0; i < N; i++)
 		x[i] = (float)(unif() - 0.5) * 1e-3f;
 	for (int r = 0; r < 3; r++) {
-		double t = now();
+		double t = gt_now();
 		memcpy(y, x, N * sizeof *x);
-		tm = fmin(tm, now() - t);
+		tm = fmin(tm, gt_now() - t);
 	}
 	printf("codec speed on %d values (%.0f MB fp32), best of 3; memcpy %.0f MB/s\n", N,
 		N * 4 / 1e6, N * 4 / 1e6 / tm);
@@ -180,12 +173,12 @@ static void speed(void)
 		double te = 1e9, td = 1e9;
 		size_t len = gt_delta_payload_bytes(c, N);
 		for (int r = 0; r < 3; r++) {
-			double t = now();
+			double t = gt_now();
 			gt_delta_encode(c, x, N, buf, 4 * (size_t)N, NULL);
-			te = fmin(te, now() - t);
-			t = now();
+			te = fmin(te, gt_now() - t);
+			t = gt_now();
 			gt_delta_decode(c, buf, len, N, y, NULL);
-			td = fmin(td, now() - t);
+			td = fmin(td, gt_now() - t);
 		}
 		printf("%6s %12.0f %12.0f %9.3fx %9.3fx\n", gt_delta_codec_name(c), N * 4 / 1e6 / te,
 			N * 4 / 1e6 / td, tm / te, tm / td);
@@ -197,11 +190,11 @@ static void speed(void)
 
 int main(void)
 {
-	double t = now();
+	double t = gt_now();
 	failures(0);
 	failures(1);
 	bandwidth();
 	speed();
-	printf("(%.1f s)\n", now() - t);
+	printf("(%.1f s)\n", gt_now() - t);
 	return 0;
 }

@@ -6,7 +6,9 @@
  * (positional superko) on every move.
  * Usage: playout [seconds-per-size]
  */
+#include "bench.h"
 #include "board.h"
+#include "util.h"
 #include "gt.h"
 
 #include <stdio.h>
@@ -57,13 +59,6 @@ static int playout(gt_board *b)
 	return b->nmoves;
 }
 
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? strtod(argv[1], NULL) : 2.0;
@@ -89,14 +84,14 @@ int main(int argc, char **argv)
 		gt_board *b = gt_xmalloc(sizeof *b), *root = gt_xmalloc(sizeof *root);
 		gt_board_init(root, sizes[i], rules, 7.5);
 		long n = 0, moves = 0;
-		double t0 = now(), t;
+		double t0 = gt_now(), t;
 		do {
 			for (int k = 0; k < 100; k++) {
 				gt_board_copy(b, root);
 				moves += playout(b);
 				n++;
 			}
-			t = now() - t0;
+			t = gt_now() - t0;
 		} while (t < secs);
 		printf("playout: %dx%d %.0f playouts/s on one core (%.1f moves each, %.0f moves/s)\n", sizes[i],
 		       sizes[i], n / t, (double)moves / n, moves / t);

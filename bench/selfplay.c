@@ -21,6 +21,7 @@
  * (480 s gave 42 games) for a figure to trust. Default 120 s.
  * Usage: selfplay [seconds-of-network-self-play [threads [games-in-flight]]]
  */
+#include "bench.h"
 #include "board.h"
 #include "feat.h"
 #include "gt.h"
@@ -36,22 +37,6 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-/* CPU time of the calling thread: the machine is shared, so shares of
- * time are taken from CPU time, which other processes do not inflate */
-static double cpu(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 /* ---- 1. search cost with the uniform evaluator ---- */
 
 typedef struct timed {
@@ -63,9 +48,9 @@ static int timed_eval(void *ctx, int n, int nb, const gt_board *const *boards, f
                       float *value, float *score, float *own)
 {
 	timed *t = ctx;
-	double t0 = now();
+	double t0 = gt_now();
 	int r = t->inner.eval(t->inner.ctx, n, nb, boards, logits, value, score, own);
-	t->secs += now() - t0;
+	t->secs += gt_now() - t0;
 	return r;
 }
 
@@ -89,7 +74,7 @@ static int sink(void *ctx, long index, const gt_record *r, const gt_selfplay_sta
 static void *watch(void *arg)
 {
 	tally *t = arg;
-	while (!*t->stop && now() < t->deadline) {
+	while (!*t->stop && gt_now() < t->deadline) {
 		struct timespec d = { 0, 50000000 };
 		nanosleep(&d, NULL);
 	}
@@ -105,7 +90,7 @@ static double playout_moves_per_sec(double secs)
 	gt_rng r;
 	gt_rng_seed(&r, 1);
 	long moves = 0;
-	double t0 = now(), t;
+	double t0 = gt_now(), t;
 	int16_t cand[GT_MAX_PTS];
 	do {
 		for (int k = 0; k < 50; k++) {
@@ -127,7 +112,7 @@ static double playout_moves_per_sec(double secs)
 				moves++;
 			}
 		}
-		t = now() - t0;
+		t = gt_now() - t0;
 	} while (t < secs);
 	free(b);
 	free(root);
@@ -144,7 +129,7 @@ static void uniform_part(double secs)
 	tally ta = { 0, 0, 0, NULL };
 	gt_selfplay_stats st, sum;
 	memset(&sum, 0, sizeof sum);
-	double t0 = now(), t;
+	double t0 = gt_now(), t;
 	long next = 0;
 	do {
 		p.games = 16;
@@ -152,7 +137,7 @@ static void uniform_part(double secs)
 		gt_selfplay_run(&p, &ev, sink, &ta, NULL, &st);
 		sum.evals += st.evals;
 		sum.eval_calls += st.eval_calls;
-		t = now() - t0;
+		t = gt_now() - t0;
 	} while (t < secs);
 	double search = t - tv.secs;
 	printf("selfplay: none: 9x9, %d/%d visits, p %.2f, %d games in flight, 1 thread: "
@@ -186,16 +171,16 @@ static int bnet_eval(void *ctx, int n, int nb, const gt_board *const *boards, fl
 		b->planes = gt_xrealloc(b->planes, (size_t)nb * GT_FEAT_PLANES * np * sizeof(float));
 		b->globals = gt_xrealloc(b->globals, (size_t)nb * GT_FEAT_GLOBALS * sizeof(float));
 	}
-	double t0 = cpu();
+	double t0 = cpu_thread();
 	if (b->c_first == 0)
 		b->c_first = t0;
 	for (int i = 0; i < nb; i++)
 		gt_feat_encode(boards[i], b->planes + (size_t)i * GT_FEAT_PLANES * np,
 		               b->globals + (size_t)i * GT_FEAT_GLOBALS);
-	double t1 = cpu();
+	double t1 = cpu_thread();
 	gt_nn_out out;
 	int r = gt_nn_forward(b->nn, nb, n, b->planes, b->globals, 0, &out);
-	b->c_last = cpu();
+	b->c_last = cpu_thread();
 	b->t_feat += t1 - t0;
 	b->t_fwd += b->c_last - t1;
 	if (r)
@@ -239,13 +224,13 @@ static void *forward_loop(void *arg)
 		               globals + (size_t)i * GT_FEAT_GLOBALS);
 	}
 	gt_nn_forward(f->nn, f->batch, n, planes, globals, 0, NULL); /* warm up */
-	double t0 = now(), c0 = cpu();
+	double t0 = gt_now(), c0 = cpu_thread();
 	do {
 		gt_nn_forward(f->nn, f->batch, n, planes, globals, 0, NULL);
 		f->positions += f->batch;
-	} while (now() - t0 < f->secs);
-	f->elapsed = now() - t0;
-	f->cpu = cpu() - c0;
+	} while (gt_now() - t0 < f->secs);
+	f->elapsed = gt_now() - t0;
+	f->cpu = cpu_thread() - c0;
 	free(planes);
 	free(globals);
 	return NULL;
@@ -294,12 +279,12 @@ static void network_part(double secs, int threads, int games)
 	volatile sig_atomic_t stop = 0;
 	tally ta = { 0, 0, 0, &stop };
 	gt_selfplay_stats st;
-	double t0 = now();
+	double t0 = gt_now();
 	ta.deadline = t0 + secs;
 	pthread_t w;
 	pthread_create(&w, NULL, watch, &ta);
 	gt_selfplay_run(&p, evs, sink, &ta, &stop, &st);
-	double t = now() - t0, fwd_s = 0, feat_s = 0, busy = 0;
+	double t = gt_now() - t0, fwd_s = 0, feat_s = 0, busy = 0;
 	pthread_join(w, NULL);
 	for (int i = 0; i < threads; i++) {
 		fwd_s += bn[i].t_fwd;

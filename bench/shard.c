@@ -7,7 +7,9 @@
  * whole command).
  * Usage: shard [seconds-per-measure]
  */
+#include "bench.h"
 #include "board.h"
+#include "util.h"
 #include "gt.h"
 #include "shard.h"
 
@@ -16,13 +18,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* a legal game of n x n: stones on the points with even x and y, in a
  * seeded order, then two passes; every position searched */
@@ -87,7 +82,7 @@ static void bench_size(int n, double secs, const char *dir)
 	}
 	uint64_t s = 1;
 	gt_record r;
-	double t0 = now(), t;
+	double t0 = gt_now(), t;
 	long games = 0;
 	do {
 		make_game(&r, n, &s, moves, pos, pol, own);
@@ -96,10 +91,10 @@ static void bench_size(int n, double secs, const char *dir)
 			exit(1);
 		}
 		games++;
-		t = now();
+		t = gt_now();
 	} while (t - t0 < secs || gt_shard_writer_stats(w)->rows + gt_shard_writer_stats(w)->pending < 20000);
 	gt_shard_flush(w, &e);
-	t = now() - t0;
+	t = gt_now() - t0;
 	const gt_shard_stats *st = gt_shard_writer_stats(w);
 	printf("%2dx%-2d write:  %8.0f rows/s (%ld rows, %ld shards, %.1f s; replay, features, pack, "
 	       "shuffle, deflate level 1, fsync)\n",
@@ -122,11 +117,11 @@ static void bench_size(int n, double secs, const char *dir)
 		malloc(sizeof(float) * B), NULL, NULL,
 	};
 	long rows = 0;
-	t0 = now();
+	t0 = gt_now();
 	do {
 		gt_shard_window_sample(win, B, &b);
 		rows += B;
-		t = now();
+		t = gt_now();
 	} while (t - t0 < secs);
 	double sample = rows / (t - t0);
 	/* reference: copying the same float bytes per row */
@@ -134,12 +129,12 @@ static void bench_size(int n, double secs, const char *dir)
 	char *src = malloc(rowbytes * B), *dst = malloc(rowbytes * B);
 	memset(src, 1, rowbytes * B);
 	long crow = 0;
-	t0 = now();
+	t0 = gt_now();
 	do {
 		for (int i = 0; i < B; i++)
 			memcpy(dst + i * rowbytes, src + ((size_t)(crow + i * 7) % B) * rowbytes, rowbytes);
 		crow += B;
-		t = now();
+		t = gt_now();
 	} while (t - t0 < secs / 2);
 	double ref = crow / (t - t0);
 	printf("%2dx%-2d sample: %8.0f rows/s (batch %d, %d planes, window %ld rows, %.1f MB "
@@ -157,14 +152,11 @@ int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 1.0;
 	char dir[256];
-	snprintf(dir, sizeof dir, "%s/gt-bench-shard.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir))
+	if (bench_tmpdir(dir, sizeof dir, "shard") != 0)
 		return 1;
 	printf("features: version %d, %d planes, %d globals\n", gt_shard_encoder_default()->version,
 	       gt_shard_encoder_default()->nplanes, gt_shard_encoder_default()->nglobals);
 	bench_size(9, secs, dir);
 	bench_size(19, secs, dir);
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) != 0;
+	return bench_rmdir(dir);
 }

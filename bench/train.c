@@ -8,7 +8,9 @@
  * directly inside the step. Shards are generated (tests/unit/record_gen.h).
  * Usage: train [seconds-per-window]
  */
+#include "bench.h"
 #include "model.h"
+#include "util.h"
 #include "nn.h"
 #include "optim.h"
 #include "record.h"
@@ -24,29 +26,11 @@
 
 static double min_s = 1.0;
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
 static void make_shards(const char *out, int n, int games)
 {
-	gt_shard_opts o;
-	gt_shard_opts_init(&o);
-	o.rows = 100000;
 	gt_error e = {0};
-	gt_shard_writer *w = gt_shard_writer_new(out, &o, &e);
-	gt_record r;
-	gt_record_init(&r);
-	for (int i = 0; i < games; i++) {
-		gen_record(&r, n, 5, i);
-		gt_shard_add_record(w, &r, &e);
-	}
-	gt_shard_flush(w, &e);
-	gt_record_release(&r);
-	gt_shard_writer_free(w);
+	if (gen_shards(out, n, 5, games, 100000, 0, 0, &e) != 0)
+		fprintf(stderr, "train: %s: %s\n", out, e.text);
 }
 
 /* samples per second of bare steps on one fixed batch (drawn once) */
@@ -65,7 +49,7 @@ static double bare_rate(gt_nn *nn, gt_optim *opt, gt_shard_window *w, int B)
 	gt_nn_target t = {pol, val, sc, own, wt};
 	gt_nn_lossw lw = GT_NN_LOSSW_DEFAULT;
 	int k = 0;
-	double t0 = now(), dt;
+	double t0 = gt_now(), dt;
 	do {
 		gt_nn_zero_grad(nn);
 		gt_nn_forward(nn, B, n, pl, gl, 1, NULL);
@@ -73,7 +57,7 @@ static double bare_rate(gt_nn *nn, gt_optim *opt, gt_shard_window *w, int B)
 		gt_grad_norm(gt_nn_grads(nn), gt_nn_nparams(nn));
 		gt_optim_step(opt, gt_nn_params(nn), gt_nn_grads(nn));
 		k++;
-	} while ((dt = now() - t0) < min_s || k < 2);
+	} while ((dt = gt_now() - t0) < min_s || k < 2);
 	free(pl); free(gl); free(pol); free(val); free(sc); free(own); free(wt);
 	return (double)k * B / dt;
 }
@@ -82,7 +66,7 @@ static double bare_rate(gt_nn *nn, gt_optim *opt, gt_shard_window *w, int B)
 static double step_rate(gt_trainer *t, gt_shard_window *w, int B, double *share)
 {
 	int k = 0;
-	double t0 = now(), dt, ss = 0, st = 0;
+	double t0 = gt_now(), dt, ss = 0, st = 0;
 	gt_error e;
 	gt_train_step_info si;
 	do {
@@ -90,7 +74,7 @@ static double step_rate(gt_trainer *t, gt_shard_window *w, int B, double *share)
 		ss += si.sample_s;
 		st += si.step_s;
 		k++;
-	} while ((dt = now() - t0) < min_s || k < 2);
+	} while ((dt = gt_now() - t0) < min_s || k < 2);
 	*share = ss / (ss + st);
 	return (double)k * B / dt;
 }
@@ -139,9 +123,7 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		min_s = atof(argv[1]) > 0 ? atof(argv[1]) : min_s;
 	char dir[512], d9[600], d19[600];
-	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	snprintf(dir, sizeof dir, "%s/gt-bench-train.XXXXXX", tmp);
-	if (!mkdtemp(dir))
+	if (bench_tmpdir(dir, sizeof dir, "train") != 0)
 		return 1;
 	snprintf(d9, sizeof d9, "%s/9", dir);
 	snprintf(d19, sizeof d19, "%s/19", dir);
@@ -151,7 +133,5 @@ int main(int argc, char **argv)
 	bench(d9, "b6c64", 9, 256);
 	bench(d9, "b2c16", 9, 256);
 	bench(d19, "b2c16", 19, 64);
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) != 0;
+	return bench_rmdir(dir);
 }

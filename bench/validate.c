@@ -8,6 +8,7 @@
  * path (read, parse, validate with replay, hash), and the gt-validate
  * command from $GT_BIN (wall and CPU). The target is >= 1000/s.
  */
+#include "bench.h"
 #include "board.h"
 #include "gt.h"
 #include "record.h"
@@ -24,20 +25,6 @@
 #include <unistd.h>
 
 #define NREC 2000
-
-static double cpu_now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static double wall_now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 static double child_cpu(void)
 {
@@ -66,14 +53,14 @@ int main(void)
 	size_t len;
 	gt_error e;
 	int n = 0;
-	double t0 = cpu_now();
+	double t0 = cpu_process();
 	while (gt_record_read_line(rd, &line, &len, &e) > 0) {
 		json_error_t je;
 		json_t *o = json_loadb(line, len, 0, &je);
 		n += o != NULL;
 		json_decref(o);
 	}
-	double t_json = cpu_now() - t0;
+	double t_json = cpu_process() - t0;
 	gt_record_reader_free(rd);
 
 	/* the library path of gt-validate */
@@ -82,7 +69,7 @@ int main(void)
 	gt_validate_opts o;
 	gt_validate_opts_init(&o);
 	int pass = 0;
-	t0 = cpu_now();
+	t0 = cpu_process();
 	while (gt_record_read_line(rd, &line, &len, &e) > 0) {
 		const char *why;
 		char detail[256];
@@ -94,7 +81,7 @@ int main(void)
 			pass++;
 		}
 	}
-	double t_lib = cpu_now() - t0;
+	double t_lib = cpu_process() - t0;
 	gt_record_reader_free(rd);
 	gt_record_release(&r);
 	fclose(f);
@@ -107,9 +94,9 @@ int main(void)
 	if (bin) {
 		char cmd[4096];
 		snprintf(cmd, sizeof cmd, "'%s/gt-validate' '%s' > /dev/null", bin, path);
-		double c0 = child_cpu(), w0 = wall_now();
+		double c0 = child_cpu(), w0 = gt_now();
 		int st = system(cmd);
-		double w = wall_now() - w0, c = child_cpu() - c0;
+		double w = gt_now() - w0, c = child_cpu() - c0;
 		printf("gt-validate command           %8.0f records/s (CPU), %.0f records/s wall, exit %d\n",
 		       NREC / c, NREC / w, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	}

@@ -1,7 +1,10 @@
 /* gt-augment: apply the symmetries of the board to whole game records. */
 #include "gt.h"
 #include "record.h"
+#include "rng.h"
 #include "sym.h"
+
+#include "cli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -10,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *prog = "gt-augment";
+const char *prog = "gt-augment";
 
 static void usage(FILE *f)
 {
@@ -22,39 +25,6 @@ static void usage(FILE *f)
 	        "  --all          all 8 symmetries: 8 records per game\n"
 	        "  --max-line BYTES  longest line read (suffix K, M, G; default 64M)\n"
 	        "  -h, --help     this text;  --version  the version\n");
-}
-
-/* splitmix64 (Steele, Lea, Flood 2014): one symmetry per game from the seed */
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* a decimal number 0..hi, with a K/M/G suffix (powers of 1024) if suffix */
-static int parse_num(const char *s, unsigned long long hi, int suffix, unsigned long long *out)
-{
-	char *end;
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	if (suffix && *end) {
-		int sh = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 :
-		         *end == 'G' || *end == 'g' ? 30 : -1;
-		if (sh < 0 || end[1] || v > (hi >> sh))
-			return -1;
-		v <<= sh;
-		end++;
-	}
-	if (*end || v > hi)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 int main(int argc, char **argv)
@@ -73,33 +43,19 @@ int main(int argc, char **argv)
 	int mode = O_RANDOM, fixed = 0, c, bad = 0;
 	uint64_t seed = 0;
 	size_t max_line = (size_t)64 << 20;
-	unsigned long long v;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case O_SYM:
-			if (parse_num(optarg, 7, 0, &v)) {
-				fprintf(stderr, "%s: --symmetry: not a number in 0..7: %s\n", prog, optarg);
-				return 2;
-			}
 			mode = O_SYM;
-			fixed = (int)v;
+			fixed = (int)cli_int("--symmetry", optarg, 0, 7);
 			break;
 		case O_RANDOM: mode = O_RANDOM; break;
 		case O_ALL: mode = O_ALL; break;
 		case O_SEED:
-			if (parse_num(optarg, UINT64_MAX, 0, &v)) {
-				fprintf(stderr, "%s: --seed: not a number in 0..%" PRIu64 ": %s\n", prog,
-				        UINT64_MAX, optarg);
-				return 2;
-			}
-			seed = v;
+			seed = cli_u64("--seed", optarg, 0, UINT64_MAX);
 			break;
 		case O_MAXLINE:
-			if (parse_num(optarg, 1ULL << 40, 1, &v) || v == 0) {
-				fprintf(stderr, "%s: --max-line: not a size in 1..1T: %s\n", prog, optarg);
-				return 2;
-			}
-			max_line = (size_t)v;
+			max_line = (size_t)cli_size("--max-line", optarg, 1, 1ULL << 40);
 			break;
 		case 'h': usage(stdout); return 0;
 		case O_VERSION: printf("gt-augment %s\n", GT_VERSION); return 0;
@@ -109,16 +65,10 @@ int main(int argc, char **argv)
 	uint64_t rng = seed;
 	gt_record rec;
 	gt_record_init(&rec);
-	int nfiles = argc - optind;
-	for (int i = 0; i < (nfiles ? nfiles : 1); i++) {
-		const char *name = nfiles ? argv[optind + i] : "-";
-		int std = !strcmp(name, "-");
-		FILE *f = std ? stdin : fopen(name, "rb");
-		if (!f) {
-			fprintf(stderr, "%s: %s: %s\n", prog, name, strerror(errno));
-			bad = 1;
-			continue;
-		}
+	cli_files in;
+	cli_files_init(&in, argc - optind, argv + optind);
+	for (FILE *f; (f = cli_files_next(&in));) {
+		const char *name = in.name;
 		gt_record_reader *rd = gt_record_reader_new(f, name, max_line);
 		const char *line;
 		size_t len;
@@ -126,7 +76,7 @@ int main(int argc, char **argv)
 		int rc;
 		while ((rc = gt_record_read_line(rd, &line, &len, &e)) != 0) {
 			if (rc < 0) {
-				fprintf(stderr, "%s: %s:%ld: %s\n", prog, name, e.line, e.text);
+				cli_warn("%s:%ld: %s", name, e.line, e.text);
 				bad = 1;
 				if (rc == GT_ETOOLONG)
 					continue;
@@ -136,36 +86,28 @@ int main(int argc, char **argv)
 				continue;
 			long lineno = e.line;
 			if (gt_record_parse(&rec, line, len, &e)) {
-				fprintf(stderr, "%s: %s:%ld: %s\n", prog, name, lineno, e.text);
+				cli_warn("%s:%ld: %s", name, lineno, e.text);
 				bad = 1;
 				continue;
 			}
-			int k0 = mode == O_SYM ? fixed : mode == O_RANDOM ? (int)(splitmix(&rng) >> 61) : 0;
+			int k0 = mode == O_SYM ? fixed : mode == O_RANDOM ? (int)(gt_splitmix64(&rng) >> 61) : 0;
 			int k1 = mode == O_ALL ? GT_NSYM : k0 + 1, prev = 0;
 			for (int k = k0; k < k1; k++) {
 				/* step from the previous symmetry to k: apply inverse(prev), then k */
 				gt_record_sym(&rec, gt_record_sym_compose(gt_sym_inverse(prev), k));
 				prev = k;
 				int w = gt_record_write(&rec, stdout);
-				if (w == GT_EIO) {
-					fprintf(stderr, "%s: write error on stdout: %s\n", prog, strerror(errno));
-					return 1;
-				}
+				if (w == GT_EIO)
+					cli_die_errno("write error on stdout");
 				if (w) {
-					fprintf(stderr, "%s: %s:%ld: cannot write the record\n", prog, name, lineno);
+					cli_warn("%s:%ld: cannot write the record", name, lineno);
 					bad = 1;
 					break;
 				}
 			}
 		}
 		gt_record_reader_free(rd);
-		if (!std)
-			fclose(f);
 	}
 	gt_record_release(&rec);
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "%s: write error on stdout: %s\n", prog, strerror(errno));
-		return 1;
-	}
-	return bad;
+	return cli_fshut(stdout, "stdout") || in.failed || bad;
 }

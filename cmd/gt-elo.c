@@ -7,6 +7,8 @@
 #include "record.h"
 #include "sgf.h"
 
+#include "cli.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -18,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *prog = "gt-elo";
+const char *prog = "gt-elo";
 
 static void usage(FILE *f)
 {
@@ -46,30 +48,6 @@ static void usage(FILE *f)
 	    "  --progress            the score after each pair on stderr\n");
 }
 
-static long long num(const char *opt, const char *s, long long lo, long long hi)
-{
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 0);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		fprintf(stderr, "%s: %s: '%s' is not an integer in %lld..%lld\n", prog, opt, s, lo, hi);
-		exit(2);
-	}
-	return v;
-}
-
-static double real(const char *opt, const char *s, double lo, double hi)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi) {
-		fprintf(stderr, "%s: %s: '%s' is not a number in %g..%g\n", prog, opt, s, lo, hi);
-		exit(2);
-	}
-	return v;
-}
-
 /* --sprt elo0,elo1[,alpha,beta] */
 static void parse_sprt(const char *s, gt_elo_sprt *sp)
 {
@@ -92,18 +70,15 @@ static void parse_sprt(const char *s, gt_elo_sprt *sp)
 	}
 	if (k != 2 && k != 4)
 		goto bad;
-	if (!(v[0] < v[1]) || !(v[2] > 0 && v[2] <= 0.5) || !(v[3] > 0 && v[3] <= 0.5)) {
-		fprintf(stderr, "%s: --sprt: want elo0 < elo1 and alpha, beta in (0, 0.5]\n", prog);
-		exit(2);
-	}
+	if (!(v[0] < v[1]) || !(v[2] > 0 && v[2] <= 0.5) || !(v[3] > 0 && v[3] <= 0.5))
+		cli_bad_value("--sprt", "elo0 < elo1 and alpha, beta in (0, 0.5]", s);
 	sp->elo0 = v[0];
 	sp->elo1 = v[1];
 	sp->alpha = v[2];
 	sp->beta = v[3];
 	return;
 bad:
-	fprintf(stderr, "%s: --sprt: '%s' is not ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA\n", prog, s);
-	exit(2);
+	cli_bad_value("--sprt", "ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA", s);
 }
 
 typedef struct out {
@@ -221,24 +196,22 @@ int main(int argc, char **argv)
 	int c;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case O_GAMES: p.games = num("--games", optarg, 2, 100000000); break;
-		case O_PARALLEL: p.parallel_games = num("--parallel-games", optarg, 1, 4096); break;
-		case O_VISITS: p.visits = num("--visits", optarg, 1, 1000000); break;
-		case O_SIZE: p.board_size = num("--board-size", optarg, 2, GT_MAX_N); break;
-		case O_KOMI: p.komi = real("--komi", optarg, -1000, 1000); break;
+		case O_GAMES: p.games = cli_int("--games", optarg, 2, 100000000); break;
+		case O_PARALLEL: p.parallel_games = cli_int("--parallel-games", optarg, 1, 4096); break;
+		case O_VISITS: p.visits = cli_int("--visits", optarg, 1, 1000000); break;
+		case O_SIZE: p.board_size = cli_int("--board-size", optarg, 2, GT_MAX_N); break;
+		case O_KOMI: p.komi = cli_double("--komi", optarg, -1000, 1000); break;
 		case O_RULES:
-			if (!(p.rules = gt_rules_find(optarg))) {
-				fprintf(stderr, "%s: --rules: unknown ruleset '%s'\n", prog, optarg);
-				return 2;
-			}
+			if (!(p.rules = gt_rules_find(optarg)))
+				cli_usage_die("--rules: unknown ruleset '%s'", optarg);
 			break;
-		case O_MAXMOVES: p.max_moves = num("--max-moves", optarg, 1, GT_MAX_HIST - 2); break;
-		case O_OPENING: p.opening_moves = num("--opening-moves", optarg, 0, GT_MAX_HIST); break;
-		case O_SEED: p.seed = (uint64_t)num("--seed", optarg, 0, (1LL << 53) - 1); break;
+		case O_MAXMOVES: p.max_moves = cli_int("--max-moves", optarg, 1, GT_MAX_HIST - 2); break;
+		case O_OPENING: p.opening_moves = cli_int("--opening-moves", optarg, 0, GT_MAX_HIST); break;
+		case O_SEED: p.seed = (uint64_t)cli_int("--seed", optarg, 0, (1LL << 53) - 1); break;
 		case O_SPRT: parse_sprt(optarg, &p.sprt); p.has_sprt = 1; break;
 		case O_RECORDS: records = optarg; break;
 		case O_SGF: o.sgf = optarg; break;
-		case O_TIMEOUT: p.gtp_timeout = real("--gtp-timeout", optarg, 0, 1e6); break;
+		case O_TIMEOUT: p.gtp_timeout = cli_double("--gtp-timeout", optarg, 0, 1e6); break;
 		case O_BACKEND: backend = optarg; break;
 		case O_PROGRESS: o.progress = 1; break;
 		case O_VERSION: printf("gt-elo %s\n", GT_VERSION); return 0;
@@ -247,41 +220,35 @@ int main(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 2) {
-		fprintf(stderr, "%s: want two players, A and B\n", prog);
+		cli_warn("want two players, A and B");
 		usage(stderr);
 		return 2;
 	}
 	gt_error e;
-	if (gt_match_check(&p, &e) != 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.text);
-		return 2;
-	}
+	if (gt_match_check(&p, &e) != 0)
+		cli_usage_die("%s", e.text);
 	gt_match_player pa, pb;
 	if (gt_match_player_open(&pa, argv[optind], backend, &e) != 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.text);
+		cli_warn("%s", e.text);
 		return e.text[0] && strncmp(argv[optind], "gtp:", 4) == 0 ? 2 : 1;
 	}
 	if (gt_match_player_open(&pb, argv[optind + 1], backend, &e) != 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.text);
+		cli_warn("%s", e.text);
 		gt_match_player_close(&pa);
 		return strncmp(argv[optind + 1], "gtp:", 4) == 0 ? 2 : 1;
 	}
 	o.a = pa.name;
 	o.b = pb.name;
-	if (o.sgf && mkdir(o.sgf, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "%s: %s: %s\n", prog, o.sgf, strerror(errno));
-		return 1;
-	}
-	if (records && !(o.rec = fopen(records, "w"))) {
-		fprintf(stderr, "%s: %s: %s\n", prog, records, strerror(errno));
-		return 1;
-	}
+	if (o.sgf && mkdir(o.sgf, 0777) != 0 && errno != EEXIST)
+		cli_die_errno("%s", o.sgf);
+	if (records && !(o.rec = fopen(records, "w")))
+		cli_die_errno("%s", records);
 
 	gt_elo_result res;
 	int err = gt_match_run(&p, &pa, &pb, sink, &o, &res, &e);
 	int status = 0;
 	if (err) {
-		fprintf(stderr, "%s: %s\n", prog, o.errtext[0] ? o.errtext : e.text);
+		cli_warn("%s", o.errtext[0] ? o.errtext : e.text);
 		status = 1;
 	} else {
 		json_t *sum = json_object(), *st = gt_elo_json(&res);
@@ -298,18 +265,14 @@ int main(int argc, char **argv)
 			status = 1;
 		free(s);
 		if (o.progress && res.has_sprt && res.sprt_result != GT_SPRT_CONTINUE)
-			fprintf(stderr, "%s: SPRT accepted %s after %ld games\n", prog,
-			        res.sprt_result == GT_SPRT_H1 ? "H1" : "H0", res.games);
+			cli_warn("SPRT accepted %s after %ld games",
+			         res.sprt_result == GT_SPRT_H1 ? "H1" : "H0", res.games);
 	}
 	gt_match_player_close(&pa);
 	gt_match_player_close(&pb);
 	if (records && fclose(o.rec) != 0 && !status) {
-		fprintf(stderr, "%s: %s: %s\n", prog, records, strerror(errno));
+		cli_warn_errno("%s", records);
 		status = 1;
 	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "%s: write error: %s\n", prog, strerror(errno));
-		return 1;
-	}
-	return status;
+	return cli_fshut(stdout, "stdout") ? 1 : status;
 }

@@ -5,6 +5,9 @@
 #include "gtp.h"
 #include "mcts.h"
 #include "neteval.h"
+#include "util.h"
+
+#include "cli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -14,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-static const char *prog = "gt-gtp";
+const char *prog = "gt-gtp";
 
 static void usage(FILE *f)
 {
@@ -30,37 +33,6 @@ static void usage(FILE *f)
 	    "  --seed S              seed of the random moves without --model (1)\n"
 	    "  --resign-threshold V  resign when the search's value is below -V (off)\n"
 	    "  --backend NAME        network backend: cpu, cuda, auto (cpu)\n");
-}
-
-static long long num(const char *opt, const char *s, long long lo, long long hi)
-{
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 0);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		fprintf(stderr, "%s: %s: '%s' is not an integer in %lld..%lld\n", prog, opt, s, lo, hi);
-		exit(2);
-	}
-	return v;
-}
-
-static double real(const char *opt, const char *s, double lo, double hi)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi) {
-		fprintf(stderr, "%s: %s: '%s' is not a number in %g..%g\n", prog, opt, s, lo, hi);
-		exit(2);
-	}
-	return v;
-}
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
 typedef struct engine {
@@ -117,7 +89,7 @@ static int genmove(void *user, const gt_board *b, int color, double budget_s, in
 	} else {
 		sync_root(x, b);
 	}
-	double t0 = now();
+	double t0 = gt_now();
 	int err = gt_mcts_begin(x->m, x->visits, 0, NULL);
 	int n = b->n;
 	while (!err) {
@@ -130,7 +102,7 @@ static int genmove(void *user, const gt_board *b, int color, double budget_s, in
 		err = x->ev.eval(x->ev.ctx, n, k, x->boards, x->logits, x->value, x->score, NULL);
 		if (!err)
 			err = gt_mcts_apply(x->m, x->logits, x->value, x->score);
-		if (budget_s >= 0 && now() - t0 >= budget_s)
+		if (budget_s >= 0 && gt_now() - t0 >= budget_s)
 			break;
 	}
 	if (err) {
@@ -180,17 +152,15 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_MODEL: model = optarg; break;
-		case O_VISITS: x.visits = num("--visits", optarg, 1, 10000000); break;
-		case O_SIZE: size = num("--board-size", optarg, 2, GT_MAX_N); break;
-		case O_KOMI: komi = real("--komi", optarg, -1000, 1000); break;
+		case O_VISITS: x.visits = cli_int("--visits", optarg, 1, 10000000); break;
+		case O_SIZE: size = cli_int("--board-size", optarg, 2, GT_MAX_N); break;
+		case O_KOMI: komi = cli_double("--komi", optarg, -1000, 1000); break;
 		case O_RULES:
-			if (!(rules = gt_rules_find(optarg))) {
-				fprintf(stderr, "%s: --rules: unknown ruleset '%s'\n", prog, optarg);
-				return 2;
-			}
+			if (!(rules = gt_rules_find(optarg)))
+				cli_usage_die("--rules: unknown ruleset '%s'", optarg);
 			break;
-		case O_SEED: seed = (uint64_t)num("--seed", optarg, 0, (1LL << 53) - 1); break;
-		case O_RESIGN: x.resign = real("--resign-threshold", optarg, 0, 1); break;
+		case O_SEED: seed = (uint64_t)cli_int("--seed", optarg, 0, (1LL << 53) - 1); break;
+		case O_RESIGN: x.resign = cli_double("--resign-threshold", optarg, 0, 1); break;
 		case O_BACKEND: backend = optarg; break;
 		case O_VERSION: printf("gt-gtp %s\n", GT_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
@@ -198,21 +168,19 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
+		cli_warn("unexpected argument '%s'", argv[optind]);
 		usage(stderr);
 		return 2;
 	}
 	gt_gtp *g = gt_gtp_new(size, rules, komi, "gt", GT_VERSION);
-	if (!g) {
-		fprintf(stderr, "%s: cannot make a %dx%d board\n", prog, size, size);
-		return 2;
-	}
+	if (!g)
+		cli_usage_die("cannot make a %dx%d board", size, size);
 	gt_gtp_seed(g, seed);
 	if (model) {
 		gt_error e;
 		char name[256];
 		if (gt_neteval_open_file(model, backend, &x.ev, name, sizeof name, &e) != 0) {
-			fprintf(stderr, "%s: %s\n", prog, e.text);
+			cli_warn("%s", e.text);
 			gt_gtp_free(g);
 			return 1;
 		}
@@ -232,9 +200,7 @@ int main(int argc, char **argv)
 		free(x.boards);
 		free(x.logits);
 	}
-	if (err) {
-		fprintf(stderr, "%s: write error: %s\n", prog, strerror(errno));
-		return 1;
-	}
+	if (err)
+		cli_die_errno("write error");
 	return 0;
 }

@@ -2,6 +2,8 @@
 #include "gt.h"
 #include "model.h"
 
+#include "cli.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -10,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char *prog = "gt-model";
+const char *prog = "gt-model";
 
 static void usage(FILE *f)
 {
@@ -26,11 +28,11 @@ static int describe(const char *path)
 	char hex[65], name[160], arch[32];
 	struct stat st;
 	if (gt_model_read(path, &m, &e) != 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.text);
+		cli_warn("%s", e.text);
 		return 1;
 	}
 	if (gt_model_sha256_file(path, dg, &e) != 0 || stat(path, &st) != 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.text);
+		cli_warn("%s", e.text);
 		gt_model_free(m);
 		return 1;
 	}
@@ -56,7 +58,7 @@ static int describe(const char *path)
 	                      "parent", has_parent ? json_string(phex) : json_null());
 	gt_model_free(m);
 	if (!j) {
-		fprintf(stderr, "%s: %s: cannot build JSON\n", prog, path);
+		cli_warn("%s: cannot build JSON", path);
 		return 1;
 	}
 	char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -76,22 +78,15 @@ int main(int argc, char **argv)
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	unsigned long long seed = 1;
+	uint64_t seed = 1;
 	const char *series = NULL, *out = NULL;
 	int c, init_opts = 0;
 	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		switch (c) {
-		case 's': {
-			char *end;
-			errno = 0;
-			seed = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-') {
-				fprintf(stderr, "%s: --seed: not a number 0..2^64-1: '%s'\n", prog, optarg);
-				return 2;
-			}
+		case 's':
+			seed = cli_u64("--seed", optarg, 0, UINT64_MAX);
 			init_opts = 1;
 			break;
-		}
 		case 'S':
 			series = optarg;
 			init_opts = 1;
@@ -124,11 +119,7 @@ int main(int argc, char **argv)
 		int rc = 0;
 		for (; optind < argc; optind++)
 			rc |= describe(argv[optind]);
-		if (fflush(stdout) != 0 || ferror(stdout)) {
-			fprintf(stderr, "%s: write error on stdout\n", prog);
-			return 1;
-		}
-		return rc;
+		return cli_fshut(stdout, "stdout") ? 1 : rc;
 	}
 	if (!strcmp(verb, "init")) {
 		gt_arch a;
@@ -137,31 +128,24 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
-		if (gt_model_parse_arch(argv[optind], &a, &e) != 0) {
-			fprintf(stderr, "%s: %s\n", prog, e.text);
-			return 2;
-		}
-		if (series && strlen(series) >= GT_MODEL_SERIES_MAX) {
-			fprintf(stderr, "%s: --series: longer than %d characters\n", prog,
-			        GT_MODEL_SERIES_MAX - 1);
-			return 2;
-		}
+		if (gt_model_parse_arch(argv[optind], &a, &e) != 0)
+			cli_usage_die("%s", e.text);
+		if (series && strlen(series) >= GT_MODEL_SERIES_MAX)
+			cli_usage_die("--series: longer than %d characters", GT_MODEL_SERIES_MAX - 1);
 		gt_model *m = gt_model_new_random(&a, seed, &e);
-		if (!m) {
-			fprintf(stderr, "%s: %s\n", prog, e.text);
-			return 1;
-		}
+		if (!m)
+			cli_die("%s", e.text);
 		if (series)
 			strcpy(m->meta.series, series);
 		int r = gt_model_write(out, m, &e);
 		gt_model_free(m);
 		if (r) {
-			fprintf(stderr, "%s: %s\n", prog, e.text);
+			cli_warn("%s", e.text);
 			return r == GT_EFORMAT ? 2 : 1;
 		}
 		return 0;
 	}
-	fprintf(stderr, "%s: unknown command '%s'\n", prog, verb);
+	cli_warn("unknown command '%s'", verb);
 	usage(stderr);
 	return 2;
 }

@@ -3,10 +3,14 @@
  * publishes each new global version to the store (lib/diloco). */
 #include "delta.h"
 #include "diloco.h"
+#include "fs.h"
 #include "gt.h"
 #include "model.h"
 #include "outer.h"
 #include "store.h"
+#include "util.h"
+
+#include "cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,8 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *prog = "gt-outer";
-#include "opt.h"
+const char *prog = "gt-outer";
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -69,13 +72,6 @@ static void help(void)
 	    "  --progress            a line per version on stderr\n");
 }
 
-static double now_s(void)
-{
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	return tv.tv_sec + tv.tv_usec / 1e6;
-}
-
 static void sleep_s(double s)
 {
 	struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
@@ -83,25 +79,10 @@ static void sleep_s(double s)
 		;
 }
 
-/* mkdir -p; 0 or -1 with errno */
-static int mkdir_p(const char *path)
-{
-	char buf[4096];
-	snprintf(buf, sizeof buf, "%s", path);
-	for (char *p = buf + 1; *p; p++)
-		if (*p == '/') {
-			*p = 0;
-			if (mkdir(buf, 0755) && errno != EEXIST)
-				return -1;
-			*p = '/';
-		}
-	return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
-}
-
 static void warn_cb(void *ctx, const char *msg)
 {
 	(void)ctx;
-	fprintf(stderr, "%s: %s\n", prog, msg);
+	cli_warn("%s", msg);
 }
 
 /* a set of strings (delta names already looked at), open addressing */
@@ -226,7 +207,7 @@ static int publish_payload(outer *x, gt_diloco_ptr *p)
 	int rc = 1;
 	if (gt_model_write(tmp, m, &e) || gt_model_sha256_file(tmp, dg, &e) ||
 	    stat(tmp, &sb) || gt_delta_params_sha256(m->params, m->nparams, ps)) {
-		fprintf(stderr, "%s: %s\n", prog, e.text);
+		cli_warn("%s", e.text);
 		goto out;
 	}
 	memset(p, 0, sizeof *p);
@@ -239,7 +220,7 @@ static int publish_payload(outer *x, gt_diloco_ptr *p)
 	/* overwrite: a version that no pointer names yet may be a crashed
 	 * attempt's, with other deltas in it */
 	if (gt_diloco_put_file(&x->so, tmp, url, 1, &e)) {
-		fprintf(stderr, "%s: put %s: %s\n", prog, p->model, e.text);
+		cli_warn("put %s: %s", p->model, e.text);
 		free(url);
 		goto out;
 	}
@@ -250,7 +231,7 @@ static int publish_payload(outer *x, gt_diloco_ptr *p)
 	free(url);
 	free(lj);
 	if (rc)
-		fprintf(stderr, "%s: put ledger of v%" PRIu64 ": %s\n", prog, v, e.text);
+		cli_warn("put ledger of v%" PRIu64 ": %s", v, e.text);
 out:
 	unlink(tmp);
 	free(tmp);
@@ -261,14 +242,14 @@ out:
 static int publish_pointer(outer *x, gt_diloco_ptr *p)
 {
 	gt_error e = {0};
-	p->time = now_s();
+	p->time = gt_wall();
 	char *s = gt_diloco_ptr_format(p);
 	char *url = gt_diloco_url(x->store, "current.json");
 	int rc = gt_diloco_put_mem(&x->so, s, strlen(s), url, 1, &e);
 	free(url);
 	free(s);
 	if (rc) {
-		fprintf(stderr, "%s: put pointer: %s\n", prog, e.text);
+		cli_warn("put pointer: %s", e.text);
 		return 1;
 	}
 	snprintf(x->prev_sha, sizeof x->prev_sha, "%s", p->sha256);
@@ -282,7 +263,7 @@ static int save_state(outer *x)
 	int rc = gt_outer_save(x->o, sp, &e);
 	free(sp);
 	if (rc)
-		fprintf(stderr, "%s: %s\n", prog, e.text);
+		cli_warn("%s", e.text);
 	return rc ? 1 : 0;
 }
 
@@ -291,10 +272,10 @@ static int make_version(outer *x)
 {
 	gt_error e = {0};
 	size_t k = gt_outer_pending(x->o);
-	double t = now_s();
+	double t = gt_wall();
 	double scale = x->units > 0 && k < (size_t)x->units ? (double)k / x->units : 1.0;
 	if (gt_outer_step_scaled(x->o, scale, &e)) {
-		fprintf(stderr, "%s: %s\n", prog, e.text);
+		cli_warn("%s", e.text);
 		return 1;
 	}
 	gt_diloco_ptr p;
@@ -302,8 +283,7 @@ static int make_version(outer *x)
 		return 1;
 	if (x->crash_at && p.version == x->crash_at) {
 		/* the test hook: die between the state and the pointer */
-		fprintf(stderr, "%s: GT_OUTER_CRASH_AT=%" PRIu64 ": killed before the pointer\n",
-		        prog, x->crash_at);
+		cli_warn("GT_OUTER_CRASH_AT=%" PRIu64 ": killed before the pointer", x->crash_at);
 		raise(SIGKILL);
 	}
 	if (publish_pointer(x, &p))
@@ -313,7 +293,7 @@ static int make_version(outer *x)
 	       p.version, k, x->pending_samples, scale, t);
 	fflush(stdout);
 	if (x->progress)
-		fprintf(stderr, "%s: version %" PRIu64 " from %zu deltas\n", prog, p.version, k);
+		cli_warn("version %" PRIu64 " from %zu deltas", p.version, k);
 	x->pending_samples = 0;
 	return 0;
 }
@@ -344,7 +324,7 @@ static int scan(outer *x)
 	if (rc == GT_ENOTFOUND)
 		return 0;
 	if (rc) {
-		fprintf(stderr, "%s: heartbeats: %s\n", prog, e.text);
+		cli_warn("heartbeats: %s", e.text);
 		return 1;
 	}
 	uint64_t V = gt_outer_version(x->o);
@@ -364,7 +344,7 @@ static int scan(outer *x)
 		if (rc == GT_ENOTFOUND)
 			continue;
 		if (rc) {
-			fprintf(stderr, "%s: deltas of %s: %s\n", prog, unit, e.text);
+			cli_warn("deltas of %s: %s", unit, e.text);
 			gt_store_entries_free(units, nu);
 			return 1;
 		}
@@ -389,7 +369,7 @@ static int scan(outer *x)
 			rc = gt_store_get_mem(&x->so, url, (size_t)1 << 31, &buf, &len, &e);
 			free(url);
 			if (rc) {
-				fprintf(stderr, "%s: %s: %s\n", prog, key, e.text);
+				cli_warn("%s: %s", key, e.text);
 				free(buf);
 				continue;
 			}
@@ -402,7 +382,7 @@ static int scan(outer *x)
 			int d = gt_outer_admit_packed(x->o, (const uint8_t *)buf, len, &w, &e);
 			free(buf);
 			if (d < 0) {
-				fprintf(stderr, "%s: %s: %s\n", prog, key, e.text);
+				cli_warn("%s: %s", key, e.text);
 				continue;
 			}
 			if (GT_OUTER_ADMITTED(d))
@@ -425,39 +405,39 @@ static int start(outer *x, const char *init, const gt_outer_cfg *cfg)
 	gt_diloco_ptr p;
 	int have_ptr = gt_diloco_ptr_read(&x->so, x->store, &p, &e);
 	if (have_ptr && have_ptr != GT_ENOTFOUND) {
-		fprintf(stderr, "%s: pointer: %s\n", prog, e.text);
+		cli_warn("pointer: %s", e.text);
 		goto out;
 	}
 	if (access(sp, F_OK) == 0) {
 		if (gt_outer_load(&x->o, sp, &e) || gt_model_read(bp, &x->base, &e)) {
-			fprintf(stderr, "%s: %s\n", prog, e.text);
+			cli_warn("%s", e.text);
 			goto out;
 		}
 		if (gt_outer_size(x->o) != x->base->nparams) {
-			fprintf(stderr, "%s: %s: state and base.bin.gz differ in size\n", prog, x->dir);
+			cli_warn("%s: state and base.bin.gz differ in size", x->dir);
 			goto out;
 		}
 	} else {
 		if (!init) {
-			fprintf(stderr, "%s: %s: no outer state; give --init MODEL\n", prog, x->dir);
+			cli_warn("%s: no outer state; give --init MODEL", x->dir);
 			goto out;
 		}
 		if (have_ptr == 0) {
-			fprintf(stderr, "%s: the store already holds version %" PRIu64
-			        " but %s has no state\n", prog, p.version, x->dir);
+			cli_warn("the store already holds version %" PRIu64
+			         " but %s has no state", p.version, x->dir);
 			goto out;
 		}
 		if (gt_model_read(init, &x->base, &e) || gt_model_write(bp, x->base, &e) ||
 		    gt_outer_new(&x->o, x->base->params, x->base->nparams, cfg, &e)) {
-			fprintf(stderr, "%s: %s\n", prog, e.text);
+			cli_warn("%s", e.text);
 			goto out;
 		}
 		have_ptr = GT_ENOTFOUND;
 	}
 	uint64_t V = gt_outer_version(x->o);
 	if (have_ptr == 0 && p.version > V) {
-		fprintf(stderr, "%s: the store is at version %" PRIu64 ", the state at %" PRIu64 "\n",
-		        prog, p.version, V);
+		cli_warn("the store is at version %" PRIu64 ", the state at %" PRIu64,
+		         p.version, V);
 		goto out;
 	}
 	if (have_ptr == 0 && p.version == V) {
@@ -507,19 +487,19 @@ int main(int argc, char **argv)
 		case O_STORE: x.store = optarg; break;
 		case O_STATE: x.dir = optarg; break;
 		case O_INIT: init = optarg; break;
-		case O_QUORUM: x.quorum = (int)num_long("--quorum", optarg, 1, 100000); break;
-		case O_GRACE: x.grace = num_double("--grace", optarg, 0, 3600); break;
-		case O_POLL: x.poll = num_double("--poll", optarg, 0.001, 3600); break;
+		case O_QUORUM: x.quorum = (int)cli_int("--quorum", optarg, 1, 100000); break;
+		case O_GRACE: x.grace = cli_double("--grace", optarg, 0, 3600); break;
+		case O_POLL: x.poll = cli_double("--poll", optarg, 0.001, 3600); break;
 		case O_SMAX:
-			cfg.s_max = (int)num_long("--max-staleness", optarg, 0, GT_OUTER_SMAX_MAX);
+			cfg.s_max = (int)cli_int("--max-staleness", optarg, 0, GT_OUTER_SMAX_MAX);
 			break;
-		case O_LR: cfg.lr = num_double("--lr", optarg, 1e-9, 100); break;
-		case O_MOM: cfg.momentum = num_double("--momentum", optarg, 0, 0.999999); break;
-		case O_DECAY: cfg.stale_decay = num_double("--stale-decay", optarg, 0, 1000); break;
-		case O_VERSIONS: versions = num_long("--versions", optarg, 0, LONG_MAX); break;
-		case O_TTL: x.ttl = num_double("--lease-ttl", optarg, 1, 86400); break;
+		case O_LR: cfg.lr = cli_double("--lr", optarg, 1e-9, 100); break;
+		case O_MOM: cfg.momentum = cli_double("--momentum", optarg, 0, 0.999999); break;
+		case O_DECAY: cfg.stale_decay = cli_double("--stale-decay", optarg, 0, 1000); break;
+		case O_VERSIONS: versions = cli_int("--versions", optarg, 0, LONG_MAX); break;
+		case O_TTL: x.ttl = cli_double("--lease-ttl", optarg, 1, 86400); break;
 		case O_OWNER: owner = optarg; break;
-		case O_UNITS: x.units = (int)num_long("--units", optarg, 0, 100000); break;
+		case O_UNITS: x.units = (int)cli_int("--units", optarg, 0, 100000); break;
 		case O_PROGRESS: x.progress = 1; break;
 		case O_VERSION: printf("%s %s\n", prog, GT_VERSION); return 0;
 		case 'h': help(); return 0;
@@ -528,12 +508,10 @@ int main(int argc, char **argv)
 	}
 	if (x.quorum == 0) /* measured: quorum 1 with 4 units diverged, quorum = units did not */
 		x.quorum = x.units > 0 ? x.units : 1;
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
-		return 2;
-	}
+	if (optind < argc)
+		cli_usage_die("unexpected argument '%s'", argv[optind]);
 	if (!x.store || !x.dir) {
-		fprintf(stderr, "%s: --store and --state are required\n", prog);
+		cli_warn("--store and --state are required");
 		usage(stderr);
 		return 2;
 	}
@@ -543,19 +521,15 @@ int main(int argc, char **argv)
 	gt_store_opts_init(&x.so);
 	x.so.warn = warn_cb;
 	x.so.retries = 3;
-	if (mkdir_p(x.dir)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, x.dir, strerror(errno));
-		return 1;
-	}
+	gt_error me;
+	if (gt_fs_mkdir_p(x.dir, &me))
+		cli_die("%s", me.text);
 	/* one outer process per state directory (flock), one per store (lease) */
 	char *lp = path_in(&x, "lock");
 	int lfd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	free(lp);
-	if (lfd < 0 || flock(lfd, LOCK_EX | LOCK_NB)) {
-		fprintf(stderr, "%s: %s: another gt-outer holds this state directory\n", prog,
-		        x.dir);
-		return 1;
-	}
+	if (lfd < 0 || flock(lfd, LOCK_EX | LOCK_NB))
+		cli_die("%s: another gt-outer holds this state directory", x.dir);
 	if (owner) {
 		snprintf(x.owner, sizeof x.owner, "%s", owner);
 	} else {
@@ -566,10 +540,8 @@ int main(int argc, char **argv)
 		snprintf(x.owner, sizeof x.owner, "%s:%s", host, real);
 	}
 	gt_error e = {0};
-	if (gt_diloco_lease_take(&x.so, x.store, x.owner, x.ttl, &e)) {
-		fprintf(stderr, "%s: %s\n", prog, e.text);
-		return 1;
-	}
+	if (gt_diloco_lease_take(&x.so, x.store, x.owner, x.ttl, &e))
+		cli_die("%s", e.text);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
@@ -578,15 +550,15 @@ int main(int argc, char **argv)
 
 	int rc = start(&x, init, &cfg) ? 1 : 0;
 	long made = 0;
-	double ready = 0, renewed = now_s();
+	double ready = 0, renewed = gt_wall();
 	while (!rc && !stop && (!versions || made < versions)) {
-		if (now_s() - renewed > x.ttl / 3) {
+		if (gt_wall() - renewed > x.ttl / 3) {
 			if (gt_diloco_lease_take(&x.so, x.store, x.owner, x.ttl, &e)) {
-				fprintf(stderr, "%s: %s\n", prog, e.text);
+				cli_warn("%s", e.text);
 				rc = 1;
 				break;
 			}
-			renewed = now_s();
+			renewed = gt_wall();
 		}
 		if (scan(&x)) {
 			sleep_s(x.poll);
@@ -594,8 +566,8 @@ int main(int argc, char **argv)
 		}
 		if (gt_outer_pending(x.o) >= (size_t)x.quorum) {
 			if (!ready)
-				ready = now_s();
-			if (now_s() - ready >= x.grace) {
+				ready = gt_wall();
+			if (gt_wall() - ready >= x.grace) {
 				if (make_version(&x)) {
 					rc = 1;
 					break;
@@ -614,9 +586,5 @@ int main(int argc, char **argv)
 	gt_model_free(x.base);
 	strset_free(&x.seen);
 	close(lfd);
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "%s: stdout: %s\n", prog, strerror(errno));
-		rc = 1;
-	}
-	return rc;
+	return cli_fshut(stdout, "stdout") ? 1 : rc;
 }

@@ -14,7 +14,9 @@
 #include "sign.h"
 #include "store.h"
 
-static const char *prog = "gt-publish";
+#include "cli.h"
+
+const char *prog = "gt-publish";
 
 static void usage(FILE *f)
 {
@@ -41,29 +43,7 @@ static void usage(FILE *f)
 static void warn_cb(void *ctx, const char *msg)
 {
 	(void)ctx;
-	fprintf(stderr, "%s: %s\n", prog, msg);
-}
-
-static int parse_ll(const char *s, long long lo, long long hi, long long *v)
-{
-	char *end;
-	errno = 0;
-	long long x = strtoll(s, &end, 10);
-	if (errno || end == s || *end || x < lo || x > hi)
-		return -1;
-	*v = x;
-	return 0;
-}
-
-static int parse_dbl(const char *s, double lo, double hi, double *v)
-{
-	char *end;
-	errno = 0;
-	double x = strtod(s, &end);
-	if (errno || end == s || *end || !(x >= lo && x <= hi))
-		return -1;
-	*v = x;
-	return 0;
+	cli_warn("%s", msg);
 }
 
 static void now_iso(char *buf, size_t n)
@@ -205,14 +185,14 @@ static int read_curriculum(const char *path, long long steps, char **settings)
 	size_t len = 0, cap = 0, k;
 	gt_error e = { 0 };
 	if (!f) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		cli_warn_errno("%s", path);
 		return 1;
 	}
 	do {
 		if (len + 4096 + 1 > cap) {
 			cap = (cap ? cap * 2 : 8192);
 			if (cap > (16u << 20)) {
-				fprintf(stderr, "%s: %s: larger than 16 MiB\n", prog, path);
+				cli_warn("%s: larger than 16 MiB", path);
 				free(text);
 				fclose(f);
 				return 1;
@@ -225,7 +205,7 @@ static int read_curriculum(const char *path, long long steps, char **settings)
 	int err = ferror(f);
 	fclose(f);
 	if (err) {
-		fprintf(stderr, "%s: %s: read error\n", prog, path);
+		cli_warn("%s: read error", path);
 		free(text);
 		return 1;
 	}
@@ -233,7 +213,7 @@ static int read_curriculum(const char *path, long long steps, char **settings)
 	int rc = gt_store_curriculum_pick(text, len, steps < 0 ? 0 : steps, settings, &e);
 	free(text);
 	if (rc) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, e.text);
+		cli_warn("%s: %s", path, e.text);
 		return 1;
 	}
 	return 0;
@@ -287,7 +267,7 @@ int main(int argc, char **argv)
 	const char *cand = NULL, *store = NULL, *series = NULL, *name = NULL, *why;
 	const char *sign_key = NULL, *curriculum = NULL;
 	double threshold = 20;
-	long long every = 10000, steps = -1, v;
+	long long every = 10000, steps = -1;
 	int c, rc;
 	gt_store_opts_init(&o);
 	o.warn = warn_cb;
@@ -295,30 +275,14 @@ int main(int argc, char **argv)
 		switch (c) {
 		case O_CAND: cand = optarg; break;
 		case O_STORE: store = optarg; break;
-		case O_THRESH:
-			if (parse_dbl(optarg, -10000, 10000, &threshold) < 0)
-				goto badnum;
-			break;
-		case O_EVERY:
-			if (parse_ll(optarg, 0, 1LL << 50, &every) < 0)
-				goto badnum;
-			break;
+		case O_THRESH: threshold = cli_double("--threshold", optarg, -10000, 10000); break;
+		case O_EVERY: every = cli_int("--every-steps", optarg, 0, 1LL << 50); break;
 		case O_SERIES: series = optarg; break;
 		case O_NAME: name = optarg; break;
 		case O_CURR: curriculum = optarg; break;
-		case O_STEPS:
-			if (parse_ll(optarg, 0, 1LL << 50, &steps) < 0)
-				goto badnum;
-			break;
-		case O_RETRIES:
-			if (parse_ll(optarg, 0, 100, &v) < 0)
-				goto badnum;
-			o.retries = (int)v;
-			break;
-		case O_TIMEOUT:
-			if (parse_dbl(optarg, 0, 86400 * 7, &o.timeout_s) < 0)
-				goto badnum;
-			break;
+		case O_STEPS: steps = cli_int("--steps", optarg, 0, 1LL << 50); break;
+		case O_RETRIES: o.retries = (int)cli_int("--retries", optarg, 0, 100); break;
+		case O_TIMEOUT: o.timeout_s = cli_double("--timeout", optarg, 0, 86400 * 7); break;
 		case O_NETRC: o.netrc = optarg; break;
 		case O_SIGN: sign_key = optarg; break;
 		case 'h': usage(stdout); return 0;
@@ -327,7 +291,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc || !cand || !store) {
-		fprintf(stderr, "%s: --candidate and --store are required; no other arguments\n", prog);
+		cli_warn("--candidate and --store are required; no other arguments");
 		usage(stderr);
 		return 2;
 	}
@@ -337,11 +301,8 @@ int main(int argc, char **argv)
 	gt_error e = { 0 };
 	gt_model *model;
 	char mname[160], *selfplay = NULL;
-	if ((rc = gt_model_read(cand, &model, &e)) != 0) {
-		fprintf(stderr, "%s: %s: not a valid model: %s\n", prog, cand,
-		        e.text[0] ? e.text : gt_strerror(rc));
-		return 1;
-	}
+	if ((rc = gt_model_read(cand, &model, &e)) != 0)
+		cli_die("%s: not a valid model: %s", cand, e.text[0] ? e.text : gt_strerror(rc));
 	gt_model_name(model, mname, sizeof mname - 8);
 	strcat(mname, ".bin.gz");
 	long long rows = (long long)model->meta.rows;
@@ -350,10 +311,8 @@ int main(int argc, char **argv)
 	gt_model_free(model);
 	if (!name)
 		name = mname;
-	if (!gt_store_name_ok(name, &why)) {
-		fprintf(stderr, "%s: %s: not usable as a published name (%s)\n", prog, name, why);
-		return 2;
-	}
+	if (!gt_store_name_ok(name, &why))
+		cli_usage_die("%s: not usable as a published name (%s)", name, why);
 	if (curriculum && (rc = read_curriculum(curriculum, steps, &selfplay)) != 0)
 		return rc;
 
@@ -389,7 +348,7 @@ int main(int argc, char **argv)
 	} else {
 		stats = json_loadb(line, (size_t)n, 0, NULL);
 		if ((rc = prev_steps(&o, store, &prev, &e)) != 0) {
-			fprintf(stderr, "%s: %s\n", prog, e.text);
+			cli_warn("%s", e.text);
 			free(line);
 			free(selfplay);
 			json_decref(stats);
@@ -420,24 +379,17 @@ int main(int argc, char **argv)
 	if (rc) {
 		json_object_set_new(entry, "released", json_false());
 		json_object_set_new(entry, "error", json_string(e.text));
-		fprintf(stderr, "%s: release failed: %s\n", prog, e.text);
+		cli_warn("release failed: %s", e.text);
 	}
 	gt_error he = { 0 };
 	int hrc = append_history(&o, store, entry, &he);
 	if (hrc)
-		fprintf(stderr, "%s: cannot append to the history: %s\n", prog, he.text);
+		cli_warn("cannot append to the history: %s", he.text);
 	char *s = json_dumps(entry, JSON_COMPACT | JSON_REAL_PRECISION(10));
 	puts(s);
 	free(s);
 	json_decref(entry);
 	if (bad)
-		fprintf(stderr, "%s: %s\n", prog, reason);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "%s: write error on stdout\n", prog);
-		return 1;
-	}
-	return bad || rc || hrc ? 1 : 0;
-badnum:
-	fprintf(stderr, "%s: bad number for --%s: %s\n", prog, lo[c - O_CAND].name, optarg);
-	return 2;
+		cli_warn("%s", reason);
+	return cli_fshut(stdout, "stdout") || bad || rc || hrc ? 1 : 0;
 }

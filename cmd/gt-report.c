@@ -7,12 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "gt.h"
 #include "report.h"
 #include "store.h"
 
-static const char *prog = "gt-report";
-#include "opt.h"
+const char *prog = "gt-report";
 
 static void usage(FILE *f)
 {
@@ -39,7 +39,7 @@ static void usage(FILE *f)
 static void warn_cb(void *ctx, const char *msg)
 {
 	(void)ctx;
-	fprintf(stderr, "%s: %s\n", prog, msg);
+	cli_warn("%s", msg);
 }
 
 /* default_share: $GT_SHARE, else the first of DIR/../share/gt (installed)
@@ -95,17 +95,17 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'o': o.dest = optarg; break;
 		case 't': o.trainer = optarg; break;
-		case O_WINDOW: o.window = num_long("--window", optarg, 1, 1L << 40); break;
+		case O_WINDOW: o.window = cli_int("--window", optarg, 1, 1LL << 40); break;
 		case O_HOURS: o.hours = optarg; break;
 		case O_KEY: o.verify_key = optarg; break;
 		case O_LINK: o.link = optarg; break;
 		case O_SHARE: o.share = optarg; break;
 		case O_GNUPLOT: o.gnuplot = optarg; break;
-		case O_WORKERS: o.max_workers = (int)num_long("--workers", optarg, 0, 100000); break;
-		case O_GAMES: o.max_games = (int)num_long("--games", optarg, 0, 100); break;
-		case O_RELEASES: o.max_releases = (int)num_long("--releases", optarg, 0, 1000000); break;
-		case O_RETRIES: so.retries = (int)num_long("--retries", optarg, 0, 100); break;
-		case O_TIMEOUT: so.timeout_s = num_double("--timeout", optarg, 0, 86400 * 7); break;
+		case O_WORKERS: o.max_workers = (int)cli_int("--workers", optarg, 0, 100000); break;
+		case O_GAMES: o.max_games = (int)cli_int("--games", optarg, 0, 100); break;
+		case O_RELEASES: o.max_releases = (int)cli_int("--releases", optarg, 0, 1000000); break;
+		case O_RETRIES: so.retries = (int)cli_int("--retries", optarg, 0, 100); break;
+		case O_TIMEOUT: so.timeout_s = cli_double("--timeout", optarg, 0, 86400 * 7); break;
 		case O_NETRC: so.netrc = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
@@ -119,22 +119,14 @@ int main(int argc, char **argv)
 	}
 	o.store = argv[optind];
 	so.token = getenv("GT_STORE_TOKEN");
-	if (!o.share && !(o.share = default_share(share, sizeof share))) {
-		fprintf(stderr, "%s: cannot find the share folder; give --share\n", prog);
-		return 1;
-	}
+	if (!o.share && !(o.share = default_share(share, sizeof share)))
+		cli_die("cannot find the share folder (report/index.html); give --share");
 	char *where = NULL;
 	gt_error e = {0};
-	if (gt_report_make(&o, &where, &e)) {
-		fprintf(stderr, "%s: %s\n", prog, e.text);
-		return 1;
-	}
+	if (gt_report_make(&o, &where, &e))
+		cli_die("%s", e.text);
 	if (!quiet)
 		printf("%s\n", where);
 	free(where);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "%s: write error on stdout\n", prog);
-		return 1;
-	}
-	return 0;
+	return cli_fshut(stdout, "stdout");
 }

@@ -5,6 +5,9 @@
 #include "gt.h"
 #include "record.h"
 #include "selfplay.h"
+#include "util.h"
+
+#include "cli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -18,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *prog = "gt-selfplay";
+const char *prog = "gt-selfplay";
 static volatile sig_atomic_t stop;
 
 static void usage(FILE *f)
@@ -65,38 +68,6 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-/* number parsing with range checks; exit 2 on a bad value */
-static long long num(const char *opt, const char *s, long long lo, long long hi)
-{
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 0);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		fprintf(stderr, "%s: %s: '%s' is not an integer in %lld..%lld\n", prog, opt, s, lo, hi);
-		exit(2);
-	}
-	return v;
-}
-
-static double real(const char *opt, const char *s, double lo, double hi)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi) {
-		fprintf(stderr, "%s: %s: '%s' is not a number in %g..%g\n", prog, opt, s, lo, hi);
-		exit(2);
-	}
-	return v;
-}
-
 typedef struct out {
 	const char *sgf;
 	int serr;
@@ -109,7 +80,7 @@ typedef struct out {
 
 static void report(const out *o, const gt_selfplay_stats *st, int final)
 {
-	double t = now() - o->t0;
+	double t = gt_now() - o->t0;
 	if (t <= 0)
 		t = 1e-9;
 	fprintf(stderr, "%s: %ld/%ld games, %.1f moves/s, %.0f evals/s, batch %.1f, %.0f s%s",
@@ -131,7 +102,7 @@ static int sink(void *ctx, long index, const gt_record *r, const gt_selfplay_sta
 		return GT_EIO;
 	}
 	if (o->progress) {
-		double t = now();
+		double t = gt_now();
 		if (t - o->last >= 1 && st->games < o->games) {
 			o->last = t;
 			report(o, st, 0);
@@ -185,41 +156,37 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
 		switch (c) {
 		case O_MODEL: model = optarg; break;
-		case O_GAMES: p.games = num("--games", optarg, 1, 1000000000); break;
-		case O_VISITS: p.visits = num("--visits", optarg, 1, 1000000); break;
-		case O_CHEAP: p.cheap_visits = num("--cheap-visits", optarg, 1, 1000000); break;
-		case O_FULL: p.full_prob = real("--full-prob", optarg, 0, 1); break;
-		case O_SIZE: p.board_size = num("--board-size", optarg, 2, GT_MAX_N); break;
-		case O_KOMI: p.komi = real("--komi", optarg, -1000, 1000); break;
+		case O_GAMES: p.games = cli_int("--games", optarg, 1, 1000000000); break;
+		case O_VISITS: p.visits = cli_int("--visits", optarg, 1, 1000000); break;
+		case O_CHEAP: p.cheap_visits = cli_int("--cheap-visits", optarg, 1, 1000000); break;
+		case O_FULL: p.full_prob = cli_double("--full-prob", optarg, 0, 1); break;
+		case O_SIZE: p.board_size = cli_int("--board-size", optarg, 2, GT_MAX_N); break;
+		case O_KOMI: p.komi = cli_double("--komi", optarg, -1000, 1000); break;
 		case O_RULES:
-			if (!(p.rules = gt_rules_find(optarg))) {
-				fprintf(stderr, "%s: --rules: unknown ruleset '%s'\n", prog, optarg);
-				return 2;
-			}
+			if (!(p.rules = gt_rules_find(optarg)))
+				cli_usage_die("--rules: unknown ruleset '%s'", optarg);
 			break;
-		case O_MAXMOVES: p.max_moves = num("--max-moves", optarg, 1, GT_MAX_HIST - 2); break;
-		case O_PASSFROM: p.search.pass_from = num("--pass-from", optarg, 0, GT_MAX_HIST); break;
-		case O_THREADS: p.threads = num("--threads", optarg, 1, 256); break;
-		case O_PARALLEL: p.parallel_games = num("--parallel-games", optarg, 1, 4096); break;
-		case O_LEAVES: p.search.leaves = num("--leaves", optarg, 1, 256); break;
-		case O_TEARLY: p.temp_early = real("--temp-early", optarg, 0, 100); break;
-		case O_TFINAL: p.temp_final = real("--temp-final", optarg, 0, 100); break;
-		case O_THALF: p.temp_halflife = real("--temp-halflife", optarg, 1e-3, 1e6); break;
+		case O_MAXMOVES: p.max_moves = cli_int("--max-moves", optarg, 1, GT_MAX_HIST - 2); break;
+		case O_PASSFROM: p.search.pass_from = cli_int("--pass-from", optarg, 0, GT_MAX_HIST); break;
+		case O_THREADS: p.threads = cli_int("--threads", optarg, 1, 256); break;
+		case O_PARALLEL: p.parallel_games = cli_int("--parallel-games", optarg, 1, 4096); break;
+		case O_LEAVES: p.search.leaves = cli_int("--leaves", optarg, 1, 256); break;
+		case O_TEARLY: p.temp_early = cli_double("--temp-early", optarg, 0, 100); break;
+		case O_TFINAL: p.temp_final = cli_double("--temp-final", optarg, 0, 100); break;
+		case O_THALF: p.temp_halflife = cli_double("--temp-halflife", optarg, 1e-3, 1e6); break;
 		case O_SEED:
-			p.seed = (uint64_t)num("--seed", optarg, 0, (1LL << 53) - 1);
+			p.seed = (uint64_t)cli_int("--seed", optarg, 0, (1LL << 53) - 1);
 			have_seed = 1;
 			break;
 		case O_WORKER: p.worker = optarg; break;
 		case O_PROGRESS: o.progress = 1; break;
 		case O_SGF: o.sgf = optarg; break;
 		case O_BACKEND:
-			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda") && strcmp(optarg, "auto")) {
-				fprintf(stderr, "%s: --backend: '%s' is not cpu, cuda or auto\n", prog, optarg);
-				return 2;
-			}
+			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda") && strcmp(optarg, "auto"))
+				cli_usage_die("--backend: '%s' is not cpu, cuda or auto", optarg);
 			p.backend = optarg;
 			break;
-		case O_CACHE: p.cache_bytes = (size_t)num("--cache-mb", optarg, 0, 1 << 20) << 20; break;
+		case O_CACHE: p.cache_bytes = (size_t)cli_int("--cache-mb", optarg, 0, 1 << 20) << 20; break;
 		case O_DET: p.exact = 1; break;
 		case 'v': verbose = 1; break;
 		case O_VERSION: printf("gt-selfplay %s\n", GT_VERSION); return 0;
@@ -228,20 +195,18 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
+		cli_warn("unexpected argument '%s'", argv[optind]);
 		usage(stderr);
 		return 2;
 	}
 	if (!model) {
-		fprintf(stderr, "%s: --model FILE or --model none is required\n", prog);
+		cli_warn("--model FILE or --model none is required");
 		usage(stderr);
 		return 2;
 	}
 	gt_error e;
-	if (gt_selfplay_check(&p, &e) != 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.text);
-		return 2;
-	}
+	if (gt_selfplay_check(&p, &e) != 0)
+		cli_usage_die("%s", e.text);
 	if (!have_seed) {
 		uint64_t s = 0;
 		if (getrandom(&s, sizeof s, 0) != sizeof s)
@@ -252,33 +217,28 @@ int main(int argc, char **argv)
 	if (o.sgf) {
 		struct stat sb;
 		int bad = stat(o.sgf, &sb) != 0;
-		if (bad || !S_ISDIR(sb.st_mode)) {
-			fprintf(stderr, "%s: --sgf: %s: %s\n", prog, o.sgf,
-			        bad ? strerror(errno) : "not a directory");
-			return 1;
-		}
+		if (bad || !S_ISDIR(sb.st_mode))
+			cli_die("--sgf: %s: %s", o.sgf, bad ? strerror(errno) : "not a directory");
 	}
 	gt_evaluator *evs = gt_xcalloc(p.threads, sizeof *evs);
 	char name[256];
 	const char *backend = "";
 	for (int t = 0; t < p.threads; t++) {
-		if (gt_selfplay_model_open(&p, model, &evs[t], name, sizeof name, &backend, &e) != 0) {
-			fprintf(stderr, "%s: %s: %s\n", prog, model, e.text);
-			return 1;
-		}
+		if (gt_selfplay_model_open(&p, model, &evs[t], name, sizeof name, &backend, &e) != 0)
+			cli_die("%s: %s", model, e.text);
 	}
 	p.model = name;
 	if (verbose) {
 		gt_error why;
 		gt_gpu_probe(&why);
 		if (*backend)
-			fprintf(stderr, "%s: model %s on backend %s%s%s%s, %s evaluations, cache %zu MiB\n",
-			        prog, name, backend, strcmp(p.backend, "auto") ? "" : " (auto: ",
-			        strcmp(p.backend, "auto") ? "" : why.text,
-			        strcmp(p.backend, "auto") ? "" : ")",
-			        p.exact ? "exact (one by one)" : "batched", p.cache_bytes >> 20);
+			cli_warn("model %s on backend %s%s%s%s, %s evaluations, cache %zu MiB",
+			         name, backend, strcmp(p.backend, "auto") ? "" : " (auto: ",
+			         strcmp(p.backend, "auto") ? "" : why.text,
+			         strcmp(p.backend, "auto") ? "" : ")",
+			         p.exact ? "exact (one by one)" : "batched", p.cache_bytes >> 20);
 		else
-			fprintf(stderr, "%s: model none (uniform policy, value 0)\n", prog);
+			cli_warn("model none (uniform policy, value 0)");
 	}
 
 	struct sigaction sa;
@@ -290,11 +250,11 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	o.games = p.games;
-	o.t0 = o.last = now();
+	o.t0 = o.last = gt_now();
 	if (o.progress)
-		fprintf(stderr, "%s: seed %llu, %ld games on %dx%d, threads %d x games in flight %d\n",
-		        prog, (unsigned long long)p.seed, p.games, p.board_size, p.board_size,
-		        p.threads, p.parallel_games);
+		cli_warn("seed %llu, %ld games on %dx%d, threads %d x games in flight %d",
+		         (unsigned long long)p.seed, p.games, p.board_size, p.board_size,
+		         p.threads, p.parallel_games);
 	gt_selfplay_stats st;
 	int err = gt_selfplay_run(&p, evs, sink, &o, &stop, &st);
 	if (o.progress)
@@ -309,30 +269,20 @@ int main(int argc, char **argv)
 				sum.entries += cs.entries;
 			}
 		if (sum.lookups)
-			fprintf(stderr, "%s: cache: %lld of %lld lookups hit (%.1f%%), %lld entries\n",
-			        prog, sum.hits, sum.lookups, 100.0 * sum.hits / sum.lookups, sum.entries);
+			cli_warn("cache: %lld of %lld lookups hit (%.1f%%), %lld entries",
+			         sum.hits, sum.lookups, 100.0 * sum.hits / sum.lookups, sum.entries);
 	}
 	for (int t = 0; t < p.threads; t++)
 		gt_evaluator_close(&evs[t]);
 	free(evs);
-	if (err == GT_EIO && o.serr) {
-		fprintf(stderr, "%s: --sgf: %s\n", prog, o.se.text);
-		return 1;
-	}
-	if (err == GT_EIO) {
-		fprintf(stderr, "%s: write error: %s\n", prog, strerror(o.werr));
-		return 1;
-	}
-	if (err) {
-		fprintf(stderr, "%s: %s\n", prog, gt_strerror(err));
-		return 1;
-	}
+	if (err == GT_EIO && o.serr)
+		cli_die("--sgf: %s", o.se.text);
+	if (err == GT_EIO)
+		cli_die("write error: %s", strerror(o.werr));
+	if (err)
+		cli_die("%s", gt_strerror(err));
 	if (stop)
-		fprintf(stderr, "%s: stopped by a signal: %ld games written, %ld in progress dropped\n",
-		        prog, st.games, st.dropped);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "%s: write error: %s\n", prog, strerror(errno));
-		return 1;
-	}
-	return 0;
+		cli_warn("stopped by a signal: %ld games written, %ld in progress dropped",
+		         st.games, st.dropped);
+	return cli_fshut(stdout, "stdout");
 }

@@ -1,8 +1,11 @@
 /* gt-sgf: SGF game files to game records (gt-record(5)), and back. */
+#include "fs.h"
 #include "gt.h"
 #include "record.h"
 #include "sgf.h"
 #include "sgfrec.h"
+
+#include "cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *prog = "gt-sgf";
+const char *prog = "gt-sgf";
 static int progress;
 
 static void usage(FILE *f)
@@ -29,24 +32,6 @@ static void usage(FILE *f)
 	        "  --max-line BYTES  longest record read (suffix K, M, G; default 64M)\n"
 	        "  --progress     counts on stderr (default when stderr is a terminal)\n"
 	        "  -h, --help     this text;  --version  the version\n");
-}
-
-/* a decimal size 1..2^40 with an optional K/M/G suffix (powers of 1024) */
-static int parse_size(const char *s, size_t *out)
-{
-	char *end;
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	int sh = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 :
-	         *end == 'G' || *end == 'g' ? 30 : 0;
-	if (sh)
-		end++;
-	if (errno || *end || v == 0 || v > (1ULL << 40) >> sh)
-		return -1;
-	*out = (size_t)(v << sh);
-	return 0;
 }
 
 /* the whole of f in a new buffer (NUL-terminated); NULL with errno on error */
@@ -74,33 +59,28 @@ static int write_record(const gt_record *r)
 {
 	int w = gt_record_write(r, stdout);
 	if (w == GT_EIO) {
-		fprintf(stderr, "%s: write error on stdout: %s\n", prog, strerror(errno));
-		exit(1);
+		cli_die_errno("write error on stdout");
 	}
 	return w;
 }
 
-/* SGF file name ("-" stdin) to records on stdout; returns 0, or 1 if a game
- * or the file was bad */
-static int sgf_to_records(const char *name, const gt_rules *rules, long *ngames, long *nout)
+/* the SGF file f, named name, to records on stdout; returns 0, or 1 if a
+ * game or the file was bad */
+static int sgf_to_records(FILE *f, const char *name, const gt_rules *rules, long *ngames,
+                          long *nout)
 {
-	int std = !strcmp(name, "-"), bad = 0;
-	FILE *f = std ? stdin : fopen(name, "rb");
+	int bad = 0;
 	size_t len = 0;
-	char *buf = f ? slurp(f, &len) : NULL;
+	char *buf = slurp(f, &len);
 	if (!buf) {
-		fprintf(stderr, "%s: %s: %s\n", prog, name, strerror(errno));
-		if (f && !std)
-			fclose(f);
+		cli_warn_errno("%s", name);
 		return 1;
 	}
-	if (!std)
-		fclose(f);
 	gt_sgf_game *games;
 	int n;
 	gt_error e;
 	if (gt_sgf_parse(buf, len, &games, &n, &e)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, name, e.text);
+		cli_warn("%s: %s", name, e.text);
 		free(buf);
 		return 1;
 	}
@@ -110,19 +90,18 @@ static int sgf_to_records(const char *name, const gt_rules *rules, long *ngames,
 		char id[65];
 		(*ngames)++;
 		if (gt_sgfrec_to_record(&games[i], rules, &r, &e)) {
-			fprintf(stderr, "%s: %s: %s\n", prog, name, e.text);
+			cli_warn("%s: %s", name, e.text);
 			bad = 1;
 			continue;
 		}
 		if (gt_sgfrec_game_id(buf, len, games[i].index, id)) {
-			fprintf(stderr, "%s: %s: game %d: sha256 failed\n", prog, name, games[i].index);
+			cli_warn("%s: game %d: sha256 failed", name, games[i].index);
 			bad = 1;
 			continue;
 		}
 		r.game_id = gt_xstrdup(id);
 		if (write_record(&r)) {
-			fprintf(stderr, "%s: %s: game %d: cannot write the record\n", prog, name,
-			        games[i].index);
+			cli_warn("%s: game %d: cannot write the record", name, games[i].index);
 			bad = 1;
 			continue;
 		}
@@ -143,51 +122,25 @@ static int safe_name(const char *s)
 	return strspn(s, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-") == n;
 }
 
-/* text[0..len) to dir/name atomically: temporary file, fsync, rename */
+/* text[0..len) to dir/name atomically (gt_fs_write_atomic) */
 static int write_atomic(const char *dir, const char *name, const char *text, size_t len)
 {
-	size_t dl = strlen(dir) + strlen(name) + 32;
-	char *path = gt_xmalloc(dl), *tmp = gt_xmalloc(dl);
+	size_t dl = strlen(dir) + strlen(name) + 2;
+	char *path = gt_xmalloc(dl);
 	snprintf(path, dl, "%s/%s", dir, name);
-	snprintf(tmp, dl, "%s/.%s.XXXXXX", dir, name);
-	int fd = mkstemp(tmp), ok = fd >= 0, e = 0;
-	if (ok) {
-		size_t off = 0;
-		while (ok && off < len) {
-			ssize_t k = write(fd, text + off, len - off);
-			if (k < 0 && errno == EINTR)
-				continue;
-			ok = k > 0;
-			off += k > 0 ? (size_t)k : 0;
-		}
-		ok = ok && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
-		e = errno;
-		ok = close(fd) == 0 && ok;
-		ok = ok && rename(tmp, path) == 0;
-		if (!ok) {
-			e = e ? e : errno;
-			unlink(tmp);
-		}
-	} else {
-		e = errno;
-	}
-	if (!ok)
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(e ? e : EIO));
+	gt_error e;
+	int rc = gt_fs_write_atomic(path, text, len, &e);
+	if (rc)
+		cli_warn("%s", e.text);
 	free(path);
-	free(tmp);
-	return ok ? 0 : 1;
+	return rc ? 1 : 0;
 }
 
-/* records of file name ("-" stdin) to SGF; returns 0 or 1 */
-static int records_to_sgf(const char *name, const char *dir, size_t max_line, long *ngames,
-                          long *nout)
+/* the records of f, named name, to SGF; returns 0 or 1 */
+static int records_to_sgf(FILE *f, const char *name, const char *dir, size_t max_line,
+                          long *ngames, long *nout)
 {
-	int std = !strcmp(name, "-"), bad = 0;
-	FILE *f = std ? stdin : fopen(name, "rb");
-	if (!f) {
-		fprintf(stderr, "%s: %s: %s\n", prog, name, strerror(errno));
-		return 1;
-	}
+	int bad = 0;
 	gt_record_reader *rd = gt_record_reader_new(f, name, max_line);
 	gt_record r;
 	gt_record_init(&r);
@@ -197,7 +150,7 @@ static int records_to_sgf(const char *name, const char *dir, size_t max_line, lo
 	int rc;
 	while ((rc = gt_record_read_line(rd, &line, &len, &e)) != 0) {
 		if (rc < 0) {
-			fprintf(stderr, "%s: %s:%ld: %s\n", prog, name, e.line, e.text);
+			cli_warn("%s:%ld: %s", name, e.line, e.text);
 			bad = 1;
 			if (rc == GT_ETOOLONG)
 				continue;
@@ -209,7 +162,7 @@ static int records_to_sgf(const char *name, const char *dir, size_t max_line, lo
 		(*ngames)++;
 		gt_sgf_game g;
 		if (gt_record_parse(&r, line, len, &e) || gt_sgfrec_from_record(&r, &g, &e)) {
-			fprintf(stderr, "%s: %s:%ld: %s\n", prog, name, lineno, e.text);
+			cli_warn("%s:%ld: %s", name, lineno, e.text);
 			bad = 1;
 			continue;
 		}
@@ -223,7 +176,7 @@ static int records_to_sgf(const char *name, const char *dir, size_t max_line, lo
 			} else if (gt_sgfrec_game_id(line, len, 0, id) == 0) {
 				snprintf(fname, sizeof fname, "%s", id);
 			} else {
-				fprintf(stderr, "%s: %s:%ld: sha256 failed\n", prog, name, lineno);
+				cli_warn("%s:%ld: sha256 failed", name, lineno);
 				free(text);
 				bad = 1;
 				continue;
@@ -239,19 +192,16 @@ static int records_to_sgf(const char *name, const char *dir, size_t max_line, lo
 				(*nout)++;
 		} else {
 			if (fwrite(text, 1, tl, stdout) != tl) {
-				fprintf(stderr, "%s: write error on stdout: %s\n", prog, strerror(errno));
-				exit(1);
+				cli_die_errno("write error on stdout");
 			}
 			(*nout)++;
 		}
 		free(text);
 		if (progress && *ngames % 1000 == 0)
-			fprintf(stderr, "%s: %ld records, %ld games written\n", prog, *ngames, *nout);
+			cli_warn("%ld records, %ld games written", *ngames, *nout);
 	}
 	gt_record_release(&r);
 	gt_record_reader_free(rd);
-	if (!std)
-		fclose(f);
 	return bad;
 }
 
@@ -276,19 +226,14 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
 		switch (c) {
 		case O_RULES:
-			if (!(rules = gt_rules_find(optarg))) {
-				fprintf(stderr, "%s: --rules: unknown ruleset %s (tromp-taylor, chinese, new-zealand)\n",
-				        prog, optarg);
-				return 2;
-			}
+			if (!(rules = gt_rules_find(optarg)))
+				cli_usage_die("--rules: unknown ruleset %s (tromp-taylor, chinese, new-zealand)",
+				              optarg);
 			break;
 		case O_TOSGF: to_sgf = 1; break;
 		case 'o': dir = optarg; break;
 		case O_MAXLINE:
-			if (parse_size(optarg, &max_line)) {
-				fprintf(stderr, "%s: --max-line: not a size in 1..1T: %s\n", prog, optarg);
-				return 2;
-			}
+			max_line = (size_t)cli_size("--max-line", optarg, 1, 1ULL << 40);
 			break;
 		case O_PROGRESS: progress = 1; break;
 		case 'h': usage(stdout); return 0;
@@ -296,39 +241,30 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (dir && !to_sgf) {
-		fprintf(stderr, "%s: -o needs --to-sgf\n", prog);
-		return 2;
-	}
-	if (rules && to_sgf) {
-		fprintf(stderr, "%s: --rules is for SGF input, not with --to-sgf\n", prog);
-		return 2;
-	}
+	if (dir && !to_sgf)
+		cli_usage_die("-o needs --to-sgf");
+	if (rules && to_sgf)
+		cli_usage_die("--rules is for SGF input, not with --to-sgf");
 	if (dir) {
 		struct stat st;
 		errno = 0;
-		if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "%s: %s: %s\n", prog, dir, errno ? strerror(errno) : "not a directory");
-			return 1;
-		}
+		if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+			cli_die("%s: %s", dir, errno ? strerror(errno) : "not a directory");
 	}
-	int nfiles = argc - optind;
 	long ngames = 0, nout = 0;
-	for (int i = 0; i < (nfiles ? nfiles : 1); i++) {
-		const char *name = nfiles ? argv[optind + i] : "-";
+	cli_files in;
+	cli_files_init(&in, argc - optind, argv + optind);
+	for (FILE *f; (f = cli_files_next(&in));) {
 		if (to_sgf)
-			bad |= records_to_sgf(name, dir, max_line, &ngames, &nout);
+			bad |= records_to_sgf(f, in.name, dir, max_line, &ngames, &nout);
 		else
-			bad |= sgf_to_records(name, rules, &ngames, &nout);
-		if (progress && !to_sgf && (i + 1) % 100 == 0)
-			fprintf(stderr, "%s: %d files, %ld games, %ld records\n", prog, i + 1, ngames, nout);
+			bad |= sgf_to_records(f, in.name, rules, &ngames, &nout);
+		if (progress && !to_sgf && in.i % 100 == 0)
+			cli_warn("%d files, %ld games, %ld records", in.i, ngames, nout);
 	}
+	bad |= in.failed;
 	if (progress)
-		fprintf(stderr, "%s: %ld %s read, %ld %s written, %ld skipped\n", prog, ngames,
-		        to_sgf ? "records" : "games", nout, to_sgf ? "games" : "records", ngames - nout);
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "%s: write error on stdout: %s\n", prog, strerror(errno));
-		return 1;
-	}
-	return bad;
+		cli_warn("%ld %s read, %ld %s written, %ld skipped", ngames,
+		         to_sgf ? "records" : "games", nout, to_sgf ? "games" : "records", ngames - nout);
+	return cli_fshut(stdout, "stdout") ? 1 : bad;
 }

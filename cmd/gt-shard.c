@@ -3,6 +3,8 @@
 #include "record.h"
 #include "shard.h"
 
+#include "cli.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -10,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+const char *prog = "gt-shard";
 
 static volatile sig_atomic_t stop;
 
@@ -25,17 +29,6 @@ static void usage(FILE *f)
 	           "                [--progress] [FILE ...]\n");
 }
 
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static void print_line(const char *line, void *ctx)
 {
 	(void)ctx;
@@ -43,14 +36,9 @@ static void print_line(const char *line, void *ctx)
 	fflush(stdout);
 }
 
-/* one input; returns the number of records refused (or -1 if it cannot be opened) */
-static long shard_file(gt_shard_writer *w, const char *name, int progress)
+/* one input; returns the number of records refused */
+static long shard_file(gt_shard_writer *w, FILE *f, const char *name, int progress)
 {
-	FILE *f = strcmp(name, "-") == 0 ? stdin : fopen(name, "rb");
-	if (!f) {
-		fprintf(stderr, "gt-shard: %s: %s\n", name, strerror(errno));
-		return -1;
-	}
 	gt_record_reader *rd = gt_record_reader_new(f, name, 64 << 20);
 	gt_record rec;
 	gt_record_init(&rec);
@@ -63,7 +51,7 @@ static long shard_file(gt_shard_writer *w, const char *name, int progress)
 		if (rc < 0) {
 			if (stop)
 				break; /* a read interrupted by the signal */
-			fprintf(stderr, "gt-shard: %s:%ld: %s\n", name, e.line, e.text);
+			cli_warn("%s:%ld: %s", name, e.line, e.text);
 			bad++;
 			if (rc != GT_ETOOLONG)
 				break;
@@ -73,19 +61,17 @@ static long shard_file(gt_shard_writer *w, const char *name, int progress)
 		n++;
 		if (gt_record_parse(&rec, line, len, &e) != 0 ||
 		    gt_shard_add_record(w, &rec, &e) != 0) {
-			fprintf(stderr, "gt-shard: %s:%ld: %s\n", name, lineno, e.text);
+			cli_warn("%s:%ld: %s", name, lineno, e.text);
 			bad++;
 		}
 		if (progress && n % 1000 == 0) {
 			const gt_shard_stats *st = gt_shard_writer_stats(w);
-			fprintf(stderr, "gt-shard: %s: %ld records, %ld rows, %ld shards\n", name, n,
-			        st->rows + st->pending, st->shards);
+			cli_warn("%s: %ld records, %ld rows, %ld shards", name, n,
+			         st->rows + st->pending, st->shards);
 		}
 	}
 	gt_record_release(&rec);
 	gt_record_reader_free(rd);
-	if (f != stdin)
-		fclose(f);
 	return bad;
 }
 
@@ -106,42 +92,13 @@ int main(int argc, char **argv)
 	gt_shard_opts_init(&o);
 	const char *out = NULL;
 	int progress = isatty(2), c;
-	long v;
 	while ((c = getopt_long(argc, argv, "o:r:s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
-		case 'r':
-			if (parse_long(optarg, 1, 100000000L, &v)) {
-				fprintf(stderr, "gt-shard: --rows: want 1..100000000, got '%s'\n", optarg);
-				return 2;
-			}
-			o.rows = v;
-			break;
-		case 's': {
-			char *end;
-			errno = 0;
-			unsigned long long s = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-') {
-				fprintf(stderr, "gt-shard: --seed: want an unsigned integer, got '%s'\n", optarg);
-				return 2;
-			}
-			o.seed = s;
-			break;
-		}
-		case 'R':
-			if (parse_long(optarg, 0, 999, &v)) {
-				fprintf(stderr, "gt-shard: --run: want 0..999, got '%s'\n", optarg);
-				return 2;
-			}
-			o.run = (int)v;
-			break;
-		case 'L':
-			if (parse_long(optarg, 0, 9, &v)) {
-				fprintf(stderr, "gt-shard: --level: want 0..9, got '%s'\n", optarg);
-				return 2;
-			}
-			o.level = (int)v;
-			break;
+		case 'r': o.rows = cli_int("--rows", optarg, 1, 100000000L); break;
+		case 's': o.seed = cli_u64("--seed", optarg, 0, UINT64_MAX); break;
+		case 'R': o.run = (int)cli_int("--run", optarg, 0, 999); break;
+		case 'L': o.level = (int)cli_int("--level", optarg, 0, 9); break;
 		case 'p': progress = 1; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("gt-shard %s\n", GT_VERSION); return 0;
@@ -149,17 +106,15 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!out) {
-		fprintf(stderr, "gt-shard: no output directory (-o DIR)\n");
+		cli_warn("no output directory (-o DIR)");
 		usage(stderr);
 		return 2;
 	}
 	o.on_shard = print_line;
 	gt_error e = {0};
 	gt_shard_writer *w = gt_shard_writer_new(out, &o, &e);
-	if (!w) {
-		fprintf(stderr, "gt-shard: %s\n", e.text);
-		return 1;
-	}
+	if (!w)
+		cli_die("%s", e.text);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal; /* no SA_RESTART: a blocked read returns */
@@ -169,35 +124,29 @@ int main(int argc, char **argv)
 
 	long bad = 0;
 	int failed = 0;
-	if (optind == argc) {
-		long b = shard_file(w, "-", progress);
-		bad += b < 0 ? 0 : b;
+	cli_files in;
+	cli_files_init(&in, argc - optind, argv + optind);
+	for (FILE *f; !stop && (f = cli_files_next(&in));) {
+		long b = shard_file(w, f, in.name, progress);
+		bad += b;
 		failed |= b != 0;
 	}
-	for (int i = optind; i < argc && !stop; i++) {
-		long b = shard_file(w, argv[i], progress);
-		bad += b < 0 ? 0 : b;
-		failed |= b != 0;
-	}
+	failed |= in.failed;
 	/* at the end, or on SIGTERM / SIGINT: what is buffered becomes whole shards */
 	if (gt_shard_flush(w, &e) != 0) {
-		fprintf(stderr, "gt-shard: %s\n", e.text);
+		cli_warn("%s", e.text);
 		failed = 1;
 	}
 	const gt_shard_stats *st = gt_shard_writer_stats(w);
 	if (st->nonfinite)
-		fprintf(stderr, "gt-shard: %ld rows with NaN or infinity dropped\n", st->nonfinite);
+		cli_warn("%ld rows with NaN or infinity dropped", st->nonfinite);
 	if (bad)
-		fprintf(stderr, "gt-shard: %ld records refused\n", bad);
+		cli_warn("%ld records refused", bad);
 	if (progress || stop)
-		fprintf(stderr, "gt-shard: %s%ld games, %ld rows in %ld shards, %ld positions skipped\n",
-		        stop ? "stopped by a signal: " : "", st->games, st->rows, st->shards,
-		        st->skipped);
+		cli_warn("%s%ld games, %ld rows in %ld shards, %ld positions skipped",
+		         stop ? "stopped by a signal: " : "", st->games, st->rows, st->shards,
+		         st->skipped);
 	failed |= st->nonfinite > 0;
 	gt_shard_writer_free(w);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "gt-shard: stdout: %s\n", strerror(errno));
-		failed = 1;
-	}
-	return failed ? 1 : 0;
+	return cli_fshut(stdout, "stdout") || failed;
 }

@@ -9,11 +9,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fs.h"
 #include "gt.h"
 #include "model.h"
 #include "store.h"
 
-static const char *prog = "gt-sync";
+#include "cli.h"
+
+const char *prog = "gt-sync";
 
 static void usage(FILE *f)
 {
@@ -46,36 +49,14 @@ static void usage(FILE *f)
 static void warn_cb(void *ctx, const char *msg)
 {
 	if (!*(int *)ctx)
-		fprintf(stderr, "%s: %s\n", prog, msg);
+		cli_warn("%s", msg);
 }
 
 static int fail(const char *what, int rc, const gt_error *e)
 {
-	fprintf(stderr, "%s: %s%s%s\n", prog, what ? what : "", what ? ": " : "",
-	        e->text[0] ? e->text : gt_strerror(rc));
+	cli_warn("%s%s%s", what ? what : "", what ? ": " : "",
+	         e->text[0] ? e->text : gt_strerror(rc));
 	return 1;
-}
-
-static int parse_ll(const char *s, long long lo, long long hi, long long *v)
-{
-	char *end;
-	errno = 0;
-	long long x = strtoll(s, &end, 10);
-	if (errno || end == s || *end || x < lo || x > hi)
-		return -1;
-	*v = x;
-	return 0;
-}
-
-static int parse_dbl(const char *s, double lo, double hi, double *v)
-{
-	char *end;
-	errno = 0;
-	double x = strtod(s, &end);
-	if (errno || end == s || *end || !(x >= lo && x <= hi))
-		return -1;
-	*v = x;
-	return 0;
 }
 
 static int is_dir(const char *p)
@@ -92,24 +73,20 @@ static int cmd_get(const gt_store_opts *o, const char *url, const char *file,
 	const char *name = gt_store_basename(url);
 	if (file && !strcmp(file, "-")) {
 		if (sha || bytes >= 0) {
-			fprintf(stderr, "%s: --sha256 and --bytes need a FILE, not -\n", prog);
+			cli_warn("--sha256 and --bytes need a FILE, not -");
 			return 2;
 		}
 		rc = gt_store_get_stream(o, url, stdout, &e);
 		if (rc)
 			return fail(NULL, rc, &e);
-		if (fflush(stdout) != 0 || ferror(stdout)) {
-			fprintf(stderr, "%s: write error on stdout\n", prog);
-			return 1;
-		}
-		return 0;
+		return cli_fshut(stdout, "stdout");
 	}
 	char *path;
 	if (!file || is_dir(file)) {
 		const char *why;
 		if (!gt_store_name_ok(name, &why)) {
-			fprintf(stderr, "%s: cannot use the URL's last part as a file name (%s); give FILE\n",
-			        prog, why);
+			cli_warn("cannot use the URL's last part as a file name (%s); give FILE",
+			         why);
 			return 1;
 		}
 		path = gt_store_join(file ? file : ".", name);
@@ -129,24 +106,24 @@ static int cmd_put(const gt_store_opts *o, const char *file, const char *url, in
 	int existed = 0, rc;
 	if (!strcmp(file, "-")) {
 		if (!*gt_store_basename(url)) {
-			fprintf(stderr, "%s: put - needs an object name at the end of the URL\n", prog);
+			cli_warn("put - needs an object name at the end of the URL");
 			return 2;
 		}
 		in = tmpfile();
 		char buf[65536];
 		size_t k;
 		if (!in) {
-			fprintf(stderr, "%s: cannot create a temporary file: %s\n", prog, strerror(errno));
+			cli_warn_errno("cannot create a temporary file");
 			return 1;
 		}
 		while ((k = fread(buf, 1, sizeof buf, stdin)) > 0)
 			if (fwrite(buf, 1, k, in) != k) {
-				fprintf(stderr, "%s: temporary file: %s\n", prog, strerror(errno));
+				cli_warn_errno("temporary file");
 				fclose(in);
 				return 1;
 			}
 		if (ferror(stdin)) {
-			fprintf(stderr, "%s: read error on stdin\n", prog);
+			cli_warn("read error on stdin");
 			fclose(in);
 			return 1;
 		}
@@ -154,7 +131,7 @@ static int cmd_put(const gt_store_opts *o, const char *file, const char *url, in
 	} else {
 		in = fopen(file, "rb");
 		if (!in) {
-			fprintf(stderr, "%s: %s: %s\n", prog, file, strerror(errno));
+			cli_warn_errno("%s", file);
 			return 1;
 		}
 		if (*gt_store_basename(url)) {
@@ -162,7 +139,7 @@ static int cmd_put(const gt_store_opts *o, const char *file, const char *url, in
 		} else {
 			const char *why, *name = gt_store_basename(file);
 			if (!gt_store_name_ok(name, &why)) {
-				fprintf(stderr, "%s: %s: not usable as an object name (%s)\n", prog, file, why);
+				cli_warn("%s: not usable as an object name (%s)", file, why);
 				fclose(in);
 				return 1;
 			}
@@ -217,24 +194,14 @@ static int validate_model(const char *path, void *ctx, gt_error *e)
 	return rc;
 }
 
-/* write_file: text into path atomically (temporary name, fsync, rename). */
+/* write_file: text into path atomically (gt_fs_write_atomic). */
 static int write_file(const char *path, const char *text)
 {
-	size_t n = strlen(path) + 16;
-	char *tmp = gt_xmalloc(n);
-	snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	int ok = f && fputs(text, f) >= 0 && fflush(f) == 0 && fsync(fileno(f)) == 0;
-	if (f && fclose(f) != 0)
-		ok = 0;
-	if (ok && rename(tmp, path) != 0)
-		ok = 0;
-	if (!ok) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
-		unlink(tmp);
-	}
-	free(tmp);
-	return ok ? 0 : 1;
+	gt_error e;
+	if (gt_fs_write_atomic(path, text, strlen(text), &e) == 0)
+		return 0;
+	cli_warn("%s", e.text);
+	return 1;
 }
 
 static int cmd_latest(const gt_store_opts *o, const char *store, const char *dir, const char *key,
@@ -261,8 +228,8 @@ static int cmd_latest(const gt_store_opts *o, const char *store, const char *dir
 			return 0;
 		}
 		if (r2 == GT_ENOTFOUND) {
-			fprintf(stderr, "%s: %s: nothing published yet (no models/latest.json; "
-			        "--or-none prints none)\n", prog, store);
+			cli_warn("%s: nothing published yet (no models/latest.json; "
+			         "--or-none prints none)", store);
 			return 1;
 		}
 	}
@@ -293,7 +260,7 @@ static int cmd_contrib(const gt_store_opts *o, const char *store, const char *ge
 	char *summary;
 	FILE *f = strcmp(records, "-") ? fopen(records, "r") : stdin;
 	if (!f) {
-		fprintf(stderr, "%s: %s: %s\n", prog, records, strerror(errno));
+		cli_warn_errno("%s", records);
 		return 1;
 	}
 	int rc = gt_store_contrib_update(o, store, gen, f, vstats, &summary, &e);
@@ -341,7 +308,7 @@ int main(int argc, char **argv)
 	};
 	gt_store_opts o;
 	const char *sha = NULL, *state = NULL, *verify_key = NULL, *args_file = NULL;
-	long long bytes = -1, max_line = 64LL << 20, max_batch = 16LL << 30, v;
+	long long bytes = -1, max_line = 64LL << 20, max_batch = 16LL << 30;
 	int overwrite = 0, quiet = 0, or_none = 0, c;
 	gt_store_opts_init(&o);
 	o.warn = warn_cb;
@@ -349,29 +316,13 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "qh", lo, NULL)) != -1) {
 		switch (c) {
 		case O_SHA: sha = optarg; break;
-		case O_BYTES:
-			if (parse_ll(optarg, 0, (long long)1 << 50, &bytes) < 0)
-				goto badnum;
-			break;
+		case O_BYTES: bytes = cli_int("--bytes", optarg, 0, (long long)1 << 50); break;
 		case O_OVERWRITE: overwrite = 1; break;
 		case O_STATE: state = optarg; break;
-		case O_MAXLINE:
-			if (parse_ll(optarg, 1, (long long)1 << 40, &max_line) < 0)
-				goto badnum;
-			break;
-		case O_MAXBATCH:
-			if (parse_ll(optarg, 1, (long long)1 << 50, &max_batch) < 0)
-				goto badnum;
-			break;
-		case O_RETRIES:
-			if (parse_ll(optarg, 0, 100, &v) < 0)
-				goto badnum;
-			o.retries = (int)v;
-			break;
-		case O_TIMEOUT:
-			if (parse_dbl(optarg, 0, 86400 * 7, &o.timeout_s) < 0)
-				goto badnum;
-			break;
+		case O_MAXLINE: max_line = cli_int("--max-line", optarg, 1, (long long)1 << 40); break;
+		case O_MAXBATCH: max_batch = cli_int("--max-batch", optarg, 1, (long long)1 << 50); break;
+		case O_RETRIES: o.retries = (int)cli_int("--retries", optarg, 0, 100); break;
+		case O_TIMEOUT: o.timeout_s = cli_double("--timeout", optarg, 0, 86400 * 7); break;
 		case O_NETRC: o.netrc = optarg; break;
 		case O_VERIFY: verify_key = optarg; break;
 		case O_ORNONE: or_none = 1; break;
@@ -402,22 +353,13 @@ int main(int argc, char **argv)
 	else if (!strcmp(verb, "contrib") && (na == 4 || na == 5))
 		rc = cmd_contrib(&o, a[1], a[2], a[3], na == 5 ? a[4] : NULL);
 	else if (!strcmp(verb, "pull") && na == 2) {
-		if (!state) {
-			fprintf(stderr, "%s: pull needs --state FILE\n", prog);
-			return 2;
-		}
+		if (!state)
+			cli_usage_die("pull needs --state FILE");
 		rc = cmd_pull(&o, a[1], state, max_line, max_batch);
 	} else {
-		fprintf(stderr, "%s: unknown verb or wrong number of arguments: %s\n", prog, verb);
+		cli_warn("unknown verb or wrong number of arguments: %s", verb);
 		usage(stderr);
 		return 2;
 	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "%s: write error on stdout\n", prog);
-		return 1;
-	}
-	return rc;
-badnum:
-	fprintf(stderr, "%s: bad number for --%s: %s\n", prog, lo[c - O_SHA].name, optarg);
-	return 2;
+	return cli_fshut(stdout, "stdout") ? 1 : rc;
 }

@@ -7,6 +7,8 @@
 #include "shard.h"
 #include "train.h"
 
+#include "cli.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -18,8 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *prog = "gt-train";
-#include "opt.h"
+const char *prog = "gt-train";
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -160,7 +161,7 @@ static int write_model(gt_trainer *t, const gt_model *parent, const uint8_t *par
 		out = path;
 	}
 	if (gt_model_write(out, m, &e) != 0 || gt_model_sha256_file(out, dg, &e) != 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.text);
+		cli_warn("%s", e.text);
 		gt_model_free(m);
 		return 1;
 	}
@@ -172,7 +173,7 @@ static int write_model(gt_trainer *t, const gt_model *parent, const uint8_t *par
 		printf("%s\n", s);
 	free(s);
 	json_decref(j);
-	fprintf(stderr, "%s: wrote %s\n", prog, out);
+	cli_warn("wrote %s", out);
 	gt_model_free(m);
 	return 0;
 }
@@ -230,36 +231,36 @@ int main(int argc, char **argv)
 		case O_INIT: init = optarg; break;
 		case O_DATA: data = optarg; break;
 		case 'o': out = optarg; break;
-		case O_WINDOW: window = num_long("--window", optarg, 1, 1000000000L); break;
-		case O_STEPS: steps = num_long("--steps", optarg, 0, 1000000000L); break;
-		case O_BATCH: batch = (int)num_long("--batch", optarg, 1, 65536); break;
-		case O_LR: lr = num_double("--lr", optarg, 0, 1e30); break;
+		case O_WINDOW: window = cli_int("--window", optarg, 1, 1000000000L); break;
+		case O_STEPS: steps = cli_int("--steps", optarg, 0, 1000000000L); break;
+		case O_BATCH: batch = (int)cli_int("--batch", optarg, 1, 65536); break;
+		case O_LR: lr = cli_double("--lr", optarg, 0, 1e30); break;
 		case O_OPT: optname = optarg; break;
-		case O_MOM: mom = num_double("--momentum", optarg, 0, 1); break;
-		case O_WD: wd = num_double("--weight-decay", optarg, 0, 1); break;
-		case O_WP: lw.policy = (float)num_double("--policy-weight", optarg, 0, 1e6); break;
-		case O_WV: lw.value = (float)num_double("--value-weight", optarg, 0, 1e6); break;
-		case O_WS: lw.score = (float)num_double("--score-weight", optarg, 0, 1e6); break;
-		case O_WO: lw.own = (float)num_double("--ownership-weight", optarg, 0, 1e6); break;
-		case O_THREADS: threads = (int)num_long("--threads", optarg, 1, 256); break;
+		case O_MOM: mom = cli_double("--momentum", optarg, 0, 1); break;
+		case O_WD: wd = cli_double("--weight-decay", optarg, 0, 1); break;
+		case O_WP: lw.policy = (float)cli_double("--policy-weight", optarg, 0, 1e6); break;
+		case O_WV: lw.value = (float)cli_double("--value-weight", optarg, 0, 1e6); break;
+		case O_WS: lw.score = (float)cli_double("--score-weight", optarg, 0, 1e6); break;
+		case O_WO: lw.own = (float)cli_double("--ownership-weight", optarg, 0, 1e6); break;
+		case O_THREADS: threads = (int)cli_int("--threads", optarg, 1, 256); break;
 		case O_SEED:
-			seed = (uint64_t)num_long("--seed", optarg, 0, (1L << 53) - 1);
+			seed = (uint64_t)cli_int("--seed", optarg, 0, (1L << 53) - 1);
 			break;
-		case O_BOARD: board = (int)num_long("--board-size", optarg, 2, 19); break;
+		case O_BOARD: board = (int)cli_int("--board-size", optarg, 2, 19); break;
 		case O_SERIES:
 			if (!valid_series(optarg))
-				die_usage("--series", "1..63 of [A-Za-z0-9._]", optarg);
+				cli_bad_value("--series", "1..63 of [A-Za-z0-9._]", optarg);
 			series = optarg;
 			break;
 		case O_STATE: state = optarg; break;
-		case O_CKPT: ckpt = num_long("--checkpoint-every", optarg, 1, 1000000000L); break;
-		case O_LOG: log_every = num_long("--log-every", optarg, 1, 1000000000L); break;
+		case O_CKPT: ckpt = cli_int("--checkpoint-every", optarg, 1, 1000000000L); break;
+		case O_LOG: log_every = cli_int("--log-every", optarg, 1, 1000000000L); break;
 		case O_VAL: valdir = optarg; break;
 		case O_VALEVERY:
-			val_every = num_long("--validate-every", optarg, 1, 1000000000L);
+			val_every = cli_int("--validate-every", optarg, 1, 1000000000L);
 			break;
-		case O_VALROWS: val_rows = num_long("--validate-rows", optarg, 1, 100000000L); break;
-		case O_MAXBAD: max_bad = num_long("--max-bad-steps", optarg, 1, 1000000000L); break;
+		case O_VALROWS: val_rows = cli_int("--validate-rows", optarg, 1, 100000000L); break;
+		case O_MAXBAD: max_bad = cli_int("--max-bad-steps", optarg, 1, 1000000000L); break;
 		case O_BACKEND: backend = optarg; break;
 		case O_PROGRESS: progress = 1; break;
 		case 'h': help(); return 0;
@@ -267,33 +268,29 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
-		return 2;
-	}
+	if (optind < argc)
+		cli_usage_die("unexpected argument '%s'", argv[optind]);
 	if (!model_path == !init) {
-		fprintf(stderr, "%s: give one of --model FILE and --init ARCH\n", prog);
+		cli_warn("give one of --model FILE and --init ARCH");
 		usage(stderr);
 		return 2;
 	}
 	if (!data) {
-		fprintf(stderr, "%s: no training data (--data DIR)\n", prog);
+		cli_warn("no training data (--data DIR)");
 		usage(stderr);
 		return 2;
 	}
 	if (out) { /* before the training, not after it */
 		gt_error pe = {0};
-		if (gt_model_check_path(out, &pe) != 0) {
-			fprintf(stderr, "%s: %s\n", prog, pe.text);
-			return 1;
-		}
+		if (gt_model_check_path(out, &pe) != 0)
+			cli_die("%s", pe.text);
 	}
 	gt_train_conf tc;
 	gt_train_conf_init(&tc);
 	int kind = !strcmp(optname, "adam") ? GT_OPTIM_ADAM : !strcmp(optname, "adamw") ?
 	           GT_OPTIM_ADAMW : !strcmp(optname, "sgd") ? GT_OPTIM_SGD : -1;
 	if (kind < 0)
-		die_usage("--optimizer", "adam, adamw or sgd", optname);
+		cli_bad_value("--optimizer", "adam, adamw or sgd", optname);
 	tc.optim = gt_optim_defaults(kind);
 	if (lr >= 0)
 		tc.optim.lr = (float)lr;
@@ -316,28 +313,24 @@ int main(int argc, char **argv)
 	if (model_path) {
 		if (gt_model_read(model_path, &parent, &e) != 0 ||
 		    gt_model_sha256_file(model_path, parent_sha, &e) != 0) {
-			fprintf(stderr, "%s: %s\n", prog, e.text);
+			cli_warn("%s", e.text);
 			gt_model_free(parent);
 			return 1;
 		}
 	} else {
 		gt_arch a;
-		if (gt_model_parse_arch(init, &a, &e) != 0) {
-			fprintf(stderr, "%s: --init: %s\n", prog, e.text);
-			return 2;
-		}
+		if (gt_model_parse_arch(init, &a, &e) != 0)
+			cli_usage_die("--init: %s", e.text);
 		parent = gt_model_new_random(&a, seed, &e);
-		if (!parent) {
-			fprintf(stderr, "%s: --init: %s\n", prog, e.text);
-			return 2;
-		}
+		if (!parent)
+			cli_usage_die("--init: %s", e.text);
 	}
 	int rc = 1;
 	gt_trainer *t = NULL;
 	gt_shard_window *w = NULL, *vw = NULL;
 	t = gt_train_new(parent, &tc, &e);
 	if (!t) {
-		fprintf(stderr, "%s: %s\n", prog, e.text);
+		cli_warn("%s", e.text);
 		goto done;
 	}
 
@@ -345,22 +338,22 @@ int main(int argc, char **argv)
 	gt_shard_window_info wi;
 	w = gt_shard_window_open(data, window, board, seed, &e);
 	if (!w) {
-		fprintf(stderr, "%s: %s\n", prog, e.text);
+		cli_warn("%s", e.text);
 		goto done;
 	}
 	gt_shard_window_get_info(w, &wi);
 	if (gt_train_check_window(t, w, &e) != 0) {
-		fprintf(stderr, "%s: %s: %s\n", prog, data, e.text);
+		cli_warn("%s: %s", data, e.text);
 		goto done;
 	}
 	if (progress || wi.skipped)
-		fprintf(stderr, "%s: %s: %ld rows of %dx%d from %d shards, %d shards skipped%s%s\n",
-		        prog, data, wi.rows, wi.n, wi.n, wi.shards, wi.skipped,
-		        wi.skipped ? "; the last: " : "", wi.skipped ? wi.last_skip : "");
+		cli_warn("%s: %ld rows of %dx%d from %d shards, %d shards skipped%s%s",
+		         data, wi.rows, wi.n, wi.n, wi.shards, wi.skipped,
+		         wi.skipped ? "; the last: " : "", wi.skipped ? wi.last_skip : "");
 	if (valdir) {
 		vw = gt_shard_window_open(valdir, val_rows, wi.n, seed, &e);
 		if (!vw || gt_train_check_window(t, vw, &e) != 0) {
-			fprintf(stderr, "%s: --validate: %s\n", prog, e.text);
+			cli_warn("--validate: %s", e.text);
 			goto done;
 		}
 	}
@@ -369,10 +362,10 @@ int main(int argc, char **argv)
 	if (state) {
 		int r = gt_train_load(t, state, &e);
 		if (r == 0) {
-			fprintf(stderr, "%s: %s: resuming at step %lld\n", prog, state,
-			        (long long)gt_train_get_counts(t)->step);
+			cli_warn("%s: resuming at step %lld", state,
+			         (long long)gt_train_get_counts(t)->step);
 		} else if (r != GT_ENOTFOUND) {
-			fprintf(stderr, "%s: %s\n", prog, e.text);
+			cli_warn("%s", e.text);
 			goto done;
 		}
 	}
@@ -392,7 +385,7 @@ int main(int argc, char **argv)
 		/* the starting network's held-out figures, as step 0 */
 		gt_train_eval_info vi;
 		if (gt_train_eval(t, vw, val_rows, batch, &vi, &e) != 0) {
-			fprintf(stderr, "%s: --validate: %s\n", prog, e.text);
+			cli_warn("--validate: %s", e.text);
 			goto done;
 		}
 		metrics_line(t, &iv, gt_optim_conf_get(gt_train_optim(t))->lr, batch, &vi, progress);
@@ -401,7 +394,7 @@ int main(int argc, char **argv)
 		gt_train_step_info si;
 		int r = gt_train_step(t, w, &si, &e);
 		if (r < 0) {
-			fprintf(stderr, "%s: %s\n", prog, e.text);
+			cli_warn("%s", e.text);
 			failed = 1;
 			break;
 		}
@@ -417,15 +410,15 @@ int main(int argc, char **argv)
 			iv.loss.total += si.loss.total;
 			iv.gnorm += si.grad_norm;
 		} else {
-			fprintf(stderr, "%s: step %lld: non-finite loss or gradient, skipped (%lld in a row)\n",
-			        prog, (long long)k->step, (long long)k->bad_run);
+			cli_warn("step %lld: non-finite loss or gradient, skipped (%lld in a row)",
+			         (long long)k->step, (long long)k->bad_run);
 		}
 		int last = k->step == steps || stop || k->bad_run >= max_bad;
 		int do_val = vw && (k->step % val_every == 0 || last);
 		if (k->step % log_every == 0 || do_val || last) {
 			gt_train_eval_info vi;
 			if (do_val && gt_train_eval(t, vw, val_rows, batch, &vi, &e) != 0) {
-				fprintf(stderr, "%s: --validate: %s\n", prog, e.text);
+				cli_warn("--validate: %s", e.text);
 				failed = 1;
 				break;
 			}
@@ -433,31 +426,27 @@ int main(int argc, char **argv)
 			             do_val ? &vi : NULL, progress);
 		}
 		if (k->bad_run >= max_bad) {
-			fprintf(stderr, "%s: %lld non-finite steps in a row (--max-bad-steps %ld): stopping "
-			        "with the last good parameters (step %lld)\n", prog, (long long)k->bad_run,
-			        max_bad, (long long)k->step - k->bad_run);
+			cli_warn("%lld non-finite steps in a row (--max-bad-steps %ld): stopping "
+			         "with the last good parameters (step %lld)", (long long)k->bad_run,
+			         max_bad, (long long)k->step - k->bad_run);
 			bad_stop = 1;
 			break;
 		}
 		if (state && k->step % ckpt == 0 && k->step < steps && gt_train_save(t, state, &e)) {
-			fprintf(stderr, "%s: %s\n", prog, e.text);
+			cli_warn("%s", e.text);
 			failed = 1;
 			break;
 		}
 	}
 	if (stop)
-		fprintf(stderr, "%s: stopped by a signal at step %lld\n", prog, (long long)k->step);
+		cli_warn("stopped by a signal at step %lld", (long long)k->step);
 	if (state && !failed && gt_train_save(t, state, &e) != 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.text);
+		cli_warn("%s", e.text);
 		failed = 1;
 	}
 	if (!failed)
 		failed = write_model(t, parent, model_path ? parent_sha : NULL, series, out);
-	rc = failed || bad_stop;
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "%s: stdout: %s\n", prog, strerror(errno));
-		rc = 1;
-	}
+	rc = cli_fshut(stdout, "stdout") || failed || bad_stop;
 done:
 	gt_shard_window_free(vw);
 	gt_shard_window_free(w);

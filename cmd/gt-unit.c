@@ -3,6 +3,7 @@
  * the pieces are lib/train, lib/delta and lib/diloco. */
 #include "delta.h"
 #include "diloco.h"
+#include "fs.h"
 #include "gt.h"
 #include "model.h"
 #include "nn.h"
@@ -10,6 +11,9 @@
 #include "shard.h"
 #include "store.h"
 #include "train.h"
+#include "util.h"
+
+#include "cli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -25,8 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *prog = "gt-unit";
-#include "opt.h"
+const char *prog = "gt-unit";
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -81,13 +84,6 @@ static void help(void)
 	    "  --progress            a line per round on stderr\n");
 }
 
-static double now_s(void)
-{
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	return tv.tv_sec + tv.tv_usec / 1e6;
-}
-
 static void sleep_s(double s)
 {
 	if (s <= 0)
@@ -97,25 +93,10 @@ static void sleep_s(double s)
 		;
 }
 
-/* mkdir -p; 0 or -1 with errno */
-static int mkdir_p(const char *path)
-{
-	char buf[4096];
-	snprintf(buf, sizeof buf, "%s", path);
-	for (char *p = buf + 1; *p; p++)
-		if (*p == '/') {
-			*p = 0;
-			if (mkdir(buf, 0755) && errno != EEXIST)
-				return -1;
-			*p = '/';
-		}
-	return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
-}
-
 static void warn_cb(void *ctx, const char *msg)
 {
 	(void)ctx;
-	fprintf(stderr, "%s: %s\n", prog, msg);
+	cli_warn("%s", msg);
 }
 
 /* everything one unit process holds */
@@ -152,28 +133,26 @@ static int fetch_version(unit *u, const gt_diloco_ptr *p)
 		int rc = gt_store_get(&u->so, url, path, p->sha256, p->bytes, NULL, &e);
 		free(url);
 		if (rc) {
-			fprintf(stderr, "%s: version %" PRIu64 ": %s\n", prog, p->version, e.text);
+			cli_warn("version %" PRIu64 ": %s", p->version, e.text);
 			return 1;
 		}
 		u->bytes_received += (double)p->bytes;
 	}
 	gt_model *m = NULL;
 	if (gt_model_read(path, &m, &e) != 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.text);
+		cli_warn("%s", e.text);
 		return 1;
 	}
 	uint8_t ps[32];
 	if (gt_delta_params_sha256(m->params, m->nparams, ps) != 0 ||
 	    strcmp(gt_sha256_hex(ps, hex), p->params_sha256)) {
-		fprintf(stderr, "%s: %s: parameters do not match the pointer's params_sha256\n",
-		        prog, path);
+		cli_warn("%s: parameters do not match the pointer's params_sha256", path);
 		gt_model_free(m);
 		return 1;
 	}
 	if (u->model && (u->model->nparams != m->nparams ||
 	                 memcmp(&u->model->arch, &m->arch, sizeof m->arch))) {
-		fprintf(stderr, "%s: version %" PRIu64 " has another architecture\n", prog,
-		        p->version);
+		cli_warn("version %" PRIu64 " has another architecture", p->version);
 		gt_model_free(m);
 		return 1;
 	}
@@ -197,7 +176,7 @@ static int start_trainer(unit *u)
 	gt_error e = {0};
 	u->t = gt_train_new(u->model, &u->tc, &e);
 	if (!u->t) {
-		fprintf(stderr, "%s: %s\n", prog, e.text);
+		cli_warn("%s", e.text);
 		return 1;
 	}
 	float *m, *v;
@@ -208,7 +187,7 @@ static int start_trainer(unit *u)
 	if (u->state_path) {
 		int rc = gt_diloco_ustate_load(&u->st, u->state_path, &e);
 		if (rc && rc != GT_ENOTFOUND) {
-			fprintf(stderr, "%s: %s\n", prog, e.text);
+			cli_warn("%s", e.text);
 			return 1;
 		}
 		memcpy(m, u->st.m, sizeof(float) * n);
@@ -229,7 +208,7 @@ static int heartbeat(unit *u, const char *what, double loss)
 	                      gen, "seq", (json_int_t)u->seq, "version",
 	                      (json_int_t)(u->version == UINT64_MAX ? -1 : (json_int_t)u->version),
 	                      "deltas", (json_int_t)u->st.deltas, "samples",
-	                      (json_int_t)u->st.samples, "time", now_s(), "state", what);
+	                      (json_int_t)u->st.samples, "time", gt_wall(), "state", what);
 	if (isfinite(loss))
 		json_object_set_new(j, "loss", json_real(loss));
 	char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -237,7 +216,7 @@ static int heartbeat(unit *u, const char *what, double loss)
 	char *url = gt_diloco_url(u->store, "heartbeats/%s.json", u->id);
 	int rc = gt_diloco_put_mem(&u->so, s, strlen(s), url, 1, &e);
 	if (rc)
-		fprintf(stderr, "%s: heartbeat: %s\n", prog, e.text);
+		cli_warn("heartbeat: %s", e.text);
 	u->bytes_sent += (double)strlen(s);
 	free(url);
 	free(s);
@@ -248,7 +227,7 @@ static int heartbeat(unit *u, const char *what, double loss)
 static int round1(unit *u, long r)
 {
 	gt_error e = {0};
-	double t0 = now_s();
+	double t0 = gt_wall();
 	gt_diloco_ptr p;
 	int rc;
 	while ((rc = gt_diloco_ptr_read(&u->so, u->store, &p, &e)) == GT_ENOTFOUND && !stop)
@@ -256,15 +235,15 @@ static int round1(unit *u, long r)
 	if (stop)
 		return -1;
 	if (rc) {
-		fprintf(stderr, "%s: pointer: %s\n", prog, e.text);
+		cli_warn("pointer: %s", e.text);
 		return 1;
 	}
 	u->bytes_received += 200;
 	/* a bounded wait for the outer process (never for another unit): a
 	 * round from the version just used repeats much of the last delta */
 	double wait = u->wait_version >= 0 ? u->wait_version : fmax(1, u->last_train_s / 2);
-	double until = now_s() + wait;
-	while (p.version == u->version && now_s() < until && !stop) {
+	double until = gt_wall() + wait;
+	while (p.version == u->version && gt_wall() < until && !stop) {
 		sleep_s(fmin(0.05, wait));
 		if (gt_diloco_ptr_read(&u->so, u->store, &p, &e) == 0)
 			u->bytes_received += 200;
@@ -282,7 +261,7 @@ static int round1(unit *u, long r)
 	    gt_train_check_window(u->t, w, &e) != 0) {
 		if (w && !e.text[0])
 			snprintf(e.text, sizeof e.text, "%s: fewer rows than --units", u->data);
-		fprintf(stderr, "%s: %s\n", prog, e.text);
+		cli_warn("%s", e.text);
 		gt_shard_window_free(w);
 		return 1;
 	}
@@ -290,13 +269,13 @@ static int round1(unit *u, long r)
 	size_t n = u->model->nparams;
 	memcpy(gt_nn_params(nn), u->model->params, sizeof(float) * n);
 	gt_nn_sync_params(nn);
-	double t1 = now_s(), loss = 0;
+	double t1 = gt_wall(), loss = 0;
 	long good = 0;
 	for (long i = 0; i < u->inner && !stop; i++) {
 		gt_train_step_info info;
 		rc = gt_train_step(u->t, w, &info, &e);
 		if (rc < 0) {
-			fprintf(stderr, "%s: %s\n", prog, e.text);
+			cli_warn("%s", e.text);
 			gt_shard_window_free(w);
 			return 1;
 		}
@@ -309,10 +288,10 @@ static int round1(unit *u, long r)
 	gt_shard_window_free(w);
 	if (stop)
 		return -1;
-	double t2 = now_s();
+	double t2 = gt_wall();
 	u->last_train_s = t2 - t1;
 	if (!good) {
-		fprintf(stderr, "%s: round %ld: no good inner step\n", prog, r);
+		cli_warn("round %ld: no good inner step", r);
 		return 1;
 	}
 
@@ -327,7 +306,7 @@ static int round1(unit *u, long r)
 	free(buf);
 	if (rc) {
 		free(dec);
-		fprintf(stderr, "%s: round %ld: delta not encodable (non-finite)\n", prog, r);
+		cli_warn("round %ld: delta not encodable (non-finite)", r);
 		return 1;
 	}
 	gt_delta_hdr h;
@@ -347,7 +326,7 @@ static int round1(unit *u, long r)
 	snprintf(path, sizeof path, "%s/%s", u->cache, name);
 	if (gt_delta_save(path, &h, u->delta, NULL, &e) != 0) {
 		free(dec);
-		fprintf(stderr, "%s: %s\n", prog, e.text);
+		cli_warn("%s", e.text);
 		return 1;
 	}
 	char *url = gt_diloco_url(u->store, "deltas/%s/%s", u->id, name);
@@ -356,7 +335,7 @@ static int round1(unit *u, long r)
 	unlink(path);
 	if (rc) {
 		free(dec);
-		fprintf(stderr, "%s: put %s: %s\n", prog, name, e.text);
+		cli_warn("put %s: %s", name, e.text);
 		return 1;
 	}
 	double sent = (double)gt_delta_packed_bytes(&h);
@@ -376,12 +355,12 @@ static int round1(unit *u, long r)
 			memcpy(u->st.v, v, sizeof(float) * n);
 		u->st.step = *step;
 		if (gt_diloco_ustate_save(&u->st, u->state_path, &e) != 0) {
-			fprintf(stderr, "%s: %s\n", prog, e.text);
+			cli_warn("%s", e.text);
 			return 1;
 		}
 	}
 	heartbeat(u, "training", loss / good);
-	double t3 = now_s();
+	double t3 = gt_wall();
 	printf("{\"unit\":\"%s\",\"generation\":\"%016" PRIx64 "\",\"seq\":%" PRIu64
 	       ",\"base_version\":%" PRIu64 ",\"inner_steps\":%ld,\"samples\":%" PRIu64
 	       ",\"loss\":%.6g,\"delta_bytes\":%.0f,\"bytes_sent\":%.0f,\"bytes_received\":%.0f"
@@ -390,8 +369,8 @@ static int round1(unit *u, long r)
 	       u->bytes_sent, u->bytes_received, t2 - t1, t3 - t0, t0, t3);
 	fflush(stdout);
 	if (u->progress)
-		fprintf(stderr, "%s: %s round %ld from v%" PRIu64 ": loss %.4f, %.0f bytes\n", prog,
-		        u->id, r, u->version, loss / good, sent);
+		cli_warn("%s round %ld from v%" PRIu64 ": loss %.4f, %.0f bytes", u->id, r,
+		         u->version, loss / good, sent);
 	return 0;
 }
 
@@ -432,27 +411,27 @@ int main(int argc, char **argv)
 		case O_STORE: u.store = optarg; break;
 		case O_DATA: u.data = optarg; break;
 		case O_UNIT: u.id = optarg; break;
-		case O_UNITS: u.units = (int)num_long("--units", optarg, 1, 4096); break;
-		case O_SLICE: u.slice = (int)num_long("--slice", optarg, 0, 4095); break;
+		case O_UNITS: u.units = (int)cli_int("--units", optarg, 1, 4096); break;
+		case O_SLICE: u.slice = (int)cli_int("--slice", optarg, 0, 4095); break;
 		case O_STATE: u.state_path = optarg; break;
 		case O_CACHE: u.cache = optarg; break;
-		case O_INNER: u.inner = num_long("--inner-steps", optarg, 1, 1000000000); break;
-		case O_BATCH: batch = num_long("--batch", optarg, 1, 65536); break;
-		case O_WINDOW: u.window = num_long("--window", optarg, 1, 1000000000); break;
-		case O_BOARD: u.board = (int)num_long("--board-size", optarg, 2, 19); break;
+		case O_INNER: u.inner = cli_int("--inner-steps", optarg, 1, 1000000000); break;
+		case O_BATCH: batch = cli_int("--batch", optarg, 1, 65536); break;
+		case O_WINDOW: u.window = cli_int("--window", optarg, 1, 1000000000); break;
+		case O_BOARD: u.board = (int)cli_int("--board-size", optarg, 2, 19); break;
 		case O_OPT: optname = optarg; break;
-		case O_LR: lr = num_double("--lr", optarg, 0, 10); break;
-		case O_WD: wd = num_double("--weight-decay", optarg, 0, 10); break;
+		case O_LR: lr = cli_double("--lr", optarg, 0, 10); break;
+		case O_WD: wd = cli_double("--weight-decay", optarg, 0, 10); break;
 		case O_CODEC:
 			if ((u.codec = gt_delta_codec_parse(optarg)) < 0)
-				die_usage("--codec", "fp32, bf16, int8 or int4", optarg);
+				cli_bad_value("--codec", "fp32, bf16, int8 or int4", optarg);
 			break;
-		case O_ROUNDS: rounds = num_long("--rounds", optarg, 0, 1000000000); break;
-		case O_SLEEP: u.step_sleep = num_double("--step-sleep", optarg, 0, 3600); break;
-		case O_WAITV: u.wait_version = num_double("--wait-version", optarg, 0, 86400); break;
-		case O_POLL: u.poll = num_double("--poll", optarg, 0.001, 3600); break;
-		case O_SEED: seed = (uint64_t)num_long("--seed", optarg, 0, 2147483647); break;
-		case O_THREADS: threads = num_long("--threads", optarg, 1, 256); break;
+		case O_ROUNDS: rounds = cli_int("--rounds", optarg, 0, 1000000000); break;
+		case O_SLEEP: u.step_sleep = cli_double("--step-sleep", optarg, 0, 3600); break;
+		case O_WAITV: u.wait_version = cli_double("--wait-version", optarg, 0, 86400); break;
+		case O_POLL: u.poll = cli_double("--poll", optarg, 0.001, 3600); break;
+		case O_SEED: seed = (uint64_t)cli_int("--seed", optarg, 0, 2147483647); break;
+		case O_THREADS: threads = cli_int("--threads", optarg, 1, 256); break;
 		case O_BACKEND: backend = optarg; break;
 		case O_PROGRESS: u.progress = 1; break;
 		case O_VERSION: printf("%s %s\n", prog, GT_VERSION); return 0;
@@ -460,23 +439,21 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
-		return 2;
-	}
+	if (optind < argc)
+		cli_usage_die("unexpected argument '%s'", argv[optind]);
 	if (!u.store || !u.data) {
-		fprintf(stderr, "%s: --store and --data are required\n", prog);
+		cli_warn("--store and --data are required");
 		usage(stderr);
 		return 2;
 	}
 	if (u.slice >= u.units)
-		die_usage("--slice", "a slice below --units", "too large");
+		cli_bad_value("--slice", "a slice below --units", "too large");
 	if (!u.id) {
 		snprintf(idbuf, sizeof idbuf, "u%d", u.slice);
 		u.id = idbuf;
 	}
 	if (!gt_diloco_unit_ok(u.id))
-		die_usage("--unit", "1..63 characters of [A-Za-z0-9._-]", u.id);
+		cli_bad_value("--unit", "1..63 characters of [A-Za-z0-9._-]", u.id);
 	char cachebuf[4096];
 	if (!u.cache) {
 		const char *sl = u.state_path ? strrchr(u.state_path, '/') : NULL;
@@ -488,15 +465,14 @@ int main(int argc, char **argv)
 			u.cache = ".";
 		}
 	}
-	if (mkdir_p(u.cache)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, u.cache, strerror(errno));
-		return 1;
-	}
+	gt_error me;
+	if (gt_fs_mkdir_p(u.cache, &me))
+		cli_die("%s", me.text);
 	gt_train_conf_init(&u.tc);
 	int kind = !strcmp(optname, "adam") ? GT_OPTIM_ADAM : !strcmp(optname, "adamw") ?
 	           GT_OPTIM_ADAMW : !strcmp(optname, "sgd") ? GT_OPTIM_SGD : -1;
 	if (kind < 0)
-		die_usage("--optimizer", "adam, adamw or sgd", optname);
+		cli_bad_value("--optimizer", "adam, adamw or sgd", optname);
 	u.tc.optim = gt_optim_defaults(kind);
 	if (lr >= 0)
 		u.tc.optim.lr = (float)lr;
@@ -507,10 +483,8 @@ int main(int argc, char **argv)
 	gt_nn_set_threads((int)threads);
 	gt_store_opts_init(&u.so);
 	u.so.warn = warn_cb;
-	if (gt_delta_new_generation(&u.generation) != 0) {
-		fprintf(stderr, "%s: no random generation id\n", prog);
-		return 1;
-	}
+	if (gt_delta_new_generation(&u.generation) != 0)
+		cli_die("no random generation id");
 	/* a restarted unit draws other batches than the run before it: the
 	 * seed moves with the number of starts in its state file */
 	u.tc.seed = seed;
@@ -519,9 +493,7 @@ int main(int argc, char **argv)
 		if (f) {
 			unsigned char hdr[32];
 			if (fread(hdr, 1, 32, f) == 32 && !memcmp(hdr, "GTDUNIT1", 8)) {
-				uint64_t starts = 0;
-				for (int i = 0; i < 8; i++)
-					starts |= (uint64_t)hdr[24 + i] << (8 * i);
+				uint64_t starts = gt_le_get64(hdr + 24);
 				u.tc.seed = seed + starts * 0x9e3779b97f4a7c15ULL;
 			}
 			fclose(f);
@@ -549,9 +521,5 @@ int main(int argc, char **argv)
 	gt_model_free(u.model);
 	gt_diloco_ustate_release(&u.st);
 	free(u.delta);
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "%s: stdout: %s\n", prog, strerror(errno));
-		rc = 1;
-	}
-	return rc;
+	return cli_fshut(stdout, "stdout") ? 1 : rc;
 }

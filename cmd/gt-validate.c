@@ -4,6 +4,8 @@
 #include "record.h"
 #include "validate.h"
 
+#include "cli.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -13,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *prog = "gt-validate";
+const char *prog = "gt-validate";
 
 static void usage(FILE *f)
 {
@@ -32,27 +34,6 @@ static void usage(FILE *f)
 	        "  --progress       a count on stderr every 1000 records (default when it is a terminal)\n"
 	        "  -h, --help       this text;  --version  the version\n"
 	        "Exit status: 0 all records passed, 1 some were rejected or an error, 2 usage.\n");
-}
-
-static int parse_num(const char *s, long long lo, long long hi, int suffix, long long *out)
-{
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (end == s || errno)
-		return -1;
-	if (suffix && *end) {
-		int sh = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 :
-		         *end == 'G' || *end == 'g' ? 30 : -1;
-		if (sh < 0 || end[1] || v > (hi >> sh))
-			return -1;
-		v <<= sh;
-		end++;
-	}
-	if (*end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 /* text safe for JSON: bytes outside printable ASCII become '?' */
@@ -90,7 +71,7 @@ static void reject(run *R, const char *file, long line, const gt_record *r, cons
 	           *model = r ? r->model : NULL;
 	gt_vstats_reject(R->st, reason, worker, model);
 	if (!R->rejects) {
-		fprintf(stderr, "%s: %s:%ld: %s: %s\n", prog, file, line, reason, detail);
+		cli_warn("%s:%ld: %s: %s", file, line, reason, detail);
 		return;
 	}
 	json_t *o = json_pack("{so sI so so so ss so}", "file", ascii(file), "line", (json_int_t)line,
@@ -158,8 +139,7 @@ static int do_file(run *R, FILE *f, const char *name)
 			continue;
 		}
 		if (fwrite(line, 1, len, stdout) != len || putchar('\n') == EOF) {
-			fprintf(stderr, "%s: write error on stdout: %s\n", prog, strerror(errno));
-			exit(1);
+			cli_die_errno("write error on stdout");
 		}
 		if (has_id)
 			gt_seen_add(R->seen, id);
@@ -171,8 +151,7 @@ static int do_file(run *R, FILE *f, const char *name)
 				n += snprintf(buf + n, sizeof buf - n, "%s\n", gt_hash_hex(id, hx));
 			n += snprintf(buf + n, sizeof buf - n, "%s\n", gt_hash_hex(game, hx));
 			if (write(R->seen_fd, buf, (size_t)n) != n) { /* one write: atomic append */
-				fprintf(stderr, "%s: writing the seen file: %s\n", prog, strerror(errno));
-				exit(1);
+				cli_die_errno("writing the seen file");
 			}
 		}
 		gt_vstats_accept(R->st, &R->rec);
@@ -205,27 +184,19 @@ int main(int argc, char **argv)
 	R.seen_fd = -1;
 	const char *seen_name = NULL, *stats_name = NULL;
 	int stats = 0, c;
-	long long v;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case O_REJECTS: R.rejects_name = optarg; break;
 		case O_SEEN: seen_name = optarg; break;
 		case O_STATS: stats = 1; stats_name = optarg; break;
 		case O_MAXLINE:
-			if (parse_num(optarg, 1, 1LL << 40, 1, &v)) {
-				fprintf(stderr, "%s: --max-line: not a size in 1..1T: %s\n", prog, optarg);
-				return 2;
-			}
-			R.max_line = (size_t)v;
+			R.max_line = (size_t)cli_size("--max-line", optarg, 1, 1ULL << 40);
 			break;
 		case O_MINMOVES:
+			R.opts.min_moves = (int)cli_int("--min-moves", optarg, 0, GT_MAX_HIST);
+			break;
 		case O_MAXMOVES:
-			if (parse_num(optarg, 0, GT_MAX_HIST, 0, &v)) {
-				fprintf(stderr, "%s: --%s: not a number in 0..%d: %s\n", prog,
-				        c == O_MINMOVES ? "min-moves" : "max-moves", GT_MAX_HIST, optarg);
-				return 2;
-			}
-			*(c == O_MINMOVES ? &R.opts.min_moves : &R.opts.max_moves) = (int)v;
+			R.opts.max_moves = (int)cli_int("--max-moves", optarg, 0, GT_MAX_HIST);
 			break;
 		case O_UNSCORED: R.opts.allow_unscored = 1; break;
 		case O_PROGRESS: R.progress = 1; break;
@@ -234,15 +205,11 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (R.opts.min_moves > R.opts.max_moves) {
-		fprintf(stderr, "%s: --min-moves %d is more than --max-moves %d\n", prog, R.opts.min_moves,
-		        R.opts.max_moves);
-		return 2;
-	}
-	if (R.rejects_name && !(R.rejects = fopen(R.rejects_name, "w"))) {
-		fprintf(stderr, "%s: %s: %s\n", prog, R.rejects_name, strerror(errno));
-		return 1;
-	}
+	if (R.opts.min_moves > R.opts.max_moves)
+		cli_usage_die("--min-moves %d is more than --max-moves %d", R.opts.min_moves,
+		              R.opts.max_moves);
+	if (R.rejects_name && !(R.rejects = fopen(R.rejects_name, "w")))
+		cli_die_errno("%s", R.rejects_name);
 	R.seen = gt_seen_new();
 	if (seen_name) {
 		FILE *f = fopen(seen_name, "r");
@@ -250,59 +217,40 @@ int main(int argc, char **argv)
 		if (f) {
 			int rc = gt_seen_load(R.seen, f, &e);
 			fclose(f);
-			if (rc) {
-				fprintf(stderr, "%s: %s:%ld: %s\n", prog, seen_name, e.line, e.text);
-				return 1;
-			}
+			if (rc)
+				cli_die("%s:%ld: %s", seen_name, e.line, e.text);
 		} else if (errno != ENOENT) {
-			fprintf(stderr, "%s: %s: %s\n", prog, seen_name, strerror(errno));
-			return 1;
+			cli_die_errno("%s", seen_name);
 		}
-		if ((R.seen_fd = open(seen_name, O_WRONLY | O_APPEND | O_CREAT, 0644)) < 0) {
-			fprintf(stderr, "%s: %s: %s\n", prog, seen_name, strerror(errno));
-			return 1;
-		}
+		if ((R.seen_fd = open(seen_name, O_WRONLY | O_APPEND | O_CREAT, 0644)) < 0)
+			cli_die_errno("%s", seen_name);
 	}
 	R.st = gt_vstats_new();
 	if (isatty(STDERR_FILENO))
 		R.progress = 1;
 	gt_record_init(&R.rec);
-	if (optind == argc) {
-		do_file(&R, stdin, "-");
-	} else {
-		for (int i = optind; i < argc; i++) {
-			int std = !strcmp(argv[i], "-");
-			FILE *f = std ? stdin : fopen(argv[i], "rb");
-			if (!f) {
-				fprintf(stderr, "%s: %s: %s\n", prog, argv[i], strerror(errno));
-				R.failed = 1;
-				continue;
-			}
-			do_file(&R, f, argv[i]);
-			if (!std)
-				fclose(f);
-		}
-	}
+	cli_files in;
+	cli_files_init(&in, argc - optind, argv + optind);
+	for (FILE *f; (f = cli_files_next(&in));)
+		do_file(&R, f, in.name);
+	R.failed |= in.failed;
 	gt_record_release(&R.rec);
 	if (R.progress && R.nread >= 1000)
 		fputc('\n', stderr);
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "%s: write error on stdout: %s\n", prog, strerror(errno));
-		R.failed = 1;
-	}
+	R.failed |= cli_fshut(stdout, "stdout");
 	if (R.rejects && fclose(R.rejects)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, R.rejects_name, strerror(errno));
+		cli_warn_errno("%s", R.rejects_name);
 		R.failed = 1;
 	}
 	if (R.seen_fd >= 0 && close(R.seen_fd)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, seen_name, strerror(errno));
+		cli_warn_errno("%s", seen_name);
 		R.failed = 1;
 	}
 	if (stats) {
 		char *s = gt_vstats_json(R.st);
 		FILE *f = stats_name ? fopen(stats_name, "w") : stderr;
 		if (!f || fprintf(f, "%s\n", s) < 0 || (stats_name && fclose(f))) {
-			fprintf(stderr, "%s: %s: %s\n", prog, stats_name ? stats_name : "stderr", strerror(errno));
+			cli_warn_errno("%s", stats_name ? stats_name : "stderr");
 			R.failed = 1;
 		}
 		free(s);

@@ -3,6 +3,7 @@
  */
 #include "board.h"
 #include "gt.h"
+#include "rng.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -53,20 +54,12 @@ static uint8_t nbr_cnt[GT_MAX_N + 1][GT_MAX_PTS];
 static uint64_t zobrist[3][GT_MAX_PTS];
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
-static uint64_t splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static void tables_init(void)
 {
 	uint64_t s = 0x67742d7a6f627269ULL; /* "gt-zobri" */
 	for (int c = 0; c < 3; c++)
 		for (int p = 0; p < GT_MAX_PTS; p++)
-			zobrist[c][p] = c ? splitmix64(&s) : 0;
+			zobrist[c][p] = c ? gt_splitmix64(&s) : 0;
 	for (int n = 2; n <= GT_MAX_N; n++)
 		for (int p = 0; p < n * n; p++) {
 			int x = p % n, y = p / n, k = 0;

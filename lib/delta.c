@@ -1,9 +1,10 @@
 /* delta.c: DiLoCo pseudo-gradients, their codecs and wire format. */
 #include "delta.h"
+#include "fs.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,28 +23,6 @@ enum {
 	UNIT_FIELD = 64,
 };
 _Static_assert(OFF_UNIT + UNIT_FIELD == GT_DELTA_HEADER_BYTES, "header layout");
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
-}
 
 static uint32_t fbits(float f)
 {
@@ -135,7 +114,7 @@ int gt_delta_params_sha256(const float *theta, size_t n, uint8_t out[32])
 	for (size_t i = 0; ok && i < n; ) {
 		size_t k = 0;
 		for (; i < n && k < sizeof buf; i++, k += 4)
-			put32(buf + k, fbits(theta[i]));
+			gt_le_putf(buf + k, theta[i]);
 		ok = EVP_DigestUpdate(ctx, buf, k);
 	}
 	ok = ok && EVP_DigestFinal_ex(ctx, out, &len) && len == 32;
@@ -182,7 +161,7 @@ static void enc_block(const float *x, size_t k, int levels, uint8_t *out, float 
 		float a = fabsf(x[i]);
 		scale = a > scale ? a : scale;
 	}
-	put32(out, fbits(scale));
+	gt_le_putf(out, scale);
 	out += 4;
 	if (levels == 7)
 		memset(out, 0, (k + 1) / 2);
@@ -216,7 +195,7 @@ int gt_delta_encode(int codec, const float *x, size_t n, uint8_t *out, size_t ca
 	switch (codec) {
 	case GT_DELTA_FP32:
 		for (size_t i = 0; i < n; i++)
-			put32(out + 4 * i, fbits(x[i]));
+			gt_le_putf(out + 4 * i, x[i]);
 		if (dec && dec != x)
 			memcpy(dec, x, n * sizeof *x);
 		return 0;
@@ -260,7 +239,7 @@ int gt_delta_decode(int codec, const uint8_t *in, size_t len, size_t n, float *o
 	case GT_DELTA_FP32:
 	case GT_DELTA_BF16:
 		for (size_t i = 0; i < n; i++) {
-			out[i] = codec == GT_DELTA_FP32 ? bitsf(get32(in + 4 * i))
+			out[i] = codec == GT_DELTA_FP32 ? gt_le_getf(in + 4 * i)
 				: from_bf16((uint16_t)(in[2 * i] | in[2 * i + 1] << 8));
 			if (!isfinite(out[i]))
 				return gt_error_set(e, GT_EFORMAT, -1,
@@ -273,7 +252,7 @@ int gt_delta_decode(int codec, const uint8_t *in, size_t len, size_t n, float *o
 		const uint8_t *p = in;
 		for (size_t b = 0; b < n; b += GT_DELTA_BLOCK) {
 			size_t k = n - b < GT_DELTA_BLOCK ? n - b : GT_DELTA_BLOCK;
-			float scale = bitsf(get32(p));
+			float scale = gt_le_getf(p);
 			if (!isfinite(scale) || scale < 0)
 				return gt_error_set(e, GT_EFORMAT, -1, (long)(p - in),
 					"block %zu: bad scale", b / GT_DELTA_BLOCK);
@@ -375,7 +354,7 @@ static int checksum(int sum, const uint8_t *p, size_t n, uint8_t *out)
 {
 	if (sum == GT_DELTA_SHA256)
 		return sha256(p, n, out);
-	put32(out, (uint32_t)crc32_z(0, p, n));
+	gt_le_put32(out, (uint32_t)crc32_z(0, p, n));
 	return 0;
 }
 
@@ -399,17 +378,17 @@ int gt_delta_pack(const gt_delta_hdr *h, const float *delta, gt_delta_ef *ef,
 	pay = gt_delta_payload_bytes(h->codec, h->nparams);
 	memset(out, 0, GT_DELTA_HEADER_BYTES);
 	memcpy(out + OFF_MAGIC, GT_DELTA_MAGIC, 8);
-	put32(out + OFF_FORMAT, GT_DELTA_FORMAT);
+	gt_le_put32(out + OFF_FORMAT, GT_DELTA_FORMAT);
 	out[OFF_CODEC] = (uint8_t)h->codec;
 	out[OFF_SUM] = (uint8_t)h->sum;
-	put64(out + OFF_VERSION, h->base_version);
+	gt_le_put64(out + OFF_VERSION, h->base_version);
 	memcpy(out + OFF_SHA, h->base_sha256, 32);
-	put64(out + OFF_GEN, h->generation);
-	put64(out + OFF_SEQ, h->seq);
-	put64(out + OFF_STEPS, h->inner_steps);
-	put64(out + OFF_SAMPLES, h->samples);
-	put64(out + OFF_NPARAMS, h->nparams);
-	put64(out + OFF_PAYLOAD, pay);
+	gt_le_put64(out + OFF_GEN, h->generation);
+	gt_le_put64(out + OFF_SEQ, h->seq);
+	gt_le_put64(out + OFF_STEPS, h->inner_steps);
+	gt_le_put64(out + OFF_SAMPLES, h->samples);
+	gt_le_put64(out + OFF_NPARAMS, h->nparams);
+	gt_le_put64(out + OFF_PAYLOAD, pay);
 	memcpy(out + OFF_UNIT, h->unit, ulen);
 	if (ef)
 		rc = gt_delta_ef_encode(ef, delta, out + GT_DELTA_HEADER_BYTES, pay, NULL);
@@ -436,7 +415,7 @@ int gt_delta_read_header(const uint8_t *buf, size_t len, gt_delta_hdr *h,
 			"truncated header (%zu of %d bytes)", len, GT_DELTA_HEADER_BYTES);
 	if (memcmp(buf + OFF_MAGIC, GT_DELTA_MAGIC, 8) != 0)
 		return gt_error_set(e, GT_EFORMAT, -1, OFF_MAGIC, "not a gt delta (bad magic)");
-	fmt = get32(buf + OFF_FORMAT);
+	fmt = gt_le_get32(buf + OFF_FORMAT);
 	if (fmt > GT_DELTA_FORMAT)
 		return gt_error_set(e, GT_EUNSUPPORTED, -1, OFF_FORMAT,
 			"format version %u is newer than %d", fmt, GT_DELTA_FORMAT);
@@ -451,18 +430,18 @@ int gt_delta_read_header(const uint8_t *buf, size_t len, gt_delta_hdr *h,
 		return gt_error_set(e, GT_EFORMAT, -1, OFF_SUM, "unknown checksum kind %d", h->sum);
 	if (buf[OFF_RESERVED] || buf[OFF_RESERVED + 1])
 		return gt_error_set(e, GT_EFORMAT, -1, OFF_RESERVED, "reserved bytes not zero");
-	h->base_version = get64(buf + OFF_VERSION);
+	h->base_version = gt_le_get64(buf + OFF_VERSION);
 	memcpy(h->base_sha256, buf + OFF_SHA, 32);
-	h->generation = get64(buf + OFF_GEN);
-	h->seq = get64(buf + OFF_SEQ);
-	h->inner_steps = get64(buf + OFF_STEPS);
-	h->samples = get64(buf + OFF_SAMPLES);
-	h->nparams = get64(buf + OFF_NPARAMS);
+	h->generation = gt_le_get64(buf + OFF_GEN);
+	h->seq = gt_le_get64(buf + OFF_SEQ);
+	h->inner_steps = gt_le_get64(buf + OFF_STEPS);
+	h->samples = gt_le_get64(buf + OFF_SAMPLES);
+	h->nparams = gt_le_get64(buf + OFF_NPARAMS);
 	if (h->nparams == 0 || h->nparams > GT_DELTA_MAX_PARAMS)
 		return gt_error_set(e, GT_EFORMAT, -1, OFF_NPARAMS,
 			"parameter count %llu out of range 1..%llu",
 			(unsigned long long)h->nparams, (unsigned long long)GT_DELTA_MAX_PARAMS);
-	pay = get64(buf + OFF_PAYLOAD);
+	pay = gt_le_get64(buf + OFF_PAYLOAD);
 	if (pay != gt_delta_payload_bytes(h->codec, h->nparams))
 		return gt_error_set(e, GT_EFORMAT, -1, OFF_PAYLOAD,
 			"payload of %llu bytes does not match %llu %s values",
@@ -510,42 +489,13 @@ int gt_delta_unpack(const uint8_t *buf, size_t len, gt_delta_hdr *h, float *out,
 	return rc;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int read_all(int fd, uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t r = read(fd, p, n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		p += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
 int gt_delta_save(const char *path, const gt_delta_hdr *h, const float *delta,
 		gt_delta_ef *ef, gt_error *e)
 {
 	uint64_t total = gt_delta_packed_bytes(h);
 	uint8_t *buf;
-	char *tmp;
 	size_t len = 0;
-	int fd, rc, err = 0;
+	int rc;
 	if (!total)
 		return gt_error_set(e, GT_EINVAL, -1, -1, "bad codec, checksum kind or parameter count");
 	buf = gt_xmalloc(total);
@@ -554,38 +504,10 @@ int gt_delta_save(const char *path, const gt_delta_hdr *h, const float *delta,
 		free(buf);
 		return rc;
 	}
-	tmp = gt_xmalloc(strlen(path) + 16);
-	sprintf(tmp, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = errno;
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(err));
-	} else if (write_all(fd, buf, len) || fsync(fd)) {
-		err = errno;
-		close(fd);
-		unlink(tmp);
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(err));
-	} else if (close(fd) || rename(tmp, path)) {
-		err = errno;
-		unlink(tmp);
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(err));
-	} else {
-		char *dir;
-		strcpy(tmp, path);
-		dir = dirname(tmp);
-		fd = open(dir, O_RDONLY | O_DIRECTORY);
-		if (fd >= 0) {
-			if (fsync(fd)) {
-				err = errno;
-				rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", dir, strerror(err));
-			}
-			close(fd);
-		}
-	}
-	free(tmp);
+	rc = gt_fs_write_atomic(path, buf, len, e);
+	int err = errno;
 	free(buf);
-	if (rc == GT_EIO)
-		errno = err;
+	errno = err;
 	return rc;
 }
 
@@ -604,7 +526,7 @@ int gt_delta_load(const char *path, gt_delta_hdr *h, float **delta, gt_error *e)
 		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	if (st.st_size < GT_DELTA_HEADER_BYTES || read_all(fd, head, sizeof head)) {
+	if (st.st_size < GT_DELTA_HEADER_BYTES || gt_fs_read_all(fd, head, sizeof head)) {
 		rc = gt_error_set(e, GT_EFORMAT, -1, (long)st.st_size, "%s: truncated header", path);
 		goto out;
 	}
@@ -620,7 +542,7 @@ int gt_delta_load(const char *path, gt_delta_hdr *h, float **delta, gt_error *e)
 	}
 	buf = gt_xmalloc(total);
 	memcpy(buf, head, sizeof head);
-	if (read_all(fd, buf + sizeof head, total - sizeof head)) {
+	if (gt_fs_read_all(fd, buf + sizeof head, total - sizeof head)) {
 		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: short read", path);
 		goto out;
 	}

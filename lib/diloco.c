@@ -1,6 +1,8 @@
 /* diloco.c: store layout, pointer, lease and unit state of Decoupled
  * DiLoCo (diloco.h). */
 #include "diloco.h"
+#include "fs.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,13 +16,6 @@
 #include <sys/time.h>
 #include <unistd.h>
 #include <zlib.h>
-
-static double now_s(void)
-{
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	return tv.tv_sec + tv.tv_usec / 1e6;
-}
 
 char *gt_diloco_url(const char *store, const char *fmt, ...)
 {
@@ -233,7 +228,7 @@ int gt_diloco_lease_take(const gt_store_opts *o, const char *store, const char *
 	int rc = lease_read(o, store, &who, &exp, e);
 	if (rc)
 		return rc;
-	double t = now_s();
+	double t = gt_wall();
 	if (who && strcmp(who, owner) && exp > t) {
 		rc = gt_error_set(e, GT_EINVAL, -1, -1, "lease held by %s for %.1f s more", who,
 		                  exp - t);
@@ -286,41 +281,6 @@ void gt_diloco_ustate_release(gt_diloco_ustate *s)
 	memset(s, 0, sizeof *s);
 }
 
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < 8; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
-
-static void putf(uint8_t *p, const float *x, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		uint32_t u;
-		memcpy(&u, &x[i], 4);
-		p[4 * i] = (uint8_t)u;
-		p[4 * i + 1] = (uint8_t)(u >> 8);
-		p[4 * i + 2] = (uint8_t)(u >> 16);
-		p[4 * i + 3] = (uint8_t)(u >> 24);
-	}
-}
-
-static void getf(const uint8_t *p, float *x, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		uint32_t u = (uint32_t)p[4 * i] | (uint32_t)p[4 * i + 1] << 8 |
-		             (uint32_t)p[4 * i + 2] << 16 | (uint32_t)p[4 * i + 3] << 24;
-		memcpy(&x[i], &u, 4);
-	}
-}
-
 #define USTATE_HDR 56
 
 static size_t ustate_bytes(size_t n, int with_v)
@@ -333,52 +293,26 @@ int gt_diloco_ustate_save(const gt_diloco_ustate *s, const char *path, gt_error 
 	size_t len = ustate_bytes(s->n, s->v != NULL);
 	uint8_t *buf = gt_xmalloc(len);
 	memcpy(buf, USTATE_MAGIC, 8);
-	put64(buf + 8, s->n);
-	put64(buf + 16, (uint64_t)s->step);
-	put64(buf + 24, s->starts);
-	put64(buf + 32, s->deltas);
-	put64(buf + 40, s->samples);
-	put64(buf + 48, s->v != NULL);
+	gt_le_put64(buf + 8, s->n);
+	gt_le_put64(buf + 16, (uint64_t)s->step);
+	gt_le_put64(buf + 24, s->starts);
+	gt_le_put64(buf + 32, s->deltas);
+	gt_le_put64(buf + 40, s->samples);
+	gt_le_put64(buf + 48, s->v != NULL);
 	uint8_t *p = buf + USTATE_HDR;
-	putf(p, s->m, s->n);
+	gt_le_putf_n(p, s->m, s->n);
 	p += 4 * s->n;
 	if (s->v) {
-		putf(p, s->v, s->n);
+		gt_le_putf_n(p, s->v, s->n);
 		p += 4 * s->n;
 	}
-	putf(p, s->r, s->n);
+	gt_le_putf_n(p, s->r, s->n);
 	p += 4 * s->n;
 	uint32_t c = (uint32_t)crc32_z(0, buf, (size_t)(p - buf));
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(c >> (8 * i));
-	size_t plen = strlen(path);
-	char *tmp = gt_xmalloc(plen + 16);
-	snprintf(tmp, plen + 16, "%s.tmp%ld", path, (long)getpid());
-	int rc = 0;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(errno));
-	} else {
-		size_t off = 0;
-		while (off < len) {
-			ssize_t w = write(fd, buf + off, len - off);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				break;
-			off += (size_t)w;
-		}
-		if (off < len || fsync(fd)) {
-			rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(errno));
-			close(fd);
-		} else if (close(fd) || rename(tmp, path)) {
-			rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
-		}
-		if (rc)
-			unlink(tmp);
-	}
-	free(tmp);
+	gt_le_put32(p, c);
+	int rc = gt_fs_write_atomic(path, buf, len, e), err = errno;
 	free(buf);
+	errno = err;
 	return rc;
 }
 
@@ -398,33 +332,30 @@ int gt_diloco_ustate_load(gt_diloco_ustate *s, const char *path, gt_error *e)
 		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: read error", path);
 	else if (got < USTATE_HDR || memcmp(buf, USTATE_MAGIC, 8))
 		rc = gt_error_set(e, GT_EFORMAT, -1, 0, "%s: not a unit state file", path);
-	else if (get64(buf + 8) != s->n || get64(buf + 48) != (s->v != NULL))
+	else if (gt_le_get64(buf + 8) != s->n || gt_le_get64(buf + 48) != (s->v != NULL))
 		rc = gt_error_set(e, GT_EINVAL, -1, -1,
 		                  "%s: state of %" PRIu64 " parameters%s, not %zu%s", path,
-		                  get64(buf + 8), get64(buf + 48) ? " (adam)" : "", s->n,
+		                  gt_le_get64(buf + 8), gt_le_get64(buf + 48) ? " (adam)" : "", s->n,
 		                  s->v ? " (adam)" : "");
 	else if (got != len)
 		rc = gt_error_set(e, GT_EFORMAT, -1, (long)got, "%s: wrong size", path);
 	else {
-		uint32_t c = 0;
-		for (int i = 0; i < 4; i++)
-			c |= (uint32_t)buf[len - 4 + i] << (8 * i);
-		if (c != (uint32_t)crc32_z(0, buf, len - 4))
+		if (gt_le_get32(buf + len - 4) != (uint32_t)crc32_z(0, buf, len - 4))
 			rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: crc mismatch", path);
 	}
 	if (!rc) {
-		s->step = (int64_t)get64(buf + 16);
-		s->starts = get64(buf + 24);
-		s->deltas = get64(buf + 32);
-		s->samples = get64(buf + 40);
+		s->step = (int64_t)gt_le_get64(buf + 16);
+		s->starts = gt_le_get64(buf + 24);
+		s->deltas = gt_le_get64(buf + 32);
+		s->samples = gt_le_get64(buf + 40);
 		const uint8_t *p = buf + USTATE_HDR;
-		getf(p, s->m, s->n);
+		gt_le_getf_n(p, s->m, s->n);
 		p += 4 * s->n;
 		if (s->v) {
-			getf(p, s->v, s->n);
+			gt_le_getf_n(p, s->v, s->n);
 			p += 4 * s->n;
 		}
-		getf(p, s->r, s->n);
+		gt_le_getf_n(p, s->r, s->n);
 	}
 	free(buf);
 	return rc;

@@ -1,5 +1,6 @@
 /* gtpclient.c: an external GTP engine as a child process (gtpclient.h). */
 #include "gtpclient.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -24,13 +25,6 @@ struct gt_gtpc {
 	char *in;        /* bytes read but not consumed */
 	size_t inlen, incap;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 int gt_gtpc_open(gt_gtpc **out, const char *command, gt_error *err)
 {
@@ -79,7 +73,7 @@ int gt_gtpc_pid(const gt_gtpc *c)
 /* Reap the engine if it has exited (waiting up to wait_s); 1 if reaped. */
 static int reap(gt_gtpc *c, double wait_s)
 {
-	double end = now() + wait_s;
+	double end = gt_now() + wait_s;
 	if (!c->pid)
 		return 1;
 	for (;;) {
@@ -88,7 +82,7 @@ static int reap(gt_gtpc *c, double wait_s)
 			c->pid = 0;
 			return 1;
 		}
-		if (now() >= end)
+		if (gt_now() >= end)
 			return 0;
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
@@ -148,7 +142,7 @@ static int read_line(gt_gtpc *c, char **line, double deadline, gt_error *err)
 		}
 		int ms = -1;
 		if (deadline > 0) {
-			double left = deadline - now();
+			double left = deadline - gt_now();
 			if (left <= 0) {
 				c->broken = 1;
 				return gt_error_set(err, GT_EIO, -1, -1, "no response within %g s", c->timeout);
@@ -212,7 +206,7 @@ int gt_gtpc_cmd(gt_gtpc *c, char *resp, size_t size, gt_error *err, const char *
 	if ((rc = send_all(c, line, (size_t)n, err)) < 0)
 		return rc;
 
-	double deadline = c->timeout > 0 ? now() + c->timeout : 0;
+	double deadline = c->timeout > 0 ? gt_now() + c->timeout : 0;
 	char *l = NULL;
 	/* skip empty lines before the response */
 	do {

@@ -1,6 +1,8 @@
 /* model.c: network files (see model.h and man5 gt-model for the layout). */
 #include "model.h"
 #include "feat.h"
+#include "fs.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -108,28 +110,6 @@ int gt_model_check(const gt_model *m, gt_error *e)
 
 /* ---- little-endian header fields ---- */
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return get32(p) | (uint64_t)get32(p + 4) << 32;
-}
-
 /* floats to/from little-endian bytes in place (a no-op on x86) */
 static void float_le(float *f, size_t n)
 {
@@ -156,14 +136,14 @@ static void header_pack(const gt_model *m, uint8_t *h)
 	                  (uint32_t)(a->max_n * a->max_n + 1), (uint32_t)(a->max_n * a->max_n)};
 	memset(h, 0, GT_MODEL_HEADER_BYTES);
 	memcpy(h, GT_MODEL_MAGIC, 4);
-	put32(h + 4, GT_MODEL_VERSION);
+	gt_le_put32(h + 4, GT_MODEL_VERSION);
 	for (int i = 0; i < 11; i++)
-		put32(h + 8 + 4 * i, f[i]);
-	put64(h + 52, m->meta.steps);
-	put64(h + 60, m->meta.rows);
+		gt_le_put32(h + 8 + 4 * i, f[i]);
+	gt_le_put64(h + 52, m->meta.steps);
+	gt_le_put64(h + 60, m->meta.rows);
 	memcpy(h + 68, m->meta.parent, 32);
 	memcpy(h + 100, m->meta.series, GT_MODEL_SERIES_MAX);
-	put64(h + 164, m->nparams);
+	gt_le_put64(h + 164, m->nparams);
 }
 
 static int model_write_at(const char *path, const gt_model *m, gt_error *e);
@@ -205,18 +185,11 @@ int gt_model_write(const char *path, const gt_model *m, gt_error *e)
 
 static int model_write_at(const char *path, const gt_model *m, gt_error *e)
 {
-	int r;
-	size_t plen = strlen(path);
-	char *tmp = gt_xmalloc(plen + 16);
-	snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		r = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
-		free(tmp);
+	gt_fs_atomic a;
+	int r = gt_fs_atomic_begin(&a, path, e);
+	if (r)
 		return r;
-	}
-	fchmod(fd, 0644);
-	int fd2 = dup(fd);
+	int fd2 = dup(a.fd);
 	gzFile gz = fd2 >= 0 ? gzdopen(fd2, "wb1") : NULL;
 	uint8_t h[GT_MODEL_HEADER_BYTES];
 	header_pack(m, h);
@@ -236,22 +209,13 @@ static int model_write_at(const char *path, const gt_model *m, gt_error *e)
 	} else if (fd2 >= 0) {
 		close(fd2);
 	}
-	if (ok && fsync(fd) != 0)
-		ok = 0;
-	int saved = errno;
-	if (close(fd) != 0)
-		ok = 0;
-	if (ok && rename(tmp, path) != 0) {
-		saved = errno;
-		ok = 0;
-	}
 	if (!ok) {
-		unlink(tmp);
-		r = gt_error_set(e, GT_EIO, -1, -1, "%s: write failed: %s", path,
-		                 saved ? strerror(saved) : "gzip error");
+		int saved = errno;
+		gt_fs_atomic_abort(&a);
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: write failed: %s", path,
+		                    saved ? strerror(saved) : "gzip error");
 	}
-	free(tmp);
-	return ok ? 0 : r;
+	return gt_fs_atomic_commit(&a, e);
 }
 
 /* zlib's message without the "path: " it prefixes */
@@ -298,16 +262,16 @@ int gt_model_read(const char *path, gt_model **out, gt_error *e)
 		r = fmt_err(e, path, got, "truncated header");
 		goto fail;
 	}
-	if (get32(h + 4) != GT_MODEL_VERSION) {
+	if (gt_le_get32(h + 4) != GT_MODEL_VERSION) {
 		char msg[80];
-		snprintf(msg, sizeof msg, "unsupported format version %u", get32(h + 4));
+		snprintf(msg, sizeof msg, "unsupported format version %u", gt_le_get32(h + 4));
 		r = fmt_err(e, path, 4, msg);
 		goto fail;
 	}
 	gt_arch a;
 	uint32_t f[11];
 	for (int i = 0; i < 11; i++) {
-		f[i] = get32(h + 8 + 4 * i);
+		f[i] = gt_le_get32(h + 8 + 4 * i);
 		if (f[i] > INT_MAX) {
 			r = fmt_err(e, path, 8 + 4 * i, "header field out of range");
 			goto fail;
@@ -336,7 +300,7 @@ int gt_model_read(const char *path, gt_model **out, gt_error *e)
 		r = fmt_err(e, path, 8, "architecture too large");
 		goto fail;
 	}
-	if (get64(h + 164) != np) {
+	if (gt_le_get64(h + 164) != np) {
 		r = fmt_err(e, path, 164, "parameter count disagrees with the architecture");
 		goto fail;
 	}
@@ -347,8 +311,8 @@ int gt_model_read(const char *path, gt_model **out, gt_error *e)
 	m = gt_xcalloc(1, sizeof *m);
 	m->arch = a;
 	m->nparams = np;
-	m->meta.steps = get64(h + 52);
-	m->meta.rows = get64(h + 60);
+	m->meta.steps = gt_le_get64(h + 52);
+	m->meta.rows = gt_le_get64(h + 60);
 	memcpy(m->meta.parent, h + 68, 32);
 	memcpy(m->meta.series, h + 100, GT_MODEL_SERIES_MAX);
 	/* read the parameters, growing the buffer only as data arrives, so a
@@ -494,7 +458,5 @@ int gt_model_sha256_file(const char *path, uint8_t digest[32], gt_error *e)
 
 char *gt_sha256_hex(const uint8_t digest[32], char *hex)
 {
-	for (int i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", digest[i]);
-	return hex;
+	return gt_hex(hex, digest, 32);
 }

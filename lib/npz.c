@@ -1,5 +1,6 @@
 /* npz.c: .npz (zip of NPY v1.0 arrays) writer and reader; see npz.h. */
 #include "npz.h"
+#include "util.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -38,28 +39,6 @@ const char *gt_dtype_descr(gt_dtype t)
 		if (dtypes[i].t == t)
 			return dtypes[i].descr;
 	return "?";
-}
-
-static void put16(unsigned char *p, unsigned v)
-{
-	p[0] = v & 0xff;
-	p[1] = (v >> 8) & 0xff;
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (v >> (8 * i)) & 0xff;
-}
-
-static unsigned get16(const unsigned char *p)
-{
-	return p[0] | (unsigned)p[1] << 8;
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 /* ---- writing ---- */
@@ -141,7 +120,7 @@ static size_t npy_header(char *buf, gt_dtype t, int ndim, const int64_t *shape)
 	total = (total + 63) / 64 * 64;
 	size_t hlen = total - 10;
 	memcpy(buf, "\x93NUMPY\x01\x00", 8);
-	put16((unsigned char *)buf + 8, (unsigned)hlen);
+	gt_le_put16((unsigned char *)buf + 8, (unsigned)hlen);
 	memcpy(buf + 10, dict, k);
 	memset(buf + 10 + k, ' ', hlen - k - 1);
 	buf[total - 1] = '\n';
@@ -224,17 +203,17 @@ int gt_npz_add(gt_npz_writer *w, const char *name, gt_dtype t, int ndim,
 		return gt_error_set(e, GT_EINVAL, -1, -1, "%s: the zip would pass 4 GiB", name);
 	}
 	unsigned char lh[30];
-	put32(lh, SIG_LOCAL);
-	put16(lh + 4, 20);
-	put16(lh + 6, 0);
-	put16(lh + 8, 8);
-	put16(lh + 10, 0);
-	put16(lh + 12, ZIP_DOSDATE);
-	put32(lh + 14, (uint32_t)crc);
-	put32(lh + 18, (uint32_t)csize);
-	put32(lh + 22, (uint32_t)usize);
-	put16(lh + 26, (unsigned)nl);
-	put16(lh + 28, 0);
+	gt_le_put32(lh, SIG_LOCAL);
+	gt_le_put16(lh + 4, 20);
+	gt_le_put16(lh + 6, 0);
+	gt_le_put16(lh + 8, 8);
+	gt_le_put16(lh + 10, 0);
+	gt_le_put16(lh + 12, ZIP_DOSDATE);
+	gt_le_put32(lh + 14, (uint32_t)crc);
+	gt_le_put32(lh + 18, (uint32_t)csize);
+	gt_le_put32(lh + 22, (uint32_t)usize);
+	gt_le_put16(lh + 26, (unsigned)nl);
+	gt_le_put16(lh + 28, 0);
 	zentry z = {gt_xstrdup(fname), (uint32_t)crc, (uint32_t)csize, (uint32_t)usize,
 	            (uint32_t)w->off};
 	int rc = wr(w, lh, 30, e);
@@ -264,23 +243,23 @@ int gt_npz_finish(gt_npz_writer *w, unsigned char sha256[32], uint64_t *bytes, g
 		zentry *z = &w->ent[i];
 		unsigned char ch[46];
 		size_t nl = strlen(z->name);
-		put32(ch, SIG_CENTRAL);
-		put16(ch + 4, 20);
-		put16(ch + 6, 20);
-		put16(ch + 8, 0);
-		put16(ch + 10, 8);
-		put16(ch + 12, 0);
-		put16(ch + 14, ZIP_DOSDATE);
-		put32(ch + 16, z->crc);
-		put32(ch + 20, z->csize);
-		put32(ch + 24, z->usize);
-		put16(ch + 28, (unsigned)nl);
-		put16(ch + 30, 0);
-		put16(ch + 32, 0);
-		put16(ch + 34, 0);
-		put16(ch + 36, 0);
-		put32(ch + 38, 0);
-		put32(ch + 42, z->offset);
+		gt_le_put32(ch, SIG_CENTRAL);
+		gt_le_put16(ch + 4, 20);
+		gt_le_put16(ch + 6, 20);
+		gt_le_put16(ch + 8, 0);
+		gt_le_put16(ch + 10, 8);
+		gt_le_put16(ch + 12, 0);
+		gt_le_put16(ch + 14, ZIP_DOSDATE);
+		gt_le_put32(ch + 16, z->crc);
+		gt_le_put32(ch + 20, z->csize);
+		gt_le_put32(ch + 24, z->usize);
+		gt_le_put16(ch + 28, (unsigned)nl);
+		gt_le_put16(ch + 30, 0);
+		gt_le_put16(ch + 32, 0);
+		gt_le_put16(ch + 34, 0);
+		gt_le_put16(ch + 36, 0);
+		gt_le_put32(ch + 38, 0);
+		gt_le_put32(ch + 42, z->offset);
 		int rc = wr(w, ch, 46, e);
 		if (!rc)
 			rc = wr(w, z->name, nl, e);
@@ -290,14 +269,14 @@ int gt_npz_finish(gt_npz_writer *w, unsigned char sha256[32], uint64_t *bytes, g
 	if (w->off > ZIP_LIMIT - 22 || w->nent > 0xffff)
 		return gt_error_set(e, GT_EINVAL, -1, -1, "zip too large");
 	unsigned char end[22];
-	put32(end, SIG_END);
-	put16(end + 4, 0);
-	put16(end + 6, 0);
-	put16(end + 8, (unsigned)w->nent);
-	put16(end + 10, (unsigned)w->nent);
-	put32(end + 12, (uint32_t)(w->off - cd));
-	put32(end + 16, (uint32_t)cd);
-	put16(end + 20, 0);
+	gt_le_put32(end, SIG_END);
+	gt_le_put16(end + 4, 0);
+	gt_le_put16(end + 6, 0);
+	gt_le_put16(end + 8, (unsigned)w->nent);
+	gt_le_put16(end + 10, (unsigned)w->nent);
+	gt_le_put32(end + 12, (uint32_t)(w->off - cd));
+	gt_le_put32(end + 16, (uint32_t)cd);
+	gt_le_put16(end + 20, 0);
 	int rc = wr(w, end, 22, e);
 	if (rc)
 		return rc;
@@ -490,10 +469,10 @@ static int read_npy_header(gt_npz *z, rentry *r, gt_error *e)
 		                    z->path, r->a.name);
 	uint32_t hlen, pre;
 	if (head[6] == 1) {
-		hlen = get16(head + 8);
+		hlen = gt_le_get16(head + 8);
 		pre = 10;
 	} else if ((head[6] == 2 || head[6] == 3) && got >= 12) {
-		hlen = get32(head + 8);
+		hlen = gt_le_get32(head + 8);
 		pre = 12;
 	} else {
 		return gt_error_set(e, GT_EUNSUPPORTED, -1, (long)r->data_off,
@@ -531,16 +510,16 @@ static int parse_zip(gt_npz *z, gt_error *e)
 		return bad(e, z, 0, "too short for a zip file");
 	uint64_t lo = size > 22 + 65535 ? size - 22 - 65535 : 0;
 	for (uint64_t p = size - 22 + 1; p-- > lo;)
-		if (get32(b + p) == SIG_END && p + 22 + get16(b + p + 20) == size) {
+		if (gt_le_get32(b + p) == SIG_END && p + 22 + gt_le_get16(b + p + 20) == size) {
 			eocd = p;
 			break;
 		}
 	if (eocd == UINT64_MAX)
 		return bad(e, z, (long)size, "no zip end record (truncated?)");
 	const unsigned char *d = b + eocd;
-	unsigned nent = get16(d + 10);
-	uint32_t cdsize = get32(d + 12), cdoff = get32(d + 16);
-	if (get16(d + 4) || get16(d + 6) || get16(d + 8) != nent)
+	unsigned nent = gt_le_get16(d + 10);
+	uint32_t cdsize = gt_le_get32(d + 12), cdoff = gt_le_get32(d + 16);
+	if (gt_le_get16(d + 4) || gt_le_get16(d + 6) || gt_le_get16(d + 8) != nent)
 		return gt_error_set(e, GT_EUNSUPPORTED, -1, (long)eocd, "%s: multi-disk zip", z->path);
 	if (nent == 0xffff || cdoff == 0xffffffffu || cdsize == 0xffffffffu)
 		return gt_error_set(e, GT_EUNSUPPORTED, -1, (long)eocd, "%s: ZIP64", z->path);
@@ -549,16 +528,16 @@ static int parse_zip(gt_npz *z, gt_error *e)
 	z->ent = gt_xcalloc(nent ? nent : 1, sizeof *z->ent);
 	uint64_t p = cdoff, cdend = (uint64_t)cdoff + cdsize;
 	for (unsigned i = 0; i < nent; i++) {
-		if (p + 46 > cdend || get32(b + p) != SIG_CENTRAL)
+		if (p + 46 > cdend || gt_le_get32(b + p) != SIG_CENTRAL)
 			return bad(e, z, (long)p, "bad central directory entry");
 		const unsigned char *c = b + p;
-		unsigned flags = get16(c + 8), method = get16(c + 10);
-		unsigned nl = get16(c + 28), xl = get16(c + 30), cl = get16(c + 32);
+		unsigned flags = gt_le_get16(c + 8), method = gt_le_get16(c + 10);
+		unsigned nl = gt_le_get16(c + 28), xl = gt_le_get16(c + 30), cl = gt_le_get16(c + 32);
 		rentry *r = &z->ent[i];
-		r->crc = get32(c + 16);
-		r->csize = get32(c + 20);
-		r->usize = get32(c + 24);
-		uint32_t loff = get32(c + 42);
+		r->crc = gt_le_get32(c + 16);
+		r->csize = gt_le_get32(c + 20);
+		r->usize = gt_le_get32(c + 24);
+		uint32_t loff = gt_le_get32(c + 42);
 		if (p + 46 + nl + xl + cl > cdend)
 			return bad(e, z, (long)p, "central directory entry out of the directory");
 		if (flags & 0x41)
@@ -577,9 +556,9 @@ static int parse_zip(gt_npz *z, gt_error *e)
 		for (unsigned j = 0; j < i; j++)
 			if (strcmp(z->ent[j].a.name, r->a.name) == 0)
 				return bad(e, z, (long)p, "duplicate entry name");
-		if ((uint64_t)loff + 30 > cdoff || get32(b + loff) != SIG_LOCAL)
+		if ((uint64_t)loff + 30 > cdoff || gt_le_get32(b + loff) != SIG_LOCAL)
 			return bad(e, z, (long)loff, "bad local header");
-		uint64_t doff = (uint64_t)loff + 30 + get16(b + loff + 26) + get16(b + loff + 28);
+		uint64_t doff = (uint64_t)loff + 30 + gt_le_get16(b + loff + 26) + gt_le_get16(b + loff + 28);
 		if (doff + r->csize > cdoff)
 			return bad(e, z, (long)loff, "entry data out of the file");
 		if (method == 0 && r->csize != r->usize)

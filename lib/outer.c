@@ -1,10 +1,11 @@
 /* outer.c: the Decoupled DiLoCo outer optimizer: admission, weighted
  * averaging, Nesterov step, ledger, atomic save and load. */
 #include "outer.h"
+#include "fs.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -283,51 +284,6 @@ int gt_outer_step_scaled(gt_outer *o, double scale, gt_error *e)
  * ENTRY_BYTES (u64 version, base_version, generation, seq, samples,
  * f64 weight, unit[64] NUL-padded), then sha256 of everything before. */
 
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void putd(uint8_t *p, double d)
-{
-	uint64_t u;
-	memcpy(&u, &d, 8);
-	put64(p, u);
-}
-
-static double getd(const uint8_t *p)
-{
-	uint64_t u = get64(p);
-	double d;
-	memcpy(&d, &u, 8);
-	return d;
-}
-
-static void putf(uint8_t *p, float f)
-{
-	uint32_t u;
-	memcpy(&u, &f, 4);
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(u >> (8 * i));
-}
-
-static float getf(const uint8_t *p)
-{
-	uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-	float f;
-	memcpy(&f, &u, 4);
-	return f;
-}
-
 static uint64_t nsha(const gt_outer *o)
 {
 	uint64_t k = 0;
@@ -336,112 +292,51 @@ static uint64_t nsha(const gt_outer *o)
 	return k;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int gt_outer_save(const gt_outer *o, const char *path, gt_error *e)
 {
 	uint64_t k = nsha(o);
 	size_t size = OUTER_HEADER + 8 * o->n + k * 40 + o->nledger * ENTRY_BYTES + 32;
 	uint8_t *b = gt_xcalloc(1, size), *p = b;
-	char *tmp = gt_xmalloc(strlen(path) + 16), *dir;
-	int fd, rc = 0, err;
 	unsigned dl = 0;
 
 	memcpy(p, OUTER_MAGIC, 8);
-	put64(p + 8, OUTER_FORMAT | (uint64_t)o->cfg.s_max << 32);
-	put64(p + 16, o->version);
-	put64(p + 24, o->n);
-	putd(p + 32, o->cfg.lr);
-	putd(p + 40, o->cfg.momentum);
-	putd(p + 48, o->cfg.stale_decay);
-	put64(p + 56, o->nledger);
-	put64(p + 64, k);
+	gt_le_put64(p + 8, OUTER_FORMAT | (uint64_t)o->cfg.s_max << 32);
+	gt_le_put64(p + 16, o->version);
+	gt_le_put64(p + 24, o->n);
+	gt_le_putd(p + 32, o->cfg.lr);
+	gt_le_putd(p + 40, o->cfg.momentum);
+	gt_le_putd(p + 48, o->cfg.stale_decay);
+	gt_le_put64(p + 56, o->nledger);
+	gt_le_put64(p + 64, k);
 	p += OUTER_HEADER;
 	for (size_t i = 0; i < o->n; i++, p += 4)
-		putf(p, o->theta[i]);
+		gt_le_putf(p, o->theta[i]);
 	for (size_t i = 0; i < o->n; i++, p += 4)
-		putf(p, o->m[i]);
+		gt_le_putf(p, o->m[i]);
 	for (uint64_t v = o->version + 1 - k; v <= o->version; v++, p += 40) {
 		size_t slot = v % ((uint64_t)o->cfg.s_max + 1);
-		put64(p, v);
+		gt_le_put64(p, v);
 		memcpy(p + 8, o->sha[slot], 32);
 	}
 	for (size_t i = 0; i < o->nledger; i++, p += ENTRY_BYTES) {
 		const gt_outer_entry *x = &o->ledger[i];
-		put64(p, x->version);
-		put64(p + 8, x->base_version);
-		put64(p + 16, x->generation);
-		put64(p + 24, x->seq);
-		put64(p + 32, x->samples);
-		putd(p + 40, x->weight);
+		gt_le_put64(p, x->version);
+		gt_le_put64(p + 8, x->base_version);
+		gt_le_put64(p + 16, x->generation);
+		gt_le_put64(p + 24, x->seq);
+		gt_le_put64(p + 32, x->samples);
+		gt_le_putd(p + 40, x->weight);
 		memcpy(p + 48, x->unit, strnlen(x->unit, GT_DELTA_UNIT_MAX));
 	}
 	if (!EVP_Digest(b, size - 32, p, &dl, EVP_sha256(), NULL) || dl != 32) {
 		free(b);
-		free(tmp);
 		return gt_error_set(e, GT_EIO, -1, -1, "sha256 failed");
 	}
 
-	sprintf(tmp, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = errno;
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(err));
-		goto out;
-	}
-	if (write_all(fd, b, size) || fsync(fd)) {
-		err = errno;
-		close(fd);
-		unlink(tmp);
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(err));
-		goto out;
-	}
-	if (close(fd) || rename(tmp, path)) {
-		err = errno;
-		unlink(tmp);
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(err));
-		goto out;
-	}
-	strcpy(tmp, path);
-	dir = dirname(tmp);
-	fd = open(dir, O_RDONLY | O_DIRECTORY);
-	if (fd >= 0) {
-		if (fsync(fd))
-			err = errno, rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", dir, strerror(err));
-		close(fd);
-	}
-out:
+	int rc = gt_fs_write_atomic(path, b, size, e), err = errno;
 	free(b);
-	free(tmp);
-	if (rc)
-		errno = err;
+	errno = err;
 	return rc;
-}
-
-static int read_all(int fd, uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t r = read(fd, p, n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		p += r;
-		n -= (size_t)r;
-	}
-	return 0;
 }
 
 int gt_outer_load(gt_outer **out, const char *path, gt_error *e)
@@ -459,7 +354,7 @@ int gt_outer_load(gt_outer **out, const char *path, gt_error *e)
 		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	if (st.st_size < OUTER_HEADER || read_all(fd, h, sizeof h)) {
+	if (st.st_size < OUTER_HEADER || gt_fs_read_all(fd, h, sizeof h)) {
 		rc = gt_error_set(e, GT_EFORMAT, -1, 0, "%s: truncated header", path);
 		goto out;
 	}
@@ -467,22 +362,22 @@ int gt_outer_load(gt_outer **out, const char *path, gt_error *e)
 		rc = gt_error_set(e, GT_EFORMAT, -1, 0, "%s: not an outer state (bad magic)", path);
 		goto out;
 	}
-	fmt = get64(h + 8);
+	fmt = gt_le_get64(h + 8);
 	cfg.s_max = (int)(fmt >> 32 & 0x7fffffff);
 	fmt &= 0xffffffff;
-	v = get64(h + 16);
-	n = get64(h + 24);
-	cfg.lr = getd(h + 32);
-	cfg.momentum = getd(h + 40);
-	cfg.stale_decay = getd(h + 48);
-	nl = get64(h + 56);
-	k = get64(h + 64);
+	v = gt_le_get64(h + 16);
+	n = gt_le_get64(h + 24);
+	cfg.lr = gt_le_getd(h + 32);
+	cfg.momentum = gt_le_getd(h + 40);
+	cfg.stale_decay = gt_le_getd(h + 48);
+	nl = gt_le_get64(h + 56);
+	k = gt_le_get64(h + 64);
 	if (fmt > OUTER_FORMAT) {
 		rc = gt_error_set(e, GT_EUNSUPPORTED, -1, 8, "%s: format %llu is newer than %d",
 			path, (unsigned long long)fmt, OUTER_FORMAT);
 		goto out;
 	}
-	if (fmt != OUTER_FORMAT || (get64(h + 8) >> 63) || !cfg_ok(&cfg) || n == 0
+	if (fmt != OUTER_FORMAT || (gt_le_get64(h + 8) >> 63) || !cfg_ok(&cfg) || n == 0
 			|| n > GT_DELTA_MAX_PARAMS || nl > LEDGER_MAX || k == 0
 			|| k > (uint64_t)cfg.s_max + 1 || k > v + 1) {
 		rc = gt_error_set(e, GT_EFORMAT, -1, 8, "%s: bad header", path);
@@ -497,7 +392,7 @@ int gt_outer_load(gt_outer **out, const char *path, gt_error *e)
 	}
 	b = gt_xmalloc(size);
 	memcpy(b, h, OUTER_HEADER);
-	if (read_all(fd, b + OUTER_HEADER, size - OUTER_HEADER)) {
+	if (gt_fs_read_all(fd, b + OUTER_HEADER, size - OUTER_HEADER)) {
 		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: short read", path);
 		goto out;
 	}
@@ -513,16 +408,16 @@ int gt_outer_load(gt_outer **out, const char *path, gt_error *e)
 	o->version = v;
 	p = b + OUTER_HEADER;
 	for (size_t i = 0; i < n; i++, p += 4)
-		o->theta[i] = getf(p);
+		o->theta[i] = gt_le_getf(p);
 	for (size_t i = 0; i < n; i++, p += 4)
-		o->m[i] = getf(p);
+		o->m[i] = gt_le_getf(p);
 	for (size_t i = 0; i < n; i++)
 		if (!isfinite(o->theta[i]) || !isfinite(o->m[i])) {
 			rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: value %zu not finite", path, i);
 			goto out;
 		}
 	for (uint64_t j = 0; j < k; j++, p += 40) {
-		uint64_t sv = get64(p);
+		uint64_t sv = gt_le_get64(p);
 		size_t slot = sv % ((uint64_t)cfg.s_max + 1);
 		if (sv != v + 1 - k + j) {
 			rc = gt_error_set(e, GT_EFORMAT, -1, (long)(p - b), "%s: bad version list", path);
@@ -534,12 +429,12 @@ int gt_outer_load(gt_outer **out, const char *path, gt_error *e)
 	for (uint64_t j = 0; j < nl; j++, p += ENTRY_BYTES) {
 		gt_outer_entry x;
 		memset(&x, 0, sizeof x);
-		x.version = get64(p);
-		x.base_version = get64(p + 8);
-		x.generation = get64(p + 16);
-		x.seq = get64(p + 24);
-		x.samples = get64(p + 32);
-		x.weight = getd(p + 40);
+		x.version = gt_le_get64(p);
+		x.base_version = gt_le_get64(p + 8);
+		x.generation = gt_le_get64(p + 16);
+		x.seq = gt_le_get64(p + 24);
+		x.samples = gt_le_get64(p + 32);
+		x.weight = gt_le_getd(p + 40);
 		memcpy(x.unit, p + 48, GT_DELTA_UNIT_MAX);
 		if (p[48 + GT_DELTA_UNIT_MAX] || x.version > v || x.version == 0) {
 			rc = gt_error_set(e, GT_EFORMAT, -1, (long)(p - b), "%s: bad ledger entry %llu",

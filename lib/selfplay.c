@@ -3,6 +3,7 @@
 #include "selfplay.h"
 #include "evcache.h"
 #include "neteval.h"
+#include "fs.h"
 
 #include <errno.h>
 #include <math.h>
@@ -600,41 +601,12 @@ int gt_selfplay_sgf_write(const char *dir, const gt_record *r, gt_error *e)
 	char *text = gt_sgf_write_str(&g, &len);
 	gt_sgf_game_release(&g);
 	size_t dl = strlen(dir);
-	char *path = gt_xmalloc(dl + 80), *tmp = gt_xmalloc(dl + 90);
+	char *path = gt_xmalloc(dl + 80);
 	snprintf(path, dl + 80, "%s/%s.sgf", dir, id);
-	snprintf(tmp, dl + 90, "%s/.%s.sgf.XXXXXX", dir, id);
-	int fd = mkstemp(tmp);
-	err = 0;
-	if (fd < 0) {
-		err = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", dir, strerror(errno));
-	} else {
-		size_t off = 0;
-		while (off < len) {
-			ssize_t w = write(fd, text + off, len - off);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				break;
-			off += (size_t)w;
-		}
-		int bad = off < len || fsync(fd) != 0;
-		int saved = errno;
-		if (close(fd) != 0 && !bad) {
-			bad = 1;
-			saved = errno;
-		}
-		if (!bad && rename(tmp, path) != 0) {
-			bad = 1;
-			saved = errno;
-		}
-		if (bad) {
-			unlink(tmp);
-			errno = saved;
-			err = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(saved));
-		}
-	}
+	err = gt_fs_write_atomic(path, text, len, e);
+	int saved = errno;
 	free(text);
 	free(path);
-	free(tmp);
+	errno = saved;
 	return err;
 }

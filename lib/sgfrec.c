@@ -1,5 +1,6 @@
 /* sgfrec.c: SGF games to game records and back (see sgfrec.h). */
 #include "sgfrec.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -268,7 +269,6 @@ int gt_sgfrec_game_id(const char *buf, size_t len, int index, char *out)
 	EVP_MD_CTX_free(ctx);
 	if (!ok)
 		return GT_ENOMEM;
-	for (int i = 0; i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	gt_hex(out, md, 32);
 	return 0;
 }

@@ -3,6 +3,9 @@
 #include "shard.h"
 #include "npz.h"
 #include "sym.h"
+#include "fs.h"
+#include "rng.h"
+#include "util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -25,20 +28,12 @@
 #endif
 #endif
 
-/* ---- random numbers: splitmix64 (Steele, Lea, Flood 2014) ---- */
-
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
+/* ---- random numbers: gt_splitmix64 (lib/rng.h) ---- */
 
 /* uniform in 0..n-1 (Lemire's multiply-shift; bias below n / 2^64) */
 static uint64_t rng_below(uint64_t *s, uint64_t n)
 {
-	return (uint64_t)(((unsigned __int128)rng_next(s) * n) >> 64);
+	return (uint64_t)(((unsigned __int128)gt_splitmix64(s) * n) >> 64);
 }
 
 /* ---- encoders ---- */
@@ -194,45 +189,12 @@ struct gt_shard_writer {
 	uint64_t shard_serial;
 };
 
-static int mkdir_p(const char *d, gt_error *e)
-{
-	if (mkdir(d, 0777) == 0 || errno == EEXIST) {
-		struct stat sb;
-		if (stat(d, &sb) == 0 && S_ISDIR(sb.st_mode))
-			return 0;
-		return gt_error_set(e, GT_EIO, -1, -1, "%s: not a directory", d);
-	}
-	return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", d, strerror(errno));
-}
-
 static char *path_join(const char *a, const char *b)
 {
 	size_t n = strlen(a) + strlen(b) + 2;
 	char *s = gt_xmalloc(n);
 	snprintf(s, n, "%s/%s", a, b);
 	return s;
-}
-
-/* remove ".games_NNNNN.npz.tmp.PID" and ".current.tmp.PID" files whose PID is gone */
-static void remove_stale(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		const char *t = strstr(de->d_name, ".tmp.");
-		if (de->d_name[0] != '.' || !t)
-			continue;
-		char *end;
-		long pid = strtol(t + 5, &end, 10);
-		if (*end || pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) {
-			char *p = path_join(dir, de->d_name);
-			unlink(p);
-			free(p);
-		}
-	}
-	closedir(d);
 }
 
 gt_shard_writer *gt_shard_writer_new(const char *outdir, const gt_shard_opts *o, gt_error *e)
@@ -252,12 +214,13 @@ gt_shard_writer *gt_shard_writer_new(const char *outdir, const gt_shard_opts *o,
 	char run[16];
 	snprintf(run, sizeof run, "run_%03d", o->run);
 	char *rundir = path_join(outdir, run);
-	if (mkdir_p(outdir, e) || mkdir_p(rundir, e)) {
+	if (gt_fs_mkdir_p(outdir, e) || gt_fs_mkdir_p(rundir, e)) {
 		free(rundir);
 		return NULL;
 	}
-	remove_stale(outdir);
-	remove_stale(rundir);
+	/* ".games_NNNNN.npz.tmp.PID" and ".current.tmp.PID" of dead writers */
+	gt_fs_remove_stale(outdir);
+	gt_fs_remove_stale(rundir);
 	gt_shard_writer *w = gt_xcalloc(1, sizeof *w);
 	w->out = gt_xstrdup(outdir);
 	w->rundir = rundir;
@@ -431,16 +394,6 @@ static int cmp_long(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
-		return -1;
-	int rc = fsync(fd);
-	close(fd);
-	return rc;
-}
-
 static int next_index(const char *rundir)
 {
 	DIR *d = opendir(rundir);
@@ -504,7 +457,7 @@ static int point_current(const char *out, const char *target)
 	int rc = symlink(target, tp) == 0 && rename(tp, cp) == 0 ? 0 : -1;
 	if (rc)
 		unlink(tp);
-	fsync_dir(out);
+	gt_fs_sync_dir(out);
 	free(tp);
 	free(cp);
 	return rc;
@@ -596,12 +549,11 @@ static int write_shard(gt_shard_writer *w, rows *rb, long nrows, gt_error *e)
 			goto out;
 		}
 	}
-	fsync_dir(w->rundir);
+	gt_fs_sync_dir(w->rundir);
 
 	char rel[96], hex[65], when[32];
 	snprintf(rel, sizeof rel, "run_%03d/%s", w->o.run, name);
-	for (int i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", sha[i]);
+	gt_hex(hex, sha, 32);
 	time_t now = time(NULL);
 	struct tm tm;
 	gmtime_r(&now, &tm);
@@ -707,8 +659,7 @@ static long window_take(gt_shard_window *w, const char *out, const mentry *m, lo
 	unsigned char sha[32];
 	char hex[65];
 	gt_npz_sha256(z, sha);
-	for (int i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", sha[i]);
+	gt_hex(hex, sha, 32);
 	if (strcmp(hex, m->sha) != 0) {
 		snprintf(why, whylen, "%s: sha256 differs from the manifest", m->file);
 		gt_npz_close(z);

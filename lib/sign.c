@@ -1,5 +1,6 @@
 /* sign.c: Ed25519 signatures of pointer files through OpenSSL. */
 #include "sign.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -52,11 +53,8 @@ int gt_sign(const char *keyfile, const void *msg, size_t n, char sig[GT_SIGN_HEX
 		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: signing failed", keyfile);
 	EVP_MD_CTX_free(c);
 	EVP_PKEY_free(k);
-	if (!rc) {
-		for (int i = 0; i < 64; i++)
-			sprintf(sig + 2 * i, "%02x", s[i]);
-		sig[128] = 0;
-	}
+	if (!rc)
+		gt_hex(sig, s, 64);
 	return rc;
 }
 

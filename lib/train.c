@@ -2,6 +2,8 @@
 #include "train.h"
 #include "rng.h"
 #include "sym.h"
+#include "fs.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,13 +36,6 @@ struct gt_trainer {
 	int cap, n, C, G;
 	float *planes, *glob, *pol, *val, *score, *own, *omask, *wt;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 void gt_train_conf_init(gt_train_conf *c)
 {
@@ -237,7 +232,7 @@ int gt_train_step(gt_trainer *t, gt_shard_window *w, gt_train_step_info *info, g
 		return rc;
 	gt_train_step_info si;
 	memset(&si, 0, sizeof si);
-	double t0 = now();
+	double t0 = gt_now();
 	int B = t->c.batch, n = buffers(t, w, B);
 	gt_shard_window_info wi;
 	gt_shard_window_get_info(w, &wi);
@@ -247,7 +242,7 @@ int gt_train_step(gt_trainer *t, gt_shard_window *w, gt_train_step_info *info, g
 		int k = (int)gt_rng_below(&t->rng, GT_NSYM);
 		gt_shard_window_get(w, row, k, &b, i);
 	}
-	double t1 = now();
+	double t1 = gt_now();
 	gt_nn_out out;
 	gt_nn_zero_grad(t->nn);
 	rc = gt_nn_forward(t->nn, B, n, t->planes, t->glob, 1, &out);
@@ -274,7 +269,7 @@ int gt_train_step(gt_trainer *t, gt_shard_window *w, gt_train_step_info *info, g
 		t->k.bad++;
 		t->k.bad_run++;
 	}
-	double t2 = now();
+	double t2 = gt_now();
 	si.sample_s = t1 - t0;
 	si.step_s = t2 - t1;
 	if (info)
@@ -364,10 +359,16 @@ gt_model *gt_train_model(gt_trainer *t, const gt_model *parent, const uint8_t pa
 
 /* ---- the state file ---- */
 
-static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
-static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+/* The state file is in the host's byte order: header fields by memcpy, the
+ * parameter and moment vectors as raw float32 (gt_train_save writes them
+ * straight from memory). gt-train(1) calls it little-endian because every
+ * host gt runs on is; a big-endian host would write, and read back, its own
+ * order. Kept so, not switched to lib/util.h's gt_le_*: state files written
+ * before must still load byte for byte. */
+static void put32_host(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put64_host(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+static uint32_t get32_host(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint64_t get64_host(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
 /* the fields of a state file's header */
 typedef struct state_head {
@@ -386,65 +387,56 @@ static void head_pack(const state_head *s, uint8_t h[STATE_HEADER])
 {
 	memset(h, 0, STATE_HEADER);
 	memcpy(h, GT_TRAIN_STATE_MAGIC, 8);
-	put32(h + 8, STATE_VERSION);
-	put32(h + 12, STATE_HEADER);
+	put32_host(h + 8, STATE_VERSION);
+	put32_host(h + 12, STATE_HEADER);
 	memcpy(h + 16, s->start, 32);
 	for (int i = 0; i < 9; i++)
-		put32(h + 48 + 4 * i, (uint32_t)s->arch[i]);
-	put32(h + 84, (uint32_t)s->kind);
-	put32(h + 88, (uint32_t)s->batch);
-	put64(h + 92, s->seed);
-	put64(h + 100, (uint64_t)s->k.step);
-	put64(h + 108, (uint64_t)s->k.good);
-	put64(h + 116, (uint64_t)s->k.bad);
-	put64(h + 124, (uint64_t)s->k.bad_run);
-	put64(h + 132, (uint64_t)s->k.samples);
+		put32_host(h + 48 + 4 * i, (uint32_t)s->arch[i]);
+	put32_host(h + 84, (uint32_t)s->kind);
+	put32_host(h + 88, (uint32_t)s->batch);
+	put64_host(h + 92, s->seed);
+	put64_host(h + 100, (uint64_t)s->k.step);
+	put64_host(h + 108, (uint64_t)s->k.good);
+	put64_host(h + 116, (uint64_t)s->k.bad);
+	put64_host(h + 124, (uint64_t)s->k.bad_run);
+	put64_host(h + 132, (uint64_t)s->k.samples);
 	for (int i = 0; i < 4; i++)
-		put64(h + 140 + 8 * i, s->rng.s[i]);
-	put64(h + 172, (uint64_t)s->ostep);
-	put64(h + 180, s->nparams);
-	put32(h + 188, s->nvec);
+		put64_host(h + 140 + 8 * i, s->rng.s[i]);
+	put64_host(h + 172, (uint64_t)s->ostep);
+	put64_host(h + 180, s->nparams);
+	put32_host(h + 188, s->nvec);
 }
 
 static int head_unpack(const uint8_t h[STATE_HEADER], state_head *s)
 {
-	if (memcmp(h, GT_TRAIN_STATE_MAGIC, 8) || get32(h + 8) != STATE_VERSION ||
-	    get32(h + 12) != STATE_HEADER)
+	if (memcmp(h, GT_TRAIN_STATE_MAGIC, 8) || get32_host(h + 8) != STATE_VERSION ||
+	    get32_host(h + 12) != STATE_HEADER)
 		return -1;
 	memcpy(s->start, h + 16, 32);
 	for (int i = 0; i < 9; i++)
-		s->arch[i] = (int32_t)get32(h + 48 + 4 * i);
-	s->kind = (int32_t)get32(h + 84);
-	s->batch = (int32_t)get32(h + 88);
-	s->seed = get64(h + 92);
-	s->k.step = (int64_t)get64(h + 100);
-	s->k.good = (int64_t)get64(h + 108);
-	s->k.bad = (int64_t)get64(h + 116);
-	s->k.bad_run = (int64_t)get64(h + 124);
-	s->k.samples = (int64_t)get64(h + 132);
+		s->arch[i] = (int32_t)get32_host(h + 48 + 4 * i);
+	s->kind = (int32_t)get32_host(h + 84);
+	s->batch = (int32_t)get32_host(h + 88);
+	s->seed = get64_host(h + 92);
+	s->k.step = (int64_t)get64_host(h + 100);
+	s->k.good = (int64_t)get64_host(h + 108);
+	s->k.bad = (int64_t)get64_host(h + 116);
+	s->k.bad_run = (int64_t)get64_host(h + 124);
+	s->k.samples = (int64_t)get64_host(h + 132);
 	for (int i = 0; i < 4; i++)
-		s->rng.s[i] = get64(h + 140 + 8 * i);
-	s->ostep = (int64_t)get64(h + 172);
-	s->nparams = get64(h + 180);
-	s->nvec = get32(h + 188);
+		s->rng.s[i] = get64_host(h + 140 + 8 * i);
+	s->ostep = (int64_t)get64_host(h + 172);
+	s->nparams = get64_host(h + 180);
+	s->nvec = get32_host(h + 188);
 	return 0;
 }
 
-static int write_all(int fd, const void *p, size_t n, uLong *crc)
+static int write_crc(int fd, const void *p, size_t n, uLong *crc)
 {
 	const uint8_t *b = p;
 	for (size_t off = 0; off < n; off += 1u << 30)
 		*crc = crc32(*crc, b + off, (uInt)(n - off < (1u << 30) ? n - off : (1u << 30)));
-	while (n > 0) {
-		ssize_t w = write(fd, b, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
+	return gt_fs_write_all(fd, p, n);
 }
 
 int gt_train_save(const gt_trainer *t, const char *path, gt_error *e)
@@ -467,42 +459,25 @@ int gt_train_save(const gt_trainer *t, const char *path, gt_error *e)
 	uint8_t h[STATE_HEADER];
 	head_pack(&s, h);
 
-	size_t plen = strlen(path);
-	char *tmp = gt_xmalloc(plen + 16);
-	snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		int rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(errno));
-		free(tmp);
+	gt_fs_atomic a;
+	int rc = gt_fs_atomic_begin(&a, path, e);
+	if (rc)
 		return rc;
-	}
-	fchmod(fd, 0644);
 	uLong crc = crc32(0, NULL, 0);
 	const float *vec[3] = {gt_nn_params(t->nn), m, v};
-	int ok = write_all(fd, h, sizeof h, &crc) == 0;
+	int ok = write_crc(a.fd, h, sizeof h, &crc) == 0;
 	for (uint32_t i = 0; ok && i < s.nvec; i++)
-		ok = write_all(fd, vec[i], np * sizeof(float), &crc) == 0;
+		ok = write_crc(a.fd, vec[i], np * sizeof(float), &crc) == 0;
 	uint8_t tail[4];
-	put32(tail, (uint32_t)crc);
+	put32_host(tail, (uint32_t)crc);
 	uLong dummy = 0;
-	ok = ok && write_all(fd, tail, 4, &dummy) == 0;
-	ok = ok && fsync(fd) == 0;
-	int saved = errno;
-	if (close(fd) != 0 && ok) {
-		saved = errno;
-		ok = 0;
-	}
-	if (ok && rename(tmp, path) != 0) {
-		saved = errno;
-		ok = 0;
-	}
-	int rc = 0;
+	ok = ok && write_crc(a.fd, tail, 4, &dummy) == 0;
 	if (!ok) {
-		unlink(tmp);
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: write failed: %s", path, strerror(saved));
+		int saved = errno;
+		gt_fs_atomic_abort(&a);
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: write failed: %s", path, strerror(saved));
 	}
-	free(tmp);
-	return rc;
+	return gt_fs_atomic_commit(&a, e);
 }
 
 static int read_all(FILE *f, void *p, size_t n, uLong *crc)
@@ -581,7 +556,7 @@ int gt_train_load(gt_trainer *t, const char *path, gt_error *e)
 	free(buf);
 	uint8_t tail[5];
 	size_t got = fread(tail, 1, 5, f);
-	if (got != 4 || get32(tail) != (uint32_t)crc) {
+	if (got != 4 || get32_host(tail) != (uint32_t)crc) {
 		rc = gt_error_set(e, GT_EFORMAT, -1, (long)(STATE_HEADER + total), "%s: %s", path,
 		                  got < 4 ? "truncated" : got > 4 ? "trailing bytes" : "CRC mismatch");
 		goto out;

@@ -1,5 +1,6 @@
 /* validate.c: the checks of gt-validate(1) (see validate.h). */
 #include "validate.h"
+#include "util.h"
 #include "board.h"
 
 #include <errno.h>
@@ -382,13 +383,7 @@ int gt_seen_load(gt_seen *s, FILE *f, gt_error *e)
 
 char *gt_hash_hex(const uint8_t h[16], char *out)
 {
-	static const char hx[] = "0123456789abcdef";
-	for (int i = 0; i < 16; i++) {
-		out[2 * i] = hx[h[i] >> 4];
-		out[2 * i + 1] = hx[h[i] & 15];
-	}
-	out[32] = 0;
-	return out;
+	return gt_hex(out, h, 16);
 }
 
 static void sha16(const void *p, size_t n, uint8_t out[16])
@@ -419,9 +414,9 @@ void gt_record_hashes(const gt_record *r, uint8_t id[16], int *has_id, uint8_t g
 	o = 5;
 	k[o++] = (uint8_t)r->board_size;
 	k[o++] = (uint8_t)r->symmetry;
-	for (int i = 0; i < 8; i++)
-		k[o++] = (uint8_t)(r->seed >> (8 * i));
-#define PUT16(x) do { int v_ = (x); k[o++] = (uint8_t)(v_ & 255); k[o++] = (uint8_t)((v_ >> 8) & 255); } while (0)
+	gt_le_put64(k + o, r->seed);
+	o += 8;
+#define PUT16(x) do { gt_le_put16(k + o, (uint16_t)(x)); o += 2; } while (0)
 	for (int c = 1; c <= 2; c++) {
 		PUT16(r->nsetup[c]);
 		for (int i = 0; i < r->nsetup[c]; i++)

@@ -8,10 +8,7 @@
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 command -v gt-elo >/dev/null || skip_all "gt-elo not built"
 
-gt-elo -h >"$T/out" 2>&1
-ok $? "-h exits 0"
-grep -q -- --sprt "$T/out"
-ok $? "-h lists the options"
+check_help gt-elo --sprt
 gt-elo --version >/dev/null 2>&1
 ok $? "--version exits 0"
 gt-elo --bogus none none >/dev/null 2>&1

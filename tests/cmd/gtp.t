@@ -7,10 +7,7 @@
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 command -v gt-gtp >/dev/null || skip_all "gt-gtp not built"
 
-gt-gtp -h >"$T/out" 2>&1
-ok $? "-h exits 0"
-grep -q -- --model "$T/out"
-ok $? "-h lists the options"
+check_help gt-gtp --model
 gt-gtp --version >"$T/out" 2>&1
 ok $? "--version exits 0"
 gt-gtp --bogus </dev/null >/dev/null 2>&1

@@ -9,12 +9,16 @@ command -v gt-selfplay >/dev/null || skip_all "gt-selfplay not built"
 command -v gt-model >/dev/null || skip_all "gt-model not built"
 command -v gt-validate >/dev/null || skip_all "gt-validate not built"
 
+records_valid() { # records_valid FILE N: FILE holds N records that gt-validate accepts
+	is "$(wc -l <"$1" | tr -d ' ')" "$2" "$2 records"
+	gt-validate <"$1" >"$T/valid" 2>"$T/verr"
+	ok $? "gt-validate accepts all $2"
+}
+
 gt-selfplay --model none --games 1000 --visits 8 --cheap-visits 4 --seed 11 --threads 2 \
 	--worker test >"$T/none" 2>"$T/err"
 ok $? "1000 games of --model none"
-is "$(wc -l <"$T/none" | tr -d ' ')" 1000 "1000 records"
-gt-validate <"$T/none" >"$T/valid" 2>"$T/verr"
-ok $? "gt-validate accepts all 1000"
+records_valid "$T/none" 1000
 cmp -s "$T/none" "$T/valid"
 ok $? "and passes them through unchanged"
 
@@ -23,9 +27,7 @@ ok $? "a random b1c8 network"
 net="--model $T/b1c8-s0-d0.bin.gz --visits 8 --cheap-visits 4 --seed 12 --worker test"
 gt-selfplay $net --games 100 --threads 2 --parallel-games 8 >"$T/net" 2>"$T/err"
 ok $? "100 games of the network"
-is "$(wc -l <"$T/net" | tr -d ' ')" 100 "100 records"
-gt-validate <"$T/net" >"$T/valid" 2>"$T/verr"
-ok $? "gt-validate accepts all 100"
+records_valid "$T/net" 100
 grep -q '"model":"b1c8-s0-d0"' "$T/net"
 ok $? "the records name the model"
 

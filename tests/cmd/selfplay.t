@@ -1,15 +1,13 @@
 #!/bin/sh
-# gt-selfplay: usage errors; 200 small 9x9 games (8 visits full, 4 cheap)
-# from --model none that parse, replay legally (gt-validate when built) and
+# gt-selfplay: usage errors; --games 010 is ten (numbers are base 10); 200
+# small 9x9 games (8 visits full, 4 cheap) from --model none that parse,
+# replay legally (gt-validate when built) and
 # are byte-identical for one seed whatever the threads; other board sizes;
 # a stop by SIGTERM writes complete records only; a write error is exit 1.
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 command -v gt-selfplay >/dev/null || skip_all "gt-selfplay not built"
 
-gt-selfplay -h >"$T/out" 2>&1
-ok $? "-h exits 0"
-grep -q -- --parallel-games "$T/out"
-ok $? "-h lists the options"
+check_help gt-selfplay --parallel-games
 gt-selfplay --version >"$T/out" 2>&1
 ok $? "--version exits 0"
 gt-selfplay --bogus >/dev/null 2>"$T/err"
@@ -28,6 +26,15 @@ gt-selfplay --model none --full-prob 1.5 >/dev/null 2>"$T/err"
 is $? 2 "--full-prob 1.5: exit 2"
 gt-selfplay --model none --games 2x >/dev/null 2>"$T/err"
 is $? 2 "--games 2x: exit 2"
+gt-selfplay --model none --games 0x2 >/dev/null 2>"$T/err"
+is $? 2 "--games 0x2: exit 2 (numbers are decimal)"
+grep -q "^gt-selfplay: --games: want 1\.\..*, got '0x2'" "$T/err"
+ok $? "and says what it wants"
+# base 10 always: a leading zero is not octal (010 was 8 before)
+gt-selfplay --model none --games 010 --visits 2 --cheap-visits 1 --board-size 5 --seed 3 \
+	>"$T/ten" 2>"$T/err"
+ok $? "--games 010 runs"
+is "$(wc -l <"$T/ten" | tr -d ' ')" 10 "--games 010 writes 10 records"
 gt-selfplay --model "$T/missing.bin.gz" >"$T/out" 2>"$T/err"
 is $? 1 "a model file that cannot be used: exit 1"
 test ! -s "$T/out"

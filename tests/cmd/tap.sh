@@ -20,6 +20,10 @@ check() { # check "name" cmd args...   (passes when cmd exits 0)
 is() {   # is GOT WANT "name"
 	if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got '$1', want '$2'"; fi
 }
+check_help() { # check_help CMD OPTION: "CMD -h" exits 0 and lists OPTION (two assertions)
+	"$1" -h >"$T/help" 2>&1; ok $? "-h exits 0"
+	grep -q -- "$2" "$T/help"; ok $? "-h lists the options"
+}
 diag() { echo "# $*"; }
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 done_testing() { echo "1..$_n"; [ "$_fail" -eq 0 ]; }

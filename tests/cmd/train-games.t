@@ -15,18 +15,7 @@ $PY -c 'import numpy' 2>/dev/null || skip_all "no numpy for /usr/bin/python3"
 gt-sgf $(ls /usr/share/goban/*.sgf /usr/share/goban/*.mgt | awk 'NR % 2') >"$T/all.ndjson" 2>"$T/sgf.err"
 n=$(wc -l <"$T/all.ndjson" | tr -d ' ')
 [ "$n" -ge 250 ]; ok $? "gt-sgf: $n games"
-$PY - "$T/all.ndjson" "$T/train.ndjson" "$T/held.ndjson" <<'PYEOF'
-import json, sys
-seen, k = set(), 0
-tr, he = open(sys.argv[2], "w"), open(sys.argv[3], "w")
-for line in open(sys.argv[1]):
-    key = tuple(json.loads(line)["moves"][:60])
-    if key in seen:
-        continue
-    seen.add(key)
-    (he if k % 10 == 9 else tr).write(line)
-    k += 1
-PYEOF
+$PY "$GT_SRC/tests/py/split_games.py" "$T/all.ndjson" "$T/train.ndjson" "$T/held.ndjson"
 ok $? "unique games split by game: $(wc -l <"$T/train.ndjson" | tr -d ' ') train, $(wc -l <"$T/held.ndjson" | tr -d ' ') held out"
 gt-augment --seed 1 "$T/train.ndjson" >"$T/train-aug.ndjson" 2>"$T/e"; ok $? "gt-augment"
 gt-shard -o "$T/train" --rows 20000 "$T/train-aug.ndjson" >/dev/null 2>"$T/e"

@@ -14,18 +14,22 @@ gt-shard -o "$T/d" --rows 100 "$T/g.ndjson" >/dev/null 2>>"$T/e"; ok $? "data: 4
 args="--init b2c16 --data $T/d --steps 150 --batch 32 --seed 4 --checkpoint-every 10 --log-every 10"
 gt-train $args -o "$T/a.bin.gz" >"$T/a.out" 2>"$T/e"; ok $? "uninterrupted run: exit 0"
 
-# wait for the first checkpoint, then SIGKILL
-wait_state() { # wait_state FILE PID: until FILE exists or PID is gone
+# stopped SIGNAL STATE OUT STDOUT: gt-train $args --state STATE -o OUT
+# (metrics to STDOUT, messages to $T/e) sent SIGNAL once its first
+# checkpoint is written (or it is gone); gt-train's exit status
+stopped() {
+	gt-train $args --state "$2" -o "$3" >"$4" 2>"$T/e" &
+	pid=$!
 	i=0
-	while [ ! -f "$1" ] && kill -0 "$2" 2>/dev/null && [ $i -lt 3000 ]; do
+	while [ ! -f "$2" ] && kill -0 $pid 2>/dev/null && [ $i -lt 3000 ]; do
 		sleep 0.01; i=$((i + 1))
 	done
+	kill -"$1" $pid 2>/dev/null
+	{ wait $pid; } 2>/dev/null
 }
-gt-train $args --state "$T/s" -o "$T/b.bin.gz" >"$T/b1.out" 2>"$T/e" &
-pid=$!
-wait_state "$T/s" $pid
-kill -KILL $pid 2>/dev/null
-{ wait $pid; } 2>/dev/null
+
+# SIGKILL after the first checkpoint; the restart ends identical
+stopped KILL "$T/s" "$T/b.bin.gz" "$T/b1.out"
 is $? 137 "killed by SIGKILL"
 step=$(tail -1 "$T/b1.out" | sed 's/{"step":\([0-9]*\),.*/\1/')
 test ! -f "$T/b.bin.gz" && [ "${step:-0}" -lt 150 ]; ok $? "killed mid-way (at step ${step:-?} of 150)"
@@ -36,11 +40,7 @@ is "$(tail -1 "$T/b2.out" | sed 's/.*"sha256"://')" "$(tail -1 "$T/a.out" | sed 
 	"the same final line"
 
 # SIGTERM: checkpoint and current model, exit 0; the restart ends identical
-gt-train $args --state "$T/t" -o "$T/c.bin.gz" >"$T/c1.out" 2>"$T/e" &
-pid=$!
-wait_state "$T/t" $pid
-kill -TERM $pid 2>/dev/null
-{ wait $pid; } 2>/dev/null
+stopped TERM "$T/t" "$T/c.bin.gz" "$T/c1.out"
 is $? 0 "SIGTERM: exit 0"
 grep -q 'stopped by a signal' "$T/e"; ok $? "says it was stopped"
 gt-model describe "$T/c.bin.gz" >"$T/desc" 2>>"$T/e"; ok $? "SIGTERM: the current model is written"

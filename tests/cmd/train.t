@@ -8,8 +8,7 @@
 PY=/usr/bin/python3
 $PY -c 'import json' 2>/dev/null || skip_all "no /usr/bin/python3"
 
-gt-train -h >"$T/h" 2>&1; ok $? "-h exits 0"
-grep -q -- '--max-bad-steps' "$T/h"; ok $? "-h lists the options"
+check_help gt-train --max-bad-steps
 is "$(gt-train --version)" "gt-train 0.1.0" "--version"
 gt-train --bogus 2>"$T/e"; is $? 2 "unknown option: exit 2"
 gt-train --data "$T/d" 2>"$T/e"; is $? 2 "no --model or --init: exit 2"

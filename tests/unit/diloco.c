@@ -10,7 +10,7 @@
 #include "outer.h"
 #include "record.h"
 #include "shard.h"
-#include "tap.h"
+#include "testutil.h"
 #include "train.h"
 #include "record_gen.h"
 
@@ -22,42 +22,21 @@
 
 static char dir[512];
 
+/* games on 7x7 into DIR/d, 100 rows a shard, and a window over them */
 static gt_shard_window *make_window(int games)
 {
 	char out[600];
 	snprintf(out, sizeof out, "%s/d", dir);
-	gt_shard_opts o;
-	gt_shard_opts_init(&o);
-	o.rows = 100;
-	o.seed = 3;
 	gt_error e = {0};
-	gt_shard_writer *w = gt_shard_writer_new(out, &o, &e);
-	gt_record r;
-	gt_record_init(&r);
-	for (int i = 0; i < games; i++) {
-		gen_record(&r, 7, 17, i);
-		gt_shard_add_record(w, &r, &e);
-	}
-	gt_shard_flush(w, &e);
-	gt_record_release(&r);
-	gt_shard_writer_free(w);
-	gt_shard_window *win = gt_shard_window_open(out, 100000, 0, 1, &e);
-	if (!win)
+	if (gen_shards(out, 7, 17, games, 100, 3, 0, &e) != 0)
 		diag("%s: %s", out, e.text);
-	return win;
+	return test_window(out);
 }
 
+/* a trainer of batch 16 with the default optimizer, AdamW at lr 1e-3 */
 static gt_trainer *trainer(const gt_model *m)
 {
-	gt_train_conf c;
-	gt_train_conf_init(&c);
-	c.batch = 16;
-	c.seed = 7;
-	gt_error e = {0};
-	gt_trainer *t = gt_train_new(m, &c, &e);
-	if (!t)
-		diag("trainer: %s", e.text);
-	return t;
+	return test_trainer(m, GT_OPTIM_ADAMW, 1e-3f, 7);
 }
 
 /* plain training for H steps against one unit round + outer step */
@@ -287,9 +266,7 @@ static void check_ustate(void)
 
 int main(void)
 {
-	snprintf(dir, sizeof dir, "%s/gt-diloco.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir))
-		skip_all("no temporary directory");
+	test_tmpdir(dir, sizeof dir, "diloco");
 	gt_error e = {0};
 	gt_arch a;
 	gt_model_parse_arch("b1c8", &a, &e);
@@ -306,9 +283,6 @@ int main(void)
 	check_ustate();
 	gt_shard_window_free(w);
 	gt_model_free(m);
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		diag("could not remove %s", dir);
+	test_rmdir(dir);
 	return done_testing();
 }

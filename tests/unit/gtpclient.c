@@ -15,18 +15,12 @@
 #include <time.h>
 
 #include "board.h"
+#include "util.h"
 #include "gtp.h"
 #include "gtpclient.h"
 #include "tap.h"
 
 #define GNUGO "PATH=$PATH:/usr/games exec gnugo --mode gtp --level 1 --chinese-rules"
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* "B+3.5" -> 3.5, "W+2" -> -2, "0" -> 0 */
 static double parse_score(const char *s)
@@ -191,15 +185,15 @@ int main(void)
 
 	gt_gtpc_open(&c, "exec sleep 20", &err);
 	gt_gtpc_set_timeout(c, 0.3);
-	t0 = now();
+	t0 = gt_now();
 	is_int(gt_gtpc_cmd(c, r, sizeof r, &err, "name"), GT_EIO, "silent engine: GT_EIO");
-	double waited = now() - t0;
+	double waited = gt_now() - t0;
 	ok(strstr(err.text, "no response within 0.3 s") != NULL, "says so: %s", err.text);
 	ok(waited >= 0.29 && waited < 2, "after the timeout (%.2f s)", waited);
-	t0 = now();
+	t0 = gt_now();
 	st = gt_gtpc_close(c);
 	ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "hung engine killed on close");
-	ok(now() - t0 < 3, "close is quick (%.2f s)", now() - t0);
+	ok(gt_now() - t0 < 3, "close is quick (%.2f s)", gt_now() - t0);
 
 	gt_gtpc_open(&c, "read line; echo hello; echo", &err);
 	is_int(gt_gtpc_cmd(c, r, sizeof r, &err, "name"), GT_EFORMAT, "non-GTP answer: GT_EFORMAT");
@@ -225,9 +219,9 @@ int main(void)
 		gt_gtpc_open(&d, cmd, &err);
 		setup(c);
 		setup(d);
-		t0 = now();
+		t0 = gt_now();
 		int moves = play_game(c, d, ref, &resigned, &illegal);
-		double secs = now() - t0;
+		double secs = gt_now() - t0;
 		diag("%s: GNU Go level 1 self-play on 9x9: %d moves in %.2f s%s", what, moves, secs,
 		     resigned ? " (resigned)" : "");
 		is_int(illegal, 0, "%s: every move legal on gt_board and for both engines", what);
@@ -249,9 +243,9 @@ int main(void)
 		gt_gtp_seed(ref, 99);
 		gt_gtpc_open(&c, GNUGO " --seed 3", &err);
 		setup(c);
-		t0 = now();
+		t0 = gt_now();
 		int moves = play_game(c, NULL, ref, &resigned, &illegal);
-		diag("GNU Go level 1 against random on 9x9: %d moves in %.2f s%s", moves, now() - t0,
+		diag("GNU Go level 1 against random on 9x9: %d moves in %.2f s%s", moves, gt_now() - t0,
 		     resigned ? " (resigned)" : "");
 		is_int(illegal, 0, "every move legal for both sides");
 		ok(resigned == GT_WHITE || resigned == 0, "random never resigns");

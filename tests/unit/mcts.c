@@ -50,6 +50,19 @@ static const char *vtx(int n, int pt)
 	return gt_vertex_str(n, pt, buf[k]);
 }
 
+/* a new tree of parameters p (NULL: the defaults) rooted at b after a
+ * search of `visits` with ev; a failed search is a diag line */
+static gt_mcts *searched(const gt_board *b, const gt_mcts_params *p, const gt_evaluator *ev,
+                         int visits)
+{
+	gt_mcts *m = gt_mcts_new(p);
+	gt_mcts_set_root(m, b);
+	int err = gt_mcts_search(m, ev, visits, 0, NULL);
+	if (err)
+		diag("search: %s", gt_strerror(err));
+	return m;
+}
+
 /* best move of a search of `visits` from b with the area evaluator */
 static int best_move(const gt_board *b, int visits, int leaves, double *value)
 {
@@ -58,11 +71,7 @@ static int best_move(const gt_board *b, int visits, int leaves, double *value)
 	gt_mcts_params p;
 	gt_mcts_params_default(&p);
 	p.leaves = leaves;
-	gt_mcts *m = gt_mcts_new(&p);
-	gt_mcts_set_root(m, b);
-	int err = gt_mcts_search(m, &ev, visits, 0, NULL);
-	if (err)
-		diag("search: %s", gt_strerror(err));
+	gt_mcts *m = searched(b, &p, &ev, visits);
 	int mv = gt_mcts_choose(m, 0, NULL);
 	if (value)
 		*value = gt_mcts_root_value(m, NULL);
@@ -147,9 +156,7 @@ static void test_spread(void)
 		gt_mcts_params_default(&p);
 		p.fpu_reduction = p.root_fpu_reduction = 0;
 		p.leaves = leaves;
-		gt_mcts *m = gt_mcts_new(&p);
-		gt_mcts_set_root(m, &b);
-		gt_mcts_search(m, &uni, 1 + 26 * 4, 0, NULL);
+		gt_mcts *m = searched(&b, &p, &uni, 1 + 26 * 4);
 		int vis[26], lo = 1 << 30, hi = 0;
 		int sum = gt_mcts_child_visits(m, vis);
 		for (int i = 0; i < 26; i++) {
@@ -170,9 +177,7 @@ static void test_noise(void)
 	gt_board_init(&b, 5, rules, 0.5);
 	area_ctx ac = { 0, 0, 12 };  /* C3 favoured */
 	gt_evaluator ev = { &ac, area_eval, NULL, "area" };
-	gt_mcts *m = gt_mcts_new(NULL);
-	gt_mcts_set_root(m, &b);
-	gt_mcts_search(m, &ev, 1, 0, NULL);
+	gt_mcts *m = searched(&b, NULL, &ev, 1);
 	float clean[26], noised[26];
 	double mean[26] = { 0 }, var0 = 0;
 	gt_mcts_prior(m, 0, clean);
@@ -216,9 +221,7 @@ static void test_choose(void)
 	gt_board_init(&b, 5, rules, 0.5);
 	area_ctx ac = { 0, 0, 12 };
 	gt_evaluator ev = { &ac, area_eval, NULL, "area" };
-	gt_mcts *m = gt_mcts_new(NULL);
-	gt_mcts_set_root(m, &b);
-	gt_mcts_search(m, &ev, 300, 0, NULL);
+	gt_mcts *m = searched(&b, NULL, &ev, 300);
 	int vis[26], best = 0;
 	int sum = gt_mcts_child_visits(m, vis);
 	for (int i = 1; i < 26; i++)
@@ -340,9 +343,7 @@ static void test_reuse(void)
 	gt_board_init(&b, 9, rules, 7);
 	area_ctx ac = { 0, 0, -1 };
 	gt_evaluator ev = { &ac, area_eval, NULL, "area" };
-	gt_mcts *m = gt_mcts_new(NULL);
-	gt_mcts_set_root(m, &b);
-	gt_mcts_search(m, &ev, 400, 0, NULL);
+	gt_mcts *m = searched(&b, NULL, &ev, 400);
 	int vis[82];
 	gt_mcts_child_visits(m, vis);
 	int mv = gt_mcts_choose(m, 0, NULL);
@@ -432,9 +433,7 @@ static void test_pass_from(void)
 		gt_mcts_params p;
 		gt_mcts_params_default(&p);
 		p.pass_from = pf;
-		gt_mcts *m = gt_mcts_new(&p);
-		gt_mcts_set_root(m, &b);
-		gt_mcts_search(m, &uni, 200, 0, NULL);
+		gt_mcts *m = searched(&b, &p, &uni, 200);
 		float pol[26];
 		gt_mcts_policy(m, pol);
 		if (pf == 0)

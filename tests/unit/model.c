@@ -1,13 +1,13 @@
 /* model: .bin.gz round trip, architecture strings, names, sha256, and
  * rejection of corrupt, truncated and hostile files. */
-#include "tap.h"
+#include "testutil.h"
 #include "model.h"
 
 #include <stdint.h>
 #include <unistd.h>
 #include <zlib.h>
 
-static char dir[] = "/tmp/gt-model-test.XXXXXX";
+static char dir[200];
 
 static char *tpath(const char *name)
 {
@@ -81,8 +81,7 @@ int main(void)
 {
 	gt_arch a;
 	gt_error e;
-	if (!mkdtemp(dir))
-		return 1;
+	test_tmpdir(dir, sizeof dir, "model-test");
 
 	/* architecture strings */
 	is_int(gt_model_parse_arch("b6c64", &a, &e), 0, "parse b6c64");
@@ -283,9 +282,6 @@ int main(void)
 	free(raw);
 	free(bad_raw);
 	gt_model_free(m);
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		diag("cannot remove %s", dir);
+	test_rmdir(dir);
 	return done_testing();
 }

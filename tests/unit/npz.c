@@ -5,19 +5,13 @@
  * (every truncation, flipped bytes) that must give errors, never a crash.
  */
 #include "npz.h"
-#include "tap.h"
+#include "testutil.h"
 
 #include <stdint.h>
 #include <unistd.h>
 #include <zlib.h>
 
 static char dir[256];
-
-static const char *src_dir(void)
-{
-	const char *s = getenv("GT_SRC");
-	return s ? s : ".";
-}
 
 static float a_f4[12];
 static int8_t b_i1[5] = {-3, 1, 7, -128, 127};
@@ -52,21 +46,6 @@ static int write_file(const char *path, int level, unsigned char sha[32], uint64
 	if (fclose(f) != 0)
 		rc = -1;
 	return rc;
-}
-
-static uint8_t *slurp(const char *path, long *n)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	*n = ftell(f);
-	rewind(f);
-	uint8_t *b = malloc(*n + 1);
-	if (fread(b, 1, *n, f) != (size_t)*n)
-		*n = -1;
-	fclose(f);
-	return b;
 }
 
 static void spew(const char *path, const uint8_t *b, long n)
@@ -168,7 +147,7 @@ static void check_header(const uint8_t *buf, long n)
 static void check_numpy_reads(const char *path)
 {
 	char cmd[1024], line[256];
-	snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/tests/npz_check.py read %s", src_dir(), path);
+	snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/tests/npz_check.py read %s", test_src(), path);
 	FILE *p = popen(cmd, "r");
 	double bigsum = 0;
 	for (int i = 0; i < BIGR * BIGC; i++)
@@ -198,7 +177,7 @@ static void check_numpy_reads(const char *path)
 static void check_reads_numpy(void)
 {
 	char cmd[1024], path[512];
-	snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/tests/npz_check.py write %s", src_dir(), dir);
+	snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/tests/npz_check.py write %s", test_src(), dir);
 	is_int(system(cmd), 0, "numpy writes savez and savez_compressed files");
 	const char *names[] = {"np_stored.npz", "np_deflated.npz"};
 	for (int k = 0; k < 2; k++) {
@@ -243,8 +222,9 @@ static void check_reads_numpy(void)
 
 static void check_corruption(const char *path)
 {
-	long n;
-	uint8_t *buf = slurp(path, &n), *tmp = malloc(n);
+	size_t len = 0;
+	uint8_t *buf = slurp(path, &len), *tmp = malloc(len);
+	long n = (long)len;
 	char bad[512];
 	snprintf(bad, sizeof bad, "%s/bad.npz", dir);
 	check_header(buf, n);
@@ -298,9 +278,7 @@ static void check_corruption(const char *path)
 
 int main(void)
 {
-	snprintf(dir, sizeof dir, "%s/gt-npz.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir))
-		skip_all("no temporary directory");
+	test_tmpdir(dir, sizeof dir, "npz");
 	for (int i = 0; i < 12; i++)
 		a_f4[i] = i * 0.5f;
 	for (int i = 0; i < 30; i++)
@@ -318,9 +296,9 @@ int main(void)
 	uint64_t bytes1 = 0, bytes2 = 0;
 	is_int(write_file(path, 1, sha1, &bytes1), 0, "write 7 arrays");
 	is_int(write_file(path2, 1, sha2, &bytes2), 0, "write them again");
-	long n;
+	size_t n = 0;
 	uint8_t *b = slurp(path, &n);
-	is_int(n, (long)bytes1, "reported length is the file's");
+	is_int(n, bytes1, "reported length is the file's");
 	free(b);
 	ok(bytes1 == bytes2 && memcmp(sha1, sha2, 32) == 0, "same input, same bytes and sha256");
 	ok(bytes1 < BIGR * BIGC * 4 / 3, "sparse floats compress (%llu bytes)",
@@ -335,9 +313,6 @@ int main(void)
 	}
 	check_corruption(path);
 	free(big);
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		diag("could not remove %s", dir);
+	test_rmdir(dir);
 	return done_testing();
 }

@@ -6,29 +6,24 @@
  * a visit-share policy over a dozen legal moves including the move played
  * (visits random, pass last), the value and score from the side to move's
  * view that the final area score implies, and the final ownership.
- * Everything comes from a seeded splitmix64, so a seed gives one corpus.
+ * Everything comes from a seeded splitmix64 (lib/rng), so a seed gives one
+ * corpus. gen_shards writes such games as training shards.
  */
 #ifndef GT_RECORD_GEN_H
 #define GT_RECORD_GEN_H
 #include "board.h"
 #include "gt.h"
 #include "record.h"
+#include "rng.h"
+#include "shard.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t gen_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static int gen_below(uint64_t *s, int n)
 {
-	return (int)(gen_next(s) % (uint64_t)n);
+	return (int)(gt_splitmix64(s) % (uint64_t)n);
 }
 
 static int gen_own_eye(const gt_board *b, int c, int p)
@@ -47,7 +42,7 @@ static int gen_own_eye(const gt_board *b, int c, int p)
 static void gen_record(gt_record *r, int n, uint64_t seed, int idx)
 {
 	uint64_t s = seed * 1000003ULL + (uint64_t)idx;
-	gen_next(&s);
+	gt_splitmix64(&s);
 	gt_record_release(r);
 	int npts = n * n, tt = gen_below(&s, 2);
 	strcpy(r->rules, tt ? "tromp-taylor" : "chinese");
@@ -59,7 +54,7 @@ static void gen_record(gt_record *r, int n, uint64_t seed, int idx)
 	r->worker = gt_xstrdup(id);
 	snprintf(id, sizeof id, "%016llx%08x", (unsigned long long)seed, idx);
 	r->game_id = gt_xstrdup(id);
-	r->seed = gen_next(&s) | 1;
+	r->seed = gt_splitmix64(&s) | 1;
 	gt_board *b = gt_xmalloc(sizeof *b);
 	gt_board_init(b, n, gt_rules_find(r->rules), r->komi);
 	int target = npts * 3 / 4 + gen_below(&s, npts / 2 + 1), cap = target + 2;
@@ -116,6 +111,40 @@ static void gen_record(gt_record *r, int n, uint64_t seed, int idx)
 		p->value = sc > 0 ? 1.0f : sc < 0 ? -1.0f : 0.0f;
 	}
 	free(b);
+}
+
+/* gen_shards: the games gen_record(r, n, seed, i), i = 0..games-1, as
+ * training shards in the folder out (created): rows a shard, shuffled by
+ * shuffle_seed (gt_shard_opts). drop_own k > 0 removes the ownership of
+ * the games i with i % k == k - 1 (1: every game, 2: every other one).
+ * Returns 0, or a negative gt_err at the first error (e filled). */
+static __attribute__((unused)) int gen_shards(const char *out, int n, uint64_t seed, int games,
+                                              long rows, uint64_t shuffle_seed, int drop_own,
+                                              gt_error *e)
+{
+	gt_shard_opts o;
+	gt_shard_opts_init(&o);
+	o.rows = rows;
+	o.seed = shuffle_seed;
+	gt_shard_writer *w = gt_shard_writer_new(out, &o, e);
+	if (!w)
+		return GT_EIO;
+	gt_record r;
+	gt_record_init(&r);
+	int rc = 0;
+	for (int i = 0; i < games && rc == 0; i++) {
+		gen_record(&r, n, seed, i);
+		if (drop_own > 0 && i % drop_own == drop_own - 1) {
+			free(r.ownership);
+			r.ownership = NULL;
+		}
+		rc = gt_shard_add_record(w, &r, e);
+	}
+	if (rc == 0)
+		rc = gt_shard_flush(w, e);
+	gt_record_release(&r);
+	gt_shard_writer_free(w);
+	return rc;
 }
 
 #endif

@@ -157,6 +157,14 @@ static void collect_init(collect *c, const gt_selfplay_params *p, long ndig)
 	c->dig = calloc(ndig ? ndig : 1, sizeof *c->dig);
 }
 
+/* collect_run: q's games played by the evaluators evs into c, after
+ * collect_init(c, q, ndig) */
+static void collect_run(collect *c, const gt_selfplay_params *q, const gt_evaluator *evs, long ndig)
+{
+	collect_init(c, q, ndig);
+	gt_selfplay_run(q, evs, sink, c, NULL, NULL);
+}
+
 static void collect_free(collect *c)
 {
 	for (long i = 0; i < c->ndig; i++)
@@ -224,8 +232,7 @@ int main(void)
 	q.parallel_games = 1;
 	q.games = 40;
 	collect c1;
-	collect_init(&c1, &q, 40);
-	gt_selfplay_run(&q, evs, sink, &c1, NULL, NULL);
+	collect_run(&c1, &q, evs, 40);
 	int same = 1;
 	for (int i = 0; i < 40; i++)
 		same &= c.dig[i] && c1.dig[i] && strcmp(c.dig[i], c1.dig[i]) == 0;
@@ -238,8 +245,7 @@ int main(void)
 	gt_selfplay_record_free(&r);
 	q.seed = 12346;
 	collect c2;
-	collect_init(&c2, &q, 40);
-	gt_selfplay_run(&q, evs, sink, &c2, NULL, NULL);
+	collect_run(&c2, &q, evs, 40);
 	int differ = 0;
 	for (int i = 0; i < 40; i++)
 		differ += strcmp(c2.dig[i], c1.dig[i]) != 0;
@@ -252,8 +258,7 @@ int main(void)
 	q = p;
 	q.games = 6;
 	q.full_prob = 1;
-	collect_init(&c, &q, 0);
-	gt_selfplay_run(&q, evs, sink, &c, NULL, NULL);
+	collect_run(&c, &q, evs, 0);
 	ok(c.bad == 0 && c.full == c.positions - c.forced,
 	   "full_prob 1: every searched position has a policy%s",
 	   c.why);
@@ -262,8 +267,7 @@ int main(void)
 	q.board_size = 5;
 	q.rules = gt_rules_find("tromp-taylor");
 	q.komi = 0.5;
-	collect_init(&c, &q, 0);
-	gt_selfplay_run(&q, evs, sink, &c, NULL, NULL);
+	collect_run(&c, &q, evs, 0);
 	ok(c.bad == 0 && c.full == 0, "full_prob 0 on 5x5 tromp-taylor: no policy%s", c.why);
 	collect_free(&c);
 

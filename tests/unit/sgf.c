@@ -31,21 +31,6 @@ static gt_sgf_game *one(const char *s)
 	return g;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *b = malloc((size_t)n + 1);
-	*len = fread(b, 1, (size_t)n, f);
-	b[*len] = 0;
-	fclose(f);
-	return b;
-}
-
 static gt_sgf_game *games;
 static int ngames;
 static char path[4096];

@@ -11,7 +11,7 @@
 #include "sgf_util.h"
 
 static char gnugo[4096];
-static char tmpdir[] = "/tmp/gt-sgf-gnugo-XXXXXX";
+static char tmpdir[512];
 
 static int find_gnugo(void)
 {
@@ -181,21 +181,24 @@ int main(void)
 		skip_all("gnugo not found (PATH, /usr/games): install Debian's gnugo");
 	if (!dir)
 		skip_all("shared/ not found beside the checkout (GT_SRC/../shared)");
-	if (!mkdtemp(tmpdir))
-		skip_all("cannot make a temporary directory");
+	test_tmpdir(tmpdir, sizeof tmpdir, "sgf-gnugo");
 
-	snprintf(f, sizeof f, "%s/data/sgf/handicap-4.sgf", dir);
-	check_hand(f, "handicap-4.sgf", "D16 Q16 D4 Q4 O17 C10", "R14 K10", "0.5");
-	snprintf(f, sizeof f, "%s/data/sgf/compressed-points.sgf", dir);
-	check_hand(f, "compressed.sgf", "A9 B9 C9 A8 B8 C8 E5", "G3 H3 J3 G2 H2 J2 G1 H1 J1 D6", "7.5");
-	snprintf(f, sizeof f, "%s/data/sgf/escapes.sgf", dir);
-	check_hand(f, "escapes.sgf", "E5", "G7", "7.5");
-	snprintf(f, sizeof f, "%s/data/sgf/shiftjis-names-no-ca.sgf", dir);
-	check_hand(f, "shiftjis.sgf", "Q16 Q3", "D16", "6.5");
-	snprintf(f, sizeof f, "%s/data/sgf/fox-komi-x50.sgf", dir);
-	check_hand(f, "fox.sgf", "Q16", "D16", "7.5");
-	snprintf(f, sizeof f, "%s/data/sgf/pass-tt-19.sgf", dir);
-	check_hand(f, "pass.sgf", "Q16 Q4", "D4 D16 R14", "6.5");
+	/* files of shared/data/sgf, written again: the stones and komi GNU Go reads */
+	static const struct {
+		const char *file, *name, *black, *white, *komi;
+	} hand[] = {
+		{"handicap-4.sgf", "handicap-4.sgf", "D16 Q16 D4 Q4 O17 C10", "R14 K10", "0.5"},
+		{"compressed-points.sgf", "compressed.sgf", "A9 B9 C9 A8 B8 C8 E5",
+		 "G3 H3 J3 G2 H2 J2 G1 H1 J1 D6", "7.5"},
+		{"escapes.sgf", "escapes.sgf", "E5", "G7", "7.5"},
+		{"shiftjis-names-no-ca.sgf", "shiftjis.sgf", "Q16 Q3", "D16", "6.5"},
+		{"fox-komi-x50.sgf", "fox.sgf", "Q16", "D16", "7.5"},
+		{"pass-tt-19.sgf", "pass.sgf", "Q16 Q4", "D4 D16 R14", "6.5"},
+	};
+	for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
+		snprintf(f, sizeof f, "%s/data/sgf/%s", dir, hand[i].file);
+		check_hand(f, hand[i].name, hand[i].black, hand[i].white, hand[i].komi);
+	}
 
 	/* real games with captures (and a pass, and a move in the root node) */
 	static const char *real[] = {"Hon-41-1.mgt", "M-62-l05.sgf", "Hon-45-2.sgf", "Hon-74-4.sgf"};
@@ -207,9 +210,6 @@ int main(void)
 			diag("%s missing: skipped (goban-original-games not installed)", f);
 	}
 
-	char cmd[4200];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-	if (system(cmd) != 0)
-		diag("could not remove %s", tmpdir);
+	test_rmdir(tmpdir);
 	return done_testing();
 }

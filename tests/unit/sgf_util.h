@@ -12,7 +12,7 @@
 
 #include "board.h"
 #include "sgf.h"
-#include "tap.h"
+#include "testutil.h"
 
 /* $GT_SRC/../shared (the repo checkout's parent has shared/ beside it), or
  * NULL when it is not there. */

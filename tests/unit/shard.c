@@ -8,7 +8,7 @@
 #include "npz.h"
 #include "shard.h"
 #include "sym.h"
-#include "tap.h"
+#include "testutil.h"
 
 #include <unistd.h>
 
@@ -62,6 +62,18 @@ static void make_game(gt_record *r, gt_position *pos)
 	r->pos = pos;
 }
 
+/* r: a record on N under chinese rules with komi and the nmoves moves mv
+ * (borrowed), everything else zero */
+static void bare_record(gt_record *r, double komi, int nmoves, int16_t *mv)
+{
+	memset(r, 0, sizeof *r);
+	snprintf(r->rules, sizeof r->rules, "chinese");
+	r->board_size = N;
+	r->komi = komi;
+	r->nmoves = nmoves;
+	r->moves = mv;
+}
+
 static int lines(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -71,6 +83,22 @@ static int lines(const char *path)
 	if (f)
 		fclose(f);
 	return n;
+}
+
+/* the window of the newest rows of out's shards (sampler seed), asserted
+ * to open under name, its info in *in; NULL (the error a diag line) when
+ * it does not */
+static gt_shard_window *window_opens(const char *out, long rows, uint64_t seed, const char *name,
+                                    gt_shard_window_info *in)
+{
+	gt_error e = {0};
+	gt_shard_window *w = gt_shard_window_open(out, rows, 0, seed, &e);
+	if (!ok(w != NULL, "%s", name)) {
+		diag("%s", e.text);
+		return NULL;
+	}
+	gt_shard_window_get_info(w, in);
+	return w;
 }
 
 static int bit(const uint8_t *packed, int C, int pb, long row, int c, int p)
@@ -189,15 +217,10 @@ static void check_handicap(void)
 	p0[E5] = 1;
 	gt_position pos[1] = {{0, GT_WHITE, p0, NAN, NAN, 0, 1, 2.0f}};
 	gt_record r;
-	memset(&r, 0, sizeof r);
-	snprintf(r.rules, sizeof r.rules, "chinese");
-	r.board_size = N;
-	r.komi = 0.5;
+	bare_record(&r, 0.5, 1, mv);
 	r.nsetup[GT_BLACK] = 2;
 	r.setup[GT_BLACK] = black;
 	r.first_to_move = GT_WHITE;
-	r.nmoves = 1;
-	r.moves = mv;
 	r.winner = GT_WIN_WHITE;
 	r.score = -12.5;
 	r.npos = 1;
@@ -272,12 +295,7 @@ static void check_window(void)
 				mv[nm++] = (int16_t)p;
 		}
 		gt_record r;
-		memset(&r, 0, sizeof r);
-		snprintf(r.rules, sizeof r.rules, "chinese");
-		r.board_size = N;
-		r.komi = 7.5;
-		r.nmoves = nm;
-		r.moves = mv;
+		bare_record(&r, 7.5, nm, mv);
 		for (int p = 0; p < NP; p++)
 			ow[p] = (float)(p % 7) / 7;
 		r.ownership = ow;
@@ -299,13 +317,10 @@ static void check_window(void)
 	gt_shard_writer_free(w);
 
 	/* the window: the newest 120 rows (shards 23 (10 rows), 22, 21 and 60 of 20) */
-	gt_shard_window *win = gt_shard_window_open(out, 120, 0, 5, &e);
-	if (!ok(win != NULL, "window opens")) {
-		diag("%s", e.text);
-		return;
-	}
 	gt_shard_window_info in;
-	gt_shard_window_get_info(win, &in);
+	gt_shard_window *win = window_opens(out, 120, 5, "window opens", &in);
+	if (!win)
+		return;
 	is_int(in.rows, 120, "window holds 120 rows");
 	is_int(in.shards, 4, "from the 4 newest shards");
 	ok(in.n == N && in.nplanes == 3 && in.nglobals == 1 && in.feature_version == 99,
@@ -401,11 +416,7 @@ static void check_window(void)
 	fclose(f);
 	w = gt_shard_writer_new(out, &o, &e);
 	gt_record r;
-	memset(&r, 0, sizeof r);
-	snprintf(r.rules, sizeof r.rules, "chinese");
-	r.board_size = N;
-	r.nmoves = 2;
-	r.moves = mv;
+	bare_record(&r, 0, 2, mv);
 	r.npos = 1;
 	r.pos = pos;
 	gt_shard_add_record(w, &r, &e);
@@ -425,7 +436,7 @@ static void check_window(void)
 static void check_numpy_shards(void)
 {
 	char out[512], cmd[1024];
-	const char *src = getenv("GT_SRC") ? getenv("GT_SRC") : ".";
+	const char *src = test_src();
 	if (system("/usr/bin/python3 -c 'import numpy' 2>/dev/null") != 0) {
 		diag("no numpy: numpy-written shards not checked");
 		return;
@@ -433,15 +444,11 @@ static void check_numpy_shards(void)
 	snprintf(out, sizeof out, "%s/np", dir);
 	snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/tests/shard_check.py mkshard %s", src, out);
 	is_int(system(cmd), 0, "numpy writes two 7x7 shards");
-	gt_error e = {0};
 	/* 30 rows: all 20 of shard 1 (newest), the first 10 of shard 0 */
-	gt_shard_window *w = gt_shard_window_open(out, 30, 0, 3, &e);
-	if (!ok(w != NULL, "window over numpy's shards")) {
-		diag("%s", e.text);
-		return;
-	}
 	gt_shard_window_info in;
-	gt_shard_window_get_info(w, &in);
+	gt_shard_window *w = window_opens(out, 30, 3, "window over numpy's shards", &in);
+	if (!w)
+		return;
 	ok(in.rows == 30 && in.shards == 2 && in.n == 7 && in.nplanes == 2 && in.nglobals == 1 &&
 	   in.feature_version == 42, "30 rows of 7x7, 2 planes, 1 global, features 42");
 	float planes[2 * 49], glob[1], policy[50], value[1], score[1], own[49], om[1], wt[1];
@@ -471,16 +478,11 @@ static void check_numpy_shards(void)
 
 int main(void)
 {
-	snprintf(dir, sizeof dir, "%s/gt-shard.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir))
-		skip_all("no temporary directory");
+	test_tmpdir(dir, sizeof dir, "shard");
 	check_writer();
 	check_handicap();
 	check_window();
 	check_numpy_shards();
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		diag("could not remove %s", dir);
+	test_rmdir(dir);
 	return done_testing();
 }

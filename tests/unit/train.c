@@ -7,7 +7,7 @@
 #include "model.h"
 #include "record.h"
 #include "shard.h"
-#include "tap.h"
+#include "testutil.h"
 #include "train.h"
 #include "record_gen.h"
 
@@ -18,58 +18,22 @@
 
 static char dir[512];
 
-/* games on 7x7 into DIR/name; own: 1 with ownership, 0 without, 2 every
- * other game without */
-static void make_shards(const char *name, int games, int own)
+/* games on 7x7 into DIR/name, 100 rows a shard; drop_own (gen_shards): 0
+ * every game with ownership, 1 none, 2 every other game without */
+static void make_shards(const char *name, int games, int drop_own)
 {
 	char out[600];
 	snprintf(out, sizeof out, "%s/%s", dir, name);
-	gt_shard_opts o;
-	gt_shard_opts_init(&o);
-	o.rows = 100;
-	o.seed = 3;
 	gt_error e = {0};
-	gt_shard_writer *w = gt_shard_writer_new(out, &o, &e);
-	gt_record r;
-	gt_record_init(&r);
-	for (int i = 0; i < games; i++) {
-		gen_record(&r, 7, 17, i);
-		if (own == 0 || (own == 2 && i % 2)) {
-			free(r.ownership);
-			r.ownership = NULL;
-		}
-		if (gt_shard_add_record(w, &r, &e) != 0)
-			diag("record %d: %s", i, e.text);
-	}
-	gt_shard_flush(w, &e);
-	gt_record_release(&r);
-	gt_shard_writer_free(w);
+	if (gen_shards(out, 7, 17, games, 100, 3, drop_own, &e) != 0)
+		diag("%s: %s", out, e.text);
 }
 
 static gt_shard_window *window(const char *name)
 {
 	char out[600];
 	snprintf(out, sizeof out, "%s/%s", dir, name);
-	gt_error e = {0};
-	gt_shard_window *w = gt_shard_window_open(out, 100000, 0, 1, &e);
-	if (!w)
-		diag("%s: %s", out, e.text);
-	return w;
-}
-
-static gt_trainer *trainer(const gt_model *m, int kind, float lr, uint64_t seed)
-{
-	gt_train_conf c;
-	gt_train_conf_init(&c);
-	c.batch = 16;
-	c.optim = gt_optim_defaults(kind);
-	c.optim.lr = lr;
-	c.seed = seed;
-	gt_error e = {0};
-	gt_trainer *t = gt_train_new(m, &c, &e);
-	if (!t)
-		diag("trainer: %s", e.text);
-	return t;
+	return test_window(out);
 }
 
 static int same_params(gt_trainer *a, gt_trainer *b)
@@ -94,7 +58,7 @@ static void check_resume(const gt_model *m, gt_shard_window *w)
 	snprintf(bad, sizeof bad, "%s/bad", dir);
 	gt_error e = {0};
 	for (int kind = GT_OPTIM_SGD; kind <= GT_OPTIM_ADAMW; kind++) {
-		gt_trainer *a = trainer(m, kind, 0.01f, 5), *b = trainer(m, kind, 0.01f, 5);
+		gt_trainer *a = test_trainer(m, kind, 0.01f, 5), *b = test_trainer(m, kind, 0.01f, 5);
 		steps(a, w, 3);
 		is_int(gt_train_save(a, st, &e), 0, "optimizer %d: save after 3 steps", kind);
 		steps(a, w, 3);
@@ -109,26 +73,26 @@ static void check_resume(const gt_model *m, gt_shard_window *w)
 		gt_train_free(b);
 	}
 
-	gt_trainer *a = trainer(m, GT_OPTIM_ADAMW, 0.01f, 5);
+	gt_trainer *a = test_trainer(m, GT_OPTIM_ADAMW, 0.01f, 5);
 	steps(a, w, 2);
 	gt_train_save(a, st, &e);
-	gt_trainer *c = trainer(m, GT_OPTIM_ADAMW, 0.01f, 6);
+	gt_trainer *c = test_trainer(m, GT_OPTIM_ADAMW, 0.01f, 6);
 	is_int(gt_train_load(c, st, &e), GT_EINVAL, "another seed refused (%s)", e.text);
 	ok(strstr(e.text, "another run") != NULL, "says it belongs to another run");
 	is_int(gt_train_get_counts(c)->step, 0, "the refused trainer is unchanged");
 	gt_train_free(c);
-	c = trainer(m, GT_OPTIM_ADAM, 0.01f, 5);
+	c = test_trainer(m, GT_OPTIM_ADAM, 0.01f, 5);
 	is_int(gt_train_load(c, st, &e), GT_EINVAL, "another optimizer refused");
 	gt_train_free(c);
 	gt_arch a2 = m->arch;
 	a2.channels++;
 	gt_model *m2 = gt_model_new_random(&a2, 1, &e);
-	c = trainer(m2, GT_OPTIM_ADAMW, 0.01f, 5);
+	c = test_trainer(m2, GT_OPTIM_ADAMW, 0.01f, 5);
 	is_int(gt_train_load(c, st, &e), GT_EINVAL, "another architecture refused");
 	gt_train_free(c);
 	gt_model_free(m2);
 	m2 = gt_model_new_random(&m->arch, 2, &e);
-	c = trainer(m2, GT_OPTIM_ADAMW, 0.01f, 5);
+	c = test_trainer(m2, GT_OPTIM_ADAMW, 0.01f, 5);
 	is_int(gt_train_load(c, st, &e), GT_EINVAL, "another starting model refused");
 	gt_train_free(c);
 	gt_model_free(m2);
@@ -141,7 +105,7 @@ static void check_resume(const gt_model *m, gt_shard_window *w)
 	char *buf = malloc(len);
 	ok(fread(buf, 1, len, f) == (size_t)len, "read the state file (%ld bytes)", len);
 	fclose(f);
-	c = trainer(m, GT_OPTIM_ADAMW, 0.01f, 5);
+	c = test_trainer(m, GT_OPTIM_ADAMW, 0.01f, 5);
 	buf[len / 2] ^= 1;
 	f = fopen(bad, "wb");
 	fwrite(buf, 1, len, f);
@@ -152,7 +116,7 @@ static void check_resume(const gt_model *m, gt_shard_window *w)
 	fwrite(buf, 1, len - 3, f);
 	fclose(f);
 	is_int(gt_train_load(c, bad, &e), GT_EFORMAT, "truncated: refused (%s)", e.text);
-	gt_trainer *fresh = trainer(m, GT_OPTIM_ADAMW, 0.01f, 5);
+	gt_trainer *fresh = test_trainer(m, GT_OPTIM_ADAMW, 0.01f, 5);
 	ok(same_params(c, fresh) && gt_train_get_counts(c)->step == 0,
 	   "the trainer is unchanged after refused loads");
 	unlink(bad);
@@ -166,7 +130,7 @@ static void check_resume(const gt_model *m, gt_shard_window *w)
 static void check_nonfinite(const gt_model *m, gt_shard_window *w)
 {
 	gt_error e = {0};
-	gt_trainer *t = trainer(m, GT_OPTIM_ADAM, 1e30f, 1);
+	gt_trainer *t = test_trainer(m, GT_OPTIM_ADAM, 1e30f, 1);
 	gt_train_step_info si;
 	is_int(gt_train_step(t, w, &si, &e), 0, "lr 1e30: the first step is good");
 	size_t n = gt_nn_nparams(gt_train_nn(t));
@@ -192,7 +156,7 @@ static void check_ownership(const gt_model *m)
 {
 	gt_error e = {0};
 	gt_shard_window *with = window("with"), *without = window("without"), *mixed = window("mixed");
-	gt_trainer *t = trainer(m, GT_OPTIM_ADAMW, 0.001f, 1);
+	gt_trainer *t = test_trainer(m, GT_OPTIM_ADAMW, 0.001f, 1);
 	gt_train_eval_info a, b, c;
 	gt_train_eval(t, with, 100000, 64, &a, &e);
 	gt_train_eval(t, without, 100000, 64, &b, &e);
@@ -233,11 +197,9 @@ static void check_ownership(const gt_model *m)
 
 int main(void)
 {
-	snprintf(dir, sizeof dir, "%s/gt-train.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir))
-		skip_all("no temporary directory");
-	make_shards("with", 6, 1);
-	make_shards("without", 6, 0);
+	test_tmpdir(dir, sizeof dir, "train");
+	make_shards("with", 6, 0);
+	make_shards("without", 6, 1);
 	make_shards("mixed", 6, 2);
 	/* the even games alone: every other game of the same generator */
 	{
@@ -268,9 +230,6 @@ int main(void)
 	check_ownership(m);
 	gt_shard_window_free(w);
 	gt_model_free(m);
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		diag("could not remove %s", dir);
+	test_rmdir(dir);
 	return done_testing();
 }

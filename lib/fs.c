@@ -1,0 +1,225 @@
+/* fs.c: atomic writes, folders, whole reads and writes (fs.h). */
+#include "fs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int gt_fs_write_all(int fd, const void *p, size_t n)
+{
+	const char *b = p;
+	while (n) {
+		ssize_t w = write(fd, b, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
+			return -1;
+		}
+		b += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int gt_fs_read_all(int fd, void *p, size_t n)
+{
+	char *b = p;
+	while (n) {
+		ssize_t r = read(fd, b, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0)
+				errno = 0;
+			return -1;
+		}
+		b += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* the folder part of path, as a new string ("." for a bare name) */
+static char *dir_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	if (!s)
+		return gt_xstrdup(".");
+	while (s > path && s[-1] == '/')
+		s--;
+	if (s == path)
+		return gt_xstrdup("/");
+	char *d = gt_xmalloc((size_t)(s - path) + 1);
+	memcpy(d, path, (size_t)(s - path));
+	d[s - path] = 0;
+	return d;
+}
+
+int gt_fs_sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int rc = fsync(fd), err = errno;
+	close(fd);
+	errno = err;
+	return rc ? -1 : 0;
+}
+
+int gt_fs_sync_parent(const char *path)
+{
+	char *d = dir_of(path);
+	int rc = gt_fs_sync_dir(d), err = errno;
+	free(d);
+	errno = err;
+	return rc;
+}
+
+int gt_fs_atomic_begin(gt_fs_atomic *a, const char *path, gt_error *e)
+{
+	const char *s = strrchr(path, '/');
+	size_t dl = s ? (size_t)(s - path) + 1 : 0, n = strlen(path) + 48;
+	a->fd = -1;
+	a->path = gt_xstrdup(path);
+	a->tmp = gt_xmalloc(n);
+	snprintf(a->tmp, n, "%.*s.%s.tmp.%ld.XXXXXX", (int)dl, path, path + dl, (long)getpid());
+	a->fd = mkstemp(a->tmp);
+	if (a->fd >= 0) {
+		/* mkstemp's 0600 made readable; best effort: some file systems keep no modes */
+		if (fchmod(a->fd, 0644) != 0)
+			errno = 0;
+		return 0;
+	}
+	int err = errno;
+	free(a->tmp);
+	free(a->path);
+	a->tmp = a->path = NULL;
+	errno = err;
+	return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(err));
+}
+
+void gt_fs_atomic_abort(gt_fs_atomic *a)
+{
+	int err = errno;
+	if (a->fd >= 0)
+		close(a->fd);
+	if (a->tmp)
+		unlink(a->tmp);
+	free(a->tmp);
+	free(a->path);
+	a->fd = -1;
+	a->tmp = a->path = NULL;
+	errno = err;
+}
+
+int gt_fs_atomic_commit(gt_fs_atomic *a, gt_error *e)
+{
+	int rc = 0, err = 0;
+	if (fsync(a->fd) != 0) {
+		err = errno;
+		close(a->fd);
+	} else if (close(a->fd) != 0 || rename(a->tmp, a->path) != 0) {
+		err = errno;
+	}
+	a->fd = -1;
+	if (err) {
+		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", a->path, strerror(err));
+		gt_fs_atomic_abort(a);
+		errno = err;
+		return rc;
+	}
+	/* the rename is durable once the folder is: a folder that cannot be
+	 * synced at all (EINVAL: some network and FUSE file systems) is not an error */
+	if (gt_fs_sync_parent(a->path) != 0 && errno != EINVAL) {
+		err = errno;
+		char *d = dir_of(a->path);
+		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", d, strerror(err));
+		free(d);
+	}
+	free(a->tmp);
+	free(a->path);
+	a->tmp = a->path = NULL;
+	errno = err;
+	return rc;
+}
+
+int gt_fs_write_atomic(const char *path, const void *buf, size_t len, gt_error *e)
+{
+	gt_fs_atomic a;
+	int rc = gt_fs_atomic_begin(&a, path, e);
+	if (rc)
+		return rc;
+	if (gt_fs_write_all(a.fd, buf, len) != 0) {
+		int err = errno;
+		gt_fs_atomic_abort(&a);
+		errno = err;
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(err));
+	}
+	return gt_fs_atomic_commit(&a, e);
+}
+
+/* mkdir(d) unless it is a folder already */
+static int mkdir_one(const char *d, gt_error *e)
+{
+	if (mkdir(d, 0777) == 0)
+		return 0;
+	int err = errno;
+	struct stat sb;
+	if (stat(d, &sb) == 0) {
+		if (S_ISDIR(sb.st_mode))
+			return 0;
+		errno = ENOTDIR;
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: not a directory", d);
+	}
+	errno = err;
+	return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", d, strerror(err));
+}
+
+int gt_fs_mkdir_p(const char *dir, gt_error *e)
+{
+	char *buf = gt_xstrdup(dir);
+	int rc = 0;
+	for (char *p = buf + 1; *p && !rc; p++)
+		if (*p == '/' && p[-1] != '/') {
+			*p = 0;
+			rc = mkdir_one(buf, e);
+			*p = '/';
+		}
+	if (!rc)
+		rc = mkdir_one(buf, e);
+	free(buf);
+	return rc;
+}
+
+void gt_fs_remove_stale(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		const char *t = strstr(de->d_name, ".tmp.");
+		if (de->d_name[0] != '.' || !t)
+			continue;
+		char *end;
+		long pid = strtol(t + 5, &end, 10);
+		if (end[0] == '.' && end[1] && strlen(end) == 7)
+			end += 7; /* the mkstemp suffix of gt_fs_atomic_begin */
+		if (*end || pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) {
+			size_t n = strlen(dir) + strlen(de->d_name) + 2;
+			char *p = gt_xmalloc(n);
+			snprintf(p, n, "%s/%s", dir, de->d_name);
+			unlink(p);
+			free(p);
+		}
+	}
+	closedir(d);
+}
