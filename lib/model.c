@@ -422,6 +422,21 @@ char *gt_model_name(const gt_model *m, char *buf, size_t size)
 	return buf;
 }
 
+long long gt_model_name_number(const char *name, char tag)
+{
+	long long v = -1;
+	for (const char *p = name; p && (p = strchr(p, '-')); p++) {
+		if (p[1] != tag || p[2] < '0' || p[2] > '9')
+			continue;
+		char *end;
+		errno = 0;
+		long long x = strtoll(p + 2, &end, 10);
+		if (!errno && (*end == '-' || *end == '.' || *end == 0))
+			v = x;
+	}
+	return v;
+}
+
 int gt_model_sha256_file(const char *path, uint8_t digest[32], gt_error *e)
 {
 	FILE *f = fopen(path, "rb");

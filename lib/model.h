@@ -91,6 +91,12 @@ int gt_model_set_params(gt_model *m, gt_nn *nn);
  * (size bytes; 128 suffice). Returns buf. */
 char *gt_model_name(const gt_model *m, char *buf, size_t size);
 
+/* gt_model_name_number: the reverse for one field: the digits after
+ * "-<tag>" in a name such as "run1-b6c64-s1200-d50000.bin.gz" (tag 's':
+ * 1200, 'd': 50000), ended by '-', '.' or the end; the last such field
+ * counts. -1 when there is none or it does not fit a long long. */
+long long gt_model_name_number(const char *name, char tag);
+
 /* gt_model_sha256_file: sha256 (OpenSSL EVP) of the file's bytes into
  * digest. Returns 0 or GT_EIO. gt_sha256_hex: 64 lowercase hex digits and
  * a NUL into hex (65 bytes); returns hex. */
