@@ -35,10 +35,15 @@ for l in open(sys.argv[1]):
     print(json.loads(l)["reason"])
 ' "$T/rej" | sort | uniq -c | tr -s ' ' > "$T/why"
 is "$(cat "$T/why")" " 6 duplicate-game" "the 6 rejected are duplicate-game, nothing else"
-# the second file of each pair in argument order, by game_id
-for f in Hon-61-5.sgf Hon-70-2.sgf Hon-95-1.sgf Hon-95-2.sgf M-66-3.sgf M-67-1.sgf; do
-	(cat "$G/$f"; printf '\0001') | sha256sum | cut -c1-64
-done | sort > "$T/want"
+# the second file of each pair in argument order, by game_id: the sha256 of
+# the game's bytes (its first '(' to its last ')'), a NUL and "1"
+$PY -c '
+import hashlib, sys
+for f in sys.argv[1:]:
+    b = open(f, "rb").read()
+    print(hashlib.sha256(b[b.index(b"("):b.rindex(b")") + 1] + b"\0" + b"1").hexdigest())
+' $(for f in Hon-61-5.sgf Hon-70-2.sgf Hon-95-1.sgf Hon-95-2.sgf M-66-3.sgf M-67-1.sgf; do
+	echo "$G/$f"; done) | sort > "$T/want"
 $PY -c '
 import json, sys
 for l in open(sys.argv[1]):
