@@ -91,19 +91,23 @@ static void do_file(run *R, FILE *f, const char *name)
 		if (fwrite(line, 1, len, stdout) != len || putchar('\n') == EOF)
 			cli_die_errno("write error on stdout");
 		if (gt_seen_commit(R->seen, &k, R->seen_fd) != 0)
-			cli_die_errno("writing the seen file");
+			cli_die_errno("%s: writing the seen file", R->seen_name);
 		gt_vstats_accept(R->st, &R->rec);
 	}
 	gt_record_reader_free(rd);
 }
 
-/* --seen FILE: its hashes into R->seen, and the file open to append */
+/* --seen FILE: its hashes into R->seen, and the file open to append; a
+ * torn last line (a write cut short) is dropped with a warning */
 static void open_seen(run *R)
 {
 	FILE *f = fopen(R->seen_name, "r");
 	gt_error e;
+	long long whole = 0, size = 0;
 	if (f) {
-		int rc = gt_seen_load(R->seen, f, &e);
+		int rc = gt_seen_load(R->seen, f, &whole, &e);
+		if (rc == 0 && fseeko(f, 0, SEEK_END) == 0)
+			size = ftello(f);
 		fclose(f);
 		if (rc)
 			cli_die("%s:%ld: %s", R->seen_name, e.line, e.text);
@@ -112,6 +116,12 @@ static void open_seen(run *R)
 	}
 	if ((R->seen_fd = open(R->seen_name, O_WRONLY | O_APPEND | O_CREAT, 0644)) < 0)
 		cli_die_errno("%s", R->seen_name);
+	if (size > whole) {
+		cli_warn("%s: a torn last line (%lld bytes, a write cut short) dropped", R->seen_name,
+		         size - whole);
+		if (ftruncate(R->seen_fd, (off_t)whole) != 0)
+			cli_die_errno("%s: cutting the torn line", R->seen_name);
+	}
 }
 
 /* the end of the run: close the outputs, --stats; 1 on an error */

@@ -1,5 +1,7 @@
 /* validate.c: the checks of gt-validate(1) (see validate.h). */
 #include "validate.h"
+
+#include "fs.h"
 #include "util.h"
 #include "board.h"
 
@@ -359,14 +361,17 @@ static int hexval(int c)
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-int gt_seen_load(gt_seen *s, FILE *f, gt_error *e)
+int gt_seen_load(gt_seen *s, FILE *f, long long *whole, gt_error *e)
 {
 	char line[128];
 	long no = 0;
+	*whole = 0;
 	while (fgets(line, sizeof line, f)) {
 		uint8_t h[16];
 		no++;
 		size_t l = strlen(line);
+		if (feof(f) && (l == 0 || line[l - 1] != '\n'))
+			break; /* a torn last line: not loaded, not counted in *whole */
 		if (l != 33 || line[32] != '\n')
 			return gt_error_set(e, GT_EFORMAT, no, -1, "not a 32-digit hash");
 		for (int i = 0; i < 16; i++) {
@@ -376,6 +381,7 @@ int gt_seen_load(gt_seen *s, FILE *f, gt_error *e)
 			h[i] = (uint8_t)(a << 4 | b);
 		}
 		gt_seen_add(s, h);
+		*whole += 33;
 	}
 	if (ferror(f))
 		return gt_error_set(e, GT_EIO, no + 1, -1, "%s", strerror(errno));
@@ -457,7 +463,7 @@ int gt_seen_commit(gt_seen *s, const gt_seen_keys *k, int fd)
 	if (k->has_id)
 		n += snprintf(buf + n, sizeof buf - n, "%s\n", gt_hash_hex(k->id, hx));
 	n += snprintf(buf + n, sizeof buf - n, "%s\n", gt_hash_hex(k->game, hx));
-	return write(fd, buf, (size_t)n) == n ? 0 : -1;
+	return gt_fs_write_all(fd, buf, (size_t)n);
 }
 
 /* ---- one input line ---- */

@@ -44,9 +44,12 @@ int gt_seen_has(const gt_seen *s, const uint8_t h[16]);
 int gt_seen_add(gt_seen *s, const uint8_t h[16]);
 size_t gt_seen_count(const gt_seen *s);
 /* gt_seen_load: add the hashes of a seen file (one 32-digit lowercase hex
- * hash a line) read from f. Returns 0, or GT_EFORMAT with e->line set for
- * a malformed line, GT_EIO on a read error. */
-int gt_seen_load(gt_seen *s, FILE *f, gt_error *e);
+ * hash a line) read from f. *whole gets the bytes of the whole lines read:
+ * a last line without its newline (a write cut short by a full disk or a
+ * crash) is not loaded and not counted, so the caller can cut the file
+ * back to *whole and append after it. Returns 0, or GT_EFORMAT with
+ * e->line set for a malformed line, GT_EIO on a read error. */
+int gt_seen_load(gt_seen *s, FILE *f, long long *whole, gt_error *e);
 
 /* gt_record_hashes: the duplicate keys of a record: id (SHA-256 of the
  * game_id and symmetry, first 16 bytes; *has_id 0 when there is no
@@ -72,8 +75,9 @@ int gt_seen_check(const gt_seen *s, const gt_record *r, gt_seen_keys *k, const c
 /* gt_seen_commit: add k's keys to s and, when fd >= 0, append them to the
  * seen file open on fd (O_APPEND) as its lines, the id's first when there
  * is one, in one write(2), so that runs sharing the file do not mix their
- * lines. Returns 0, or -1 with errno set when the write failed (the keys
- * are in s all the same). */
+ * lines (a short write is retried with the rest, gt_fs_write_all).
+ * Returns 0, or -1 with errno set when the write failed (ENOSPC on a full
+ * disk; the keys are in s all the same). */
 int gt_seen_commit(gt_seen *s, const gt_seen_keys *k, int fd);
 
 /* ---- one input line, as gt-validate(1) takes it ---- */
