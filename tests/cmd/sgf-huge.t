@@ -17,11 +17,11 @@ ldd "$GT_BIN/gt-sgf" 2>/dev/null | grep -q libasan && lim=unlimited
 (ulimit -v $lim && exec gt-sgf "$T/huge.sgf") > "$T/huge.nd" 2> "$T/err"
 is "$?" 0 "gt-sgf reads it within ulimit -v $lim, exit 0"
 is "$(wc -l < "$T/huge.nd" | tr -d ' ')" 300000 "300,000 records"
-is "$(sed 's/.*"game_id":"\([0-9a-f]*\)".*/\1/' "$T/huge.nd" | sort -u | wc -l | tr -d ' ')" 300000 \
+is "$(grep -o '"game_id":"[0-9a-f]*"' "$T/huge.nd" | sort -u | wc -l | tr -d ' ')" 300000 \
 	"300,000 distinct game_ids"
 # the last game's id: sha256 of its own bytes, a NUL and its number
 want=$( (tail -n 1 "$T/huge.sgf" | tr -d '\n'; printf '\000300000') | sha256sum | cut -c1-64)
-is "$(tail -n 1 "$T/huge.nd" | sed 's/.*"game_id":"\([0-9a-f]*\)".*/\1/')" "$want" \
+is "$(tail -n 1 "$T/huge.nd" | grep -o '"game_id":"[0-9a-f]*"' | cut -d'"' -f4)" "$want" \
 	"the last game's id is sha256(its bytes, NUL, \"300000\")"
 head -n 3 "$T/huge.sgf" > "$T/small.sgf"
 gt-sgf --max-file 1M "$T/huge.sgf" "$T/small.sgf" > "$T/two.nd" 2> "$T/err"

@@ -9,7 +9,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *s = fuzz_str(data, size), *save = NULL;
 	gt_gtp *g = gt_gtp_new(9, gt_rules_find("chinese"), 7.5, NULL, NULL);
 	int quit = 0, k = 0;
-	for (char *l = strtok_r(s, "\n", &save); l && !quit && k < 256; l = strtok_r(NULL, "\n", &save), k++)
+	for (char *l = strtok_r(s, "\n", &save); l && !quit && k < 64; l = strtok_r(NULL, "\n", &save), k++)
 	{
 		char *c = strdup(l), *w = c;
 		for (const char *q = l; *q; q++)
