@@ -5,7 +5,7 @@
 # which requests carried the token; a file:// store holds a symbolic link
 # to a file outside it; a state file is cut in the middle of a line.
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
-command -v python3 >/dev/null || skip_all "python3 is needed for the lying server"
+. "$GT_SRC/tests/cmd/lying.sh"
 unset GT_STORE_TOKEN GT_STORE_INSECURE_TOKEN
 R=$T/root
 mkdir -p "$R/games" "$R/models" "$T/tmp" "$T/dl"
@@ -20,18 +20,7 @@ gt-model init b1c8 --series run1 --seed 1 -o "$R/models/net.bin"
 NB=$(stat -c %s "$R/models/net.bin")
 NS=$(sha256sum "$R/models/net.bin" | cut -d' ' -f1)
 
-pids=
-serve() { # serve NAME [ADDRESS]: a lying server; its URL in $URL
-	rm -f "$T/$1.port"
-	python3 "$GT_SRC/tests/py/lying_store.py" "$R" "$T/$1.port" "$T/$1.log" ${2:+"$2"} &
-	pids="$pids $!"
-	i=0
-	while [ ! -s "$T/$1.port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	URL=http://${2:-127.0.0.1}:$(cat "$T/$1.port" 2>/dev/null)
-}
-trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
-serve lie
-[ -s "$T/lie.port" ] || skip_all "the lying server did not start"
+lying_serve lie "$R" || skip_all "the lying server did not start"
 U=$URL
 export TMPDIR=$T/tmp
 no_part() { [ -z "$(ls -A "$1")" ]; }
@@ -93,8 +82,7 @@ GT_STORE_TOKEN=secret gt-sync get "http://localhost:$(cat "$T/lie.port")/plain/m
 ok $? "to localhost the token goes over http"
 grep -q '^GET /plain/models/net.bin 200 auth=yes' "$T/lie.log"; ok $? "and is sent"
 IP=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+(\.[0-9]+){3}$' | grep -v '^127\.' | head -n 1)
-[ -n "$IP" ] && serve far "$IP"
-if [ -n "$IP" ] && [ -s "$T/far.port" ]; then
+if [ -n "$IP" ] && lying_serve far "$R" "$IP"; then
 	F=$URL
 	GT_STORE_TOKEN=secret gt-sync get "$F/plain/models/net.bin" "$T/dl/far.bin" 2>"$T/err"
 	is $? 1 "to $IP over plain http the token is refused"

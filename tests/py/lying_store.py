@@ -3,7 +3,7 @@
 
     lying_store.py ROOT PORTFILE LOG [ADDRESS]
 
-Serves the folder ROOT read-only as gt-sync(1) expects an HTTP store to:
+Serves the folder ROOT as gt-sync(1) expects an HTTP store to:
 GET and HEAD of files, a folder URL (ending in '/') as nginx's JSON
 autoindex. The first path component chooses a lie, the rest is the path
 under ROOT:
@@ -15,8 +15,9 @@ under ROOT:
     /redirect-once/P   the first GET of each file is a 302, then the truth
     /redirect/P        every GET of a file is a 302 (a page of text with it)
 
-It listens on ADDRESS (default 127.0.0.1); the port is written to PORTFILE; each request is appended
-to LOG as "METHOD PATH STATUS auth=yes|no". Runs until killed.
+A PUT under /plain/ stores the body. It listens on ADDRESS (default
+127.0.0.1); the port is written to PORTFILE; each request is appended to
+LOG as "METHOD PATH STATUS auth=yes|no". Runs until killed.
 """
 import email.utils
 import http.server
@@ -98,6 +99,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.answer(200, f.read())
 
     do_HEAD = do_GET
+
+    def do_PUT(self):
+        parts = self.path.split("/", 2)
+        n = int(self.headers.get("Content-Length", "0"))
+        body = self.rfile.read(n)
+        if len(parts) < 3 or parts[1] != "plain" or ".." in parts[2] or not parts[2]:
+            return self.answer(403)
+        local = os.path.join(ROOT, parts[2])
+        os.makedirs(os.path.dirname(local), exist_ok=True)
+        with open(local + ".tmp", "wb") as f:
+            f.write(body)
+        os.rename(local + ".tmp", local)
+        return self.answer(201)
 
 
 srv = http.server.ThreadingHTTPServer((sys.argv[4] if len(sys.argv) > 4 else "127.0.0.1", 0),
