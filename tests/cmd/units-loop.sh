@@ -35,6 +35,7 @@ feed_poll = 1
 match_games = 2
 match_visits = 4
 match_board_size = 5
+board_size = 5
 threshold = 0
 every_steps = 1
 curriculum = $T/cur

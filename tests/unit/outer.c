@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <stdint.h>
 #include <unistd.h>
+#include <openssl/evp.h>
 
 /* a header for a delta from unit u (generation gen, seq) on version v of o */
 static void hdr(gt_delta_hdr *h, const gt_outer *o, uint64_t v, const char *u, uint64_t gen,
@@ -480,6 +481,35 @@ static void test_save_load(void)
 	gt_outer_step(o, &e);
 	gt_outer_step(l, &e);
 	ok(memcmp(gt_outer_params(l), gt_outer_params(o), 12) == 0, "loaded state steps like the original");
+
+	/* a state of format 1 (112-byte ledger entries, no norm) still loads */
+	{
+		FILE *f1 = fopen(path, "rb");
+		static uint8_t b2[4096], b1[4096];
+		size_t n2 = fread(b2, 1, sizeof b2, f1), n1 = 0;
+		fclose(f1);
+		uint64_t P = 3, K = b2[64], L = b2[56];
+		size_t head = 72 + 8 * P + 40 * K;
+		memcpy(b1, b2, head);
+		b1[8] = 1; /* format 1 */
+		n1 = head;
+		for (uint64_t j = 0; j < L; j++, n1 += 112)
+			memcpy(b1 + n1, b2 + head + 120 * j, 112);
+		unsigned dl;
+		EVP_Digest(b1, n1, b1 + n1, &dl, EVP_sha256(), NULL);
+		n1 += 32;
+		snprintf(path2, sizeof path2, "%s/v1.state", dir);
+		f1 = fopen(path2, "wb");
+		fwrite(b1, 1, n1, f1);
+		fclose(f1);
+		gt_outer *v1 = NULL;
+		is_int(gt_outer_load(&v1, path2, &e), 0, "a format 1 state (%zu bytes, was %zu) loads", n1, n2);
+		ok(v1 && gt_outer_ledger_size(v1) == L && gt_outer_ledger(v1, L - 1)->norm == 0
+			&& gt_outer_ledger(v1, L - 1)->samples == gt_outer_ledger(o, L - 1)->samples,
+			"its ledger without norms");
+		gt_outer_free(v1);
+		unlink(path2);
+	}
 
 	/* corruption of the saved file */
 	FILE *f = fopen(path, "rb");
