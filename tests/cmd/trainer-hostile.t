@@ -100,4 +100,14 @@ tail -n 1 "$T/train.args" | grep -q -- '--board-size 5 '; ok $? "gt-train trains
 grep -q 'rows of 5x5 from 2 shards, 1 shards skipped; the last: run_002/games_0000[0-9].npz: board size 7' "$T/tr/trainer.log"
 ok $? "the 7x7 shard skipped (its log says so)"
 
+# a flood of worker names: the contributions file stops growing at 10000
+$PY -c '
+for i in range(12000):
+    print("{\"worker\":\"w%05d\",\"positions\":[]}" % i)' > "$T/flood"
+gt-sync contrib "file://$T/s2" flood "$T/flood" > /dev/null 2> "$T/err"; ok $? "gt-sync contrib of 12000 names"
+is "$(jq '.workers | length' "$T/s2/stats/contributions.json")" 10001 "10000 names and (others)"
+is "$(jq '.workers["(others)"].games' "$T/s2/stats/contributions.json")" 2000 "the other 2000 counted there"
+size=$(wc -c < "$T/s2/stats/contributions.json")
+[ "$size" -lt 3000000 ]; ok $? "the file stays under 3 MB ($size bytes)"
+
 done_testing
