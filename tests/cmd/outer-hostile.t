@@ -165,6 +165,6 @@ is "$(ver)" 5 "no version from any of them"
 unit alice --sign-key "$T/alice.pem"; ok $? "alice goes on"
 wait_for '"event":"version","version":6,'; ok $? "and makes version 6"
 stop_outer
-grep -q 'version 3 refused: parameter norm' "$T/outer.err"; ok $? "the refused version is in the log with its reason"
+grep -q 'version [0-9]* refused: parameter norm' "$T/outer.err"; ok $? "the refused version is in the log with its reason"
 
 done_testing
