@@ -9,7 +9,7 @@ OPT      ?= -O2 -march=native
 CFLAGS   ?= $(OPT) -g
 WFLAGS    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter
 CPPFLAGS += -Ilib -I/usr/include/openblas -I/usr/include/x86_64-linux-gnu/openblas-pthread
-LDLIBS   += -lopenblas -ljansson -lcurl -lcrypto -lz -lm -lpthread
+LDLIBS   += -lopenblas -ljansson -lcurl -lexpat -lcrypto -lz -lm -lpthread
 ifeq ($(SANITIZE),1)
 CFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDFLAGS  += -fsanitize=address,undefined

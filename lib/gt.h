@@ -26,6 +26,7 @@ typedef enum gt_err {
 	GT_ETOOLONG = -12,  /* more moves than the board's history can hold */
 	GT_ECHECKSUM = -13, /* checksum or digest mismatch */
 	GT_ENOTFOUND = -14, /* no such object */
+	GT_ECONFLICT = -15, /* changed by someone else since it was read */
 } gt_err;
 
 /* Winner of a game (records, SGF, matches). */
