@@ -1,26 +1,31 @@
 # gt: see README and INSTALL.
-# Every lib/*.c goes into lib/libgt.a, every cmd/gt-*.c becomes a command
-# (with cmd/cli.c), every tests/unit/*.c a TAP test program; `make check`
-# runs them all under prove.
+# Every lib/*.c and lib/nn/*.c (the network: nn, its CPU backend, the GPU
+# probe) goes into libgt.a, lib/nn/cuda/*.cu too in a CUDA build; every
+# cmd/gt-*.c becomes a command (with cmd/cli.c), every tests/unit/*.c a TAP
+# test program; `make check` runs them all under prove.
 
 PREFIX   ?= /usr/local
 CC       ?= cc
 OPT      ?= -O2 -march=native
 CFLAGS   ?= $(OPT) -g
 WFLAGS    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter
-CPPFLAGS += -Ilib -I/usr/include/openblas -I/usr/include/x86_64-linux-gnu/openblas-pthread
+CPPFLAGS += -Ilib -Ilib/nn -I/usr/include/openblas -I/usr/include/x86_64-linux-gnu/openblas-pthread
+LIB_H    := $(wildcard lib/*.h lib/nn/*.h)
+TEST_H   := $(wildcard tests/unit/*.h)
 LDLIBS   += -lopenblas -ljansson -lcurl -lexpat -lcrypto -lz -lm -lpthread
 ifeq ($(SANITIZE),1)
+# GT_BOARD_CHECK: lib/board checks its invariants after every move (aborts)
 CFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+CPPFLAGS += -DGT_BOARD_CHECK
 LDFLAGS  += -fsanitize=address,undefined
 OBJDIR    = build/san
 else
 OBJDIR    = build/opt
 endif
 
-# Optional CUDA backend (lib/cuda/*.cu, see lib/gpu.h): `make CUDA=1`, on by
-# itself when nvcc and cuBLAS are found, off with `make CUDA=0`. Objects go
-# to $(OBJDIR)-cuda; binaries link cuBLAS (rpath) and the static CUDA
+# Optional CUDA backend (lib/nn/cuda/*.cu, see lib/nn/gpu.h): `make CUDA=1`,
+# on by itself when nvcc and cuBLAS are found, off with `make CUDA=0`. Objects
+# go to $(OBJDIR)-cuda; binaries link cuBLAS (rpath) and the static CUDA
 # runtime and still run CPU-only where there is no GPU or driver.
 NVCC      ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
@@ -32,24 +37,24 @@ NVFLAGS   ?= -O3 -std=c++17 $(CUDA_ARCH) -Werror all-warnings \
              -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter
 OBJDIR    := $(OBJDIR)-cuda
 CPPFLAGS  += -DGT_CUDA
-# cuBLAS is dlopen()ed by the backend (lib/cuda/nn_cuda.cu), not linked;
+# cuBLAS is dlopen()ed by the backend (lib/nn/cuda/nn_cuda.cu), not linked;
 # the rpath lets it find libcublas.so next to the toolkit.
 LDLIBS    += -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcudart_static -ldl -lrt -lstdc++
-CUDA_OBJ  := $(patsubst lib/cuda/%.cu,$(OBJDIR)/lib/cuda/%.o,$(wildcard lib/cuda/*.cu))
+CUDA_OBJ  := $(patsubst lib/nn/cuda/%.cu,$(OBJDIR)/lib/nn/cuda/%.o,$(wildcard lib/nn/cuda/*.cu))
 .DEFAULT_GOAL := all
 $(OBJDIR)/libgt.a: $(CUDA_OBJ)
-$(OBJDIR)/lib/cuda/%.o: lib/cuda/%.cu $(wildcard lib/*.h)
+$(OBJDIR)/lib/nn/cuda/%.o: lib/nn/cuda/%.cu $(LIB_H)
 	@mkdir -p $(@D)
 	$(NVCC) $(filter-out -I/usr/include/%,$(CPPFLAGS)) $(NVFLAGS) -c -o $@ $<
 # tests/gpu/*.c: GPU comparison and benchmark programs, for tests/gpu/run
 .PHONY: gpu
 gpu: all $(patsubst tests/gpu/%.c,$(OBJDIR)/gpu/%,$(wildcard tests/gpu/*.c))
-$(OBJDIR)/gpu/%: tests/gpu/%.c $(wildcard tests/gpu/*.h) tests/unit/tap.h $(OBJDIR)/libgt.a
+$(OBJDIR)/gpu/%: tests/gpu/%.c $(wildcard tests/gpu/*.h) $(TEST_H) $(OBJDIR)/libgt.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests/unit -I$(CUDA_HOME)/include $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OBJDIR)/libgt.a $(LDLIBS) -lcublas
 endif
 
-LIB_SRC  := $(wildcard lib/*.c)
+LIB_SRC  := $(wildcard lib/*.c lib/nn/*.c)
 LIB_OBJ  := $(LIB_SRC:lib/%.c=$(OBJDIR)/lib/%.o)
 CMD_SRC  := $(wildcard cmd/gt-*.c)
 CMDS     := $(CMD_SRC:cmd/%.c=bin/%)
@@ -72,7 +77,7 @@ CMDS     := $(CMD_SRC:cmd/%.c=$(BINDIR)/%)
 .PHONY: all check bench install clean lint deps
 all: $(CMDS) $(TESTS) $(BENCHES)
 
-$(OBJDIR)/lib/%.o: lib/%.c $(wildcard lib/*.h)
+$(OBJDIR)/lib/%.o: lib/%.c $(LIB_H)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) -c -o $@ $<
@@ -95,12 +100,12 @@ $(BINDIR)/%: cmd/%.c $(wildcard cmd/*.h) $(CLI_OBJ) $(LIBGT)
 	@echo "  LD      $@"
 	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(CLI_OBJ) $(LIBGT) $(LDLIBS)
 
-$(OBJDIR)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIBGT)
+$(OBJDIR)/tests/%: tests/unit/%.c $(TEST_H) $(LIBGT)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	@$(CC) $(CPPFLAGS) -Itests/unit $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
 
-$(OBJDIR)/bench/%: bench/%.c $(wildcard bench/*.h) tests/unit/record_gen.h $(LIBGT)
+$(OBJDIR)/bench/%: bench/%.c $(wildcard bench/*.h) $(TEST_H) $(LIBGT)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)

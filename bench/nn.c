@@ -8,94 +8,54 @@
 #include "nn_backend.h"
 #include "model.h"
 #include "optim.h"
+#include "util.h"
+#include "../tests/unit/nn_batch.h"
 
 #include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 static double min_s = 0.25;
 
-typedef struct data {
-	int B, n;
-	float *planes, *glob, *pol, *val, *score, *own;
-} data;
-
-static void make_data(data *d, const gt_arch *a, int B, int n)
-{
-	int N = n * n;
-	d->B = B;
-	d->n = n;
-	d->planes = malloc(sizeof(float) * B * a->in_planes * N);
-	d->glob = malloc(sizeof(float) * B * a->globals);
-	d->pol = malloc(sizeof(float) * B * (N + 1));
-	d->val = malloc(sizeof(float) * B);
-	d->score = malloc(sizeof(float) * B);
-	d->own = malloc(sizeof(float) * B * N);
-	srand(1);
-	for (int i = 0; i < B * a->in_planes * N; i++)
-		d->planes[i] = rand() % 3 == 0;
-	for (int i = 0; i < B * a->globals; i++)
-		d->glob[i] = (float)rand() / RAND_MAX;
-	for (int i = 0; i < B * (N + 1); i++)
-		d->pol[i] = 1.0f / (N + 1);
-	for (int i = 0; i < B; i++) {
-		d->val[i] = i % 2 ? 1 : -1;
-		d->score[i] = (float)(i % 21 - 10);
-	}
-	for (int i = 0; i < B * N; i++)
-		d->own[i] = i % 3 - 1.0f;
-}
-
-static void free_data(data *d)
-{
-	free(d->planes); free(d->glob); free(d->pol); free(d->val); free(d->score); free(d->own);
-}
+static uint64_t rs = 1; /* the batches' generator (nn_batch.h) */
 
 /* positions per second of forwards over one window of about min_s/3;
  * *conv_s_per_pos: seconds per position in the block convolutions */
-static double fwd_rate(gt_nn *nn, data *d, double *conv_s_per_pos)
+static double fwd_rate(gt_nn *nn, nn_batch *d, double *conv_s_per_pos)
 {
-	gt_nn_forward(nn, d->B, d->n, d->planes, d->glob, 0, NULL);
+	nn_batch_forward(nn, d, 0, NULL);
 	nn->profile = 1;
 	nn->prof_conv_s = 0;
 	int k = 0;
-	double t0 = now(), dt;
+	double t0 = gt_now(), dt;
 	do {
-		gt_nn_forward(nn, d->B, d->n, d->planes, d->glob, 0, NULL);
+		nn_batch_forward(nn, d, 0, NULL);
 		k++;
-	} while ((dt = now() - t0) < min_s / 3);
+	} while ((dt = gt_now() - t0) < min_s / 3);
 	nn->profile = 0;
 	if (conv_s_per_pos)
 		*conv_s_per_pos = nn->prof_conv_s / ((double)k * d->B);
 	return (double)k * d->B / dt;
 }
 
-static double train_rate(gt_nn *nn, gt_optim *opt, data *d, int min_iters)
+static double train_rate(gt_nn *nn, gt_optim *opt, nn_batch *d, int min_iters)
 {
-	gt_nn_target t = {d->pol, d->val, d->score, d->own, NULL};
+	gt_nn_target t = nn_batch_target(d);
 	int k = 0;
 	double t0 = 0, dt;
 	for (;;) {
 		gt_nn_zero_grad(nn);
-		gt_nn_forward(nn, d->B, d->n, d->planes, d->glob, 1, NULL);
+		nn_batch_forward(nn, d, 1, NULL);
 		gt_nn_backward(nn, &t, NULL, NULL);
 		gt_optim_step(opt, gt_nn_params(nn), gt_nn_grads(nn));
 		gt_nn_sync_params(nn);
 		if (k++ == 0) {
-			t0 = now();   /* first step allocates: not timed */
+			t0 = gt_now();   /* first step allocates: not timed */
 			continue;
 		}
-		dt = now() - t0;
+		dt = gt_now() - t0;
 		if ((dt >= min_s && k - 1 >= min_iters) || dt > 30)
 			return (double)(k - 1) * d->B / dt;
 	}
@@ -112,11 +72,11 @@ static double sgemm_gflops(int M, int N, int K)
 		Bm[i] = (float)(i % 5) * 0.1f;
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1, A, K, Bm, N, 0, Cm, N);
 	int k = 0;
-	double t0 = now(), dt;
+	double t0 = gt_now(), dt;
 	do {
 		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1, A, K, Bm, N, 0, Cm, N);
 		k++;
-	} while ((dt = now() - t0) < min_s / 4 || k < 3);
+	} while ((dt = gt_now() - t0) < min_s / 4 || k < 3);
 	free(A); free(Bm); free(Cm);
 	return 2.0 * M * N * K * k / dt / 1e9;
 }
@@ -150,8 +110,8 @@ int main(int argc, char **argv)
 	gt_optim_conf oc = gt_optim_defaults(GT_OPTIM_ADAMW);
 	oc.lr = 1e-4f;
 	gt_optim *opt = gt_optim_new(&oc, gt_nn_nparams(nn));
-	data d;
-	make_data(&d, &a, 256, 9);
+	nn_batch d;
+	nn_batch_make(&d, &a, 256, 9, &rs);
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	long rss0 = ru.ru_maxrss;
@@ -188,7 +148,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 	gt_optim_free(opt);
-	free_data(&d);
+	nn_batch_free(&d);
 	gt_nn_free(nn);
 
 	/* 3. forward against sgemm */
@@ -204,7 +164,7 @@ int main(int argc, char **argv)
 				for (int th = 1; th <= 2; th++) {
 					int n = sizes[si], B = batches[bi], N = n * n;
 					gt_nn_set_threads(th);
-					make_data(&d, &a, B, n);
+					nn_batch_make(&d, &a, B, n, &rs);
 					/* alternate the network and the GEMM, keep the best of 3
 					 * windows of each: the CPU is shared, the best window is
 					 * the least disturbed */
@@ -226,7 +186,7 @@ int main(int argc, char **argv)
 					       "net/sgemm %.2f\n", archs[ai], n, n, B, th, rate, net_gf, conv_gf,
 					       C, B * N, 9 * C, ref, conv_gf / ref, net_gf / ref);
 					fflush(stdout);
-					free_data(&d);
+					nn_batch_free(&d);
 				}
 		gt_nn_free(nn);
 	}

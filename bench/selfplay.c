@@ -261,7 +261,7 @@ static double reference(const gt_model *m, int threads, int batch, double secs, 
 static void network_part(double secs, int threads, int games)
 {
 	gt_arch a;
-	gt_arch_default(&a, 6, 64);
+	gt_arch_default(&a, 6, 64, GT_FEAT_PLANES, GT_FEAT_GLOBALS, GT_FEAT_VERSION);
 	gt_model *m = gt_model_new_random(&a, 1, NULL);
 	gt_selfplay_params p;
 	gt_selfplay_params_default(&p);

@@ -56,7 +56,7 @@ static void make_game(gt_record *r, int n, uint64_t *s, int16_t *moves, gt_posit
 			pj[p] = ((*s >> 40) % 8 == 0) ? 1.0f / 64 : 0.0f;
 		}
 		pos[j] = (gt_position){j, j % 2 ? GT_WHITE : GT_BLACK, pj, j % 2 ? -1.0f : 1.0f,
-		                       j % 2 ? -2.5f : 2.5f, 400, 1, 1.0f};
+		                       j % 2 ? -2.5f : 2.5f, 400, 1, 1.0f, 0, 0, 0};
 	}
 	r->npos = r->nmoves;
 	r->pos = pos;

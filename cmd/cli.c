@@ -1,12 +1,14 @@
 /* cli.c: diagnostics, option values, the file loop and the final stdout
  * check shared by the commands (cli.h). */
 #include "cli.h"
+#include "gt.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* "PROG: message[: strerror(err)]\n" on stderr */
 static void vmsg(int err, const char *fmt, va_list ap)
@@ -33,6 +35,12 @@ void cli_warn_errno(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg(err, fmt, ap);
 	va_end(ap);
+}
+
+void cli_warn_cb(void *ctx, const char *msg)
+{
+	(void)ctx;
+	cli_warn("%s", msg);
 }
 
 void cli_die(const char *fmt, ...)
@@ -186,4 +194,110 @@ int cli_fshut(FILE *f, const char *name)
 		return 0;
 	cli_warn("write error on %s: %s", name, strerror(errno ? errno : EIO));
 	return 1;
+}
+
+const char *cli_not_dir(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return strerror(errno);
+	return S_ISDIR(st.st_mode) ? NULL : "not a directory";
+}
+
+void cli_opt_other(int c, void (*usage)(FILE *))
+{
+	if (c == 'h') {
+		usage(stdout);
+		exit(0);
+	}
+	if (c == CLI_O_VERSION) {
+		printf("%s %s\n", prog, GT_VERSION);
+		exit(0);
+	}
+	usage(stderr);
+	exit(2);
+}
+
+int cli_game_opt(const cli_game *g, int c, const char *arg)
+{
+	switch (c) {
+	case CLI_O_SIZE: *g->board_size = (int)cli_int("--board-size", arg, 2, GT_MAX_N); break;
+	case CLI_O_KOMI: *g->komi = cli_double("--komi", arg, -1000, 1000); break;
+	case CLI_O_RULES:
+		if (!(*g->rules = gt_rules_find(arg)))
+			cli_usage_die("--rules: unknown ruleset '%s'", arg);
+		break;
+	case CLI_O_MAXMOVES:
+		*g->max_moves = (int)cli_int("--max-moves", arg, 1, GT_MAX_HIST - 2);
+		break;
+	case CLI_O_VISITS: *g->visits = (int)cli_int("--visits", arg, 1, 1000000); break;
+	case CLI_O_PARALLEL:
+		*g->parallel_games = (int)cli_int("--parallel-games", arg, 1, 4096);
+		break;
+	case CLI_O_SEED: *g->seed = (uint64_t)cli_int("--seed", arg, 0, (1LL << 53) - 1); break;
+	default: return 0;
+	}
+	return 1;
+}
+
+volatile sig_atomic_t cli_stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	cli_stop = 1;
+}
+
+void cli_catch_stop(int once)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop;
+	sa.sa_flags = once ? SA_RESETHAND : 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+void cli_records_init(cli_records *it, FILE *f, const char *name, size_t max_line,
+                      int skip_blank)
+{
+	memset(it, 0, sizeof *it);
+	it->rd = gt_record_reader_new(f, name, max_line);
+	it->name = name;
+	it->skip_blank = skip_blank;
+}
+
+int cli_records_next(cli_records *it)
+{
+	gt_error e;
+	int rc;
+	while ((rc = gt_record_read_line(it->rd, &it->line, &it->len, &e)) != 0) {
+		if (rc < 0) {
+			if (cli_stop)
+				return 0; /* a read interrupted by the signal */
+			cli_warn("%s:%ld: %s", it->name, e.line, e.text);
+			it->bad++;
+			if (rc == GT_ETOOLONG)
+				continue;
+			return 0;
+		}
+		if (it->skip_blank && strspn(it->line, " \t\r") == it->len)
+			continue;
+		it->lineno = e.line;
+		return 1;
+	}
+	return 0;
+}
+
+void cli_records_warn(cli_records *it, const char *text)
+{
+	cli_warn("%s:%ld: %s", it->name, it->lineno, text);
+	it->bad++;
+}
+
+void cli_records_release(cli_records *it)
+{
+	gt_record_reader_free(it->rd);
+	it->rd = NULL;
 }

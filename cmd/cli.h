@@ -10,8 +10,13 @@
  */
 #ifndef GT_CMD_CLI_H
 #define GT_CMD_CLI_H
+#include <getopt.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "board.h"
+#include "record.h"
 
 /* prog: the command's name ("gt-augment"), the first word of every
  * message. Each cmd/gt-*.c defines it: const char *prog = "gt-xxx"; */
@@ -22,6 +27,10 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* cli_warn_errno: "PROG: message: strerror(errno)\n" on stderr; goes on. */
 void cli_warn_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* cli_warn_cb: cli_warn("%s", msg), with the signature of the library's
+ * warning callbacks (gt_store_opts.warn and the like); ctx is unused. */
+void cli_warn_cb(void *ctx, const char *msg);
 
 /* cli_die: "PROG: message\n" on stderr, then exit(1). */
 void cli_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -86,5 +95,86 @@ FILE *cli_files_next(cli_files *it);
  * and ferror; on an error "PROG: write error on NAME: strerror" and 1, else
  * 0. Use as: return cli_fshut(stdout, "stdout") | bad; */
 int cli_fshut(FILE *f, const char *name);
+
+/* cli_not_dir: NULL if path is a directory, else why not (strerror of
+ * stat(2)'s errno, or "not a directory"), for "PROG: PATH: why". */
+const char *cli_not_dir(const char *path);
+
+/* The options every command ends its getopt_long table with, and what its
+ * switch does with the rest:
+ *
+ *	static const struct option lo[] = { ..., CLI_OPTS_END };
+ *	...
+ *	default: cli_opt_other(c, usage);
+ *
+ * cli_opt_other: -h or --help: usage(stdout), exit 0; --version:
+ * "PROG VERSION", exit 0; anything else (getopt_long has said what):
+ * usage(stderr), exit 2. */
+enum { CLI_O_VERSION = 0x7f00 };
+#define CLI_OPTS_END                                  \
+	{"help", no_argument, NULL, 'h'},             \
+	{"version", no_argument, NULL, CLI_O_VERSION}, \
+	{NULL, 0, NULL, 0}
+void cli_opt_other(int c, void (*usage)(FILE *)) __attribute__((noreturn));
+
+/* The options of the games a command plays (gt-selfplay, gt-elo), with
+ * one range and one wording each: --board-size N (2..19), --komi K
+ * (-1000..1000), --rules NAME (gt_rules_find), --max-moves N
+ * (1..GT_MAX_HIST-2), --visits N (1..1000000), --parallel-games G
+ * (1..4096), --seed S (0..2^53-1). A command lists those it takes in its
+ * table with these values and points a cli_game at its settings. */
+enum { CLI_O_SIZE = 0x7f10, CLI_O_KOMI, CLI_O_RULES, CLI_O_MAXMOVES, CLI_O_VISITS,
+       CLI_O_PARALLEL, CLI_O_SEED };
+typedef struct cli_game {
+	int *board_size, *max_moves, *visits, *parallel_games; /* borrowed */
+	double *komi;
+	const gt_rules **rules;
+	uint64_t *seed;
+} cli_game;
+
+/* cli_game_opt: if c is one of the CLI_O_ game options, its value arg
+ * into g's field and 1 (a bad value is a usage error: cli_bad_value, or
+ * "PROG: --rules: unknown ruleset 'NAME'", exit 2); else 0. */
+int cli_game_opt(const cli_game *g, int c, const char *arg);
+
+/* SIGINT and SIGTERM as a request to stop: cli_catch_stop makes them set
+ * cli_stop (no SA_RESTART, so a blocked read returns EINTR); with once, a
+ * second signal kills at once (SA_RESETHAND). The command polls cli_stop,
+ * or passes &cli_stop to a library loop that does. */
+extern volatile sig_atomic_t cli_stop;
+void cli_catch_stop(int once);
+
+/* The loop over the lines of one input of game records, for the commands
+ * that report a bad line and go on (gt-record(5); gzip or plain):
+ *
+ *	cli_records it;
+ *	cli_records_init(&it, f, name, max_line, 1);
+ *	while (cli_records_next(&it))
+ *		... it.line, it.len (NUL-terminated), it.lineno ...
+ *	bad |= it.bad != 0;
+ *	cli_records_release(&it);
+ *
+ * A read error is reported "PROG: NAME:LINE: text" and counted in bad; a
+ * line over max_line is skipped, any other read error (truncated or corrupt
+ * gzip, I/O) ends the input, quietly when cli_stop is set (the read was
+ * interrupted by the signal). */
+typedef struct cli_records {
+	gt_record_reader *rd; /* owned */
+	const char *name;     /* borrowed */
+	int skip_blank;       /* 1: lines of only spaces, tabs and CRs are skipped */
+	const char *line;     /* the line (borrowed from the reader until the next call) */
+	size_t len;
+	long lineno;          /* its number, 1-based */
+	long bad;             /* read errors reported, and cli_records_warn calls */
+} cli_records;
+
+void cli_records_init(cli_records *it, FILE *f, const char *name, size_t max_line,
+                      int skip_blank);
+/* cli_records_next: 1 with the next line in it, or 0 at the end. */
+int cli_records_next(cli_records *it);
+/* cli_records_warn: "PROG: NAME:LINENO: text" for the current line, and
+ * bad counted. */
+void cli_records_warn(cli_records *it, const char *text);
+void cli_records_release(cli_records *it);
 
 #endif

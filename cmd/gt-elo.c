@@ -48,39 +48,6 @@ static void usage(FILE *f)
 	    "  --progress            the score after each pair on stderr\n");
 }
 
-/* --sprt elo0,elo1[,alpha,beta] */
-static void parse_sprt(const char *s, gt_elo_sprt *sp)
-{
-	double v[4] = { 0, 0, 0.05, 0.05 };
-	int k = 0;
-	const char *p = s;
-	for (;;) {
-		char *end;
-		errno = 0;
-		if (k == 4)
-			goto bad;
-		v[k++] = strtod(p, &end);
-		if (errno || end == p || !isfinite(v[k - 1]))
-			goto bad;
-		if (*end == 0)
-			break;
-		if (*end != ',')
-			goto bad;
-		p = end + 1;
-	}
-	if (k != 2 && k != 4)
-		goto bad;
-	if (!(v[0] < v[1]) || !(v[2] > 0 && v[2] <= 0.5) || !(v[3] > 0 && v[3] <= 0.5))
-		cli_bad_value("--sprt", "elo0 < elo1 and alpha, beta in (0, 0.5]", s);
-	sp->elo0 = v[0];
-	sp->elo1 = v[1];
-	sp->alpha = v[2];
-	sp->beta = v[3];
-	return;
-bad:
-	cli_bad_value("--sprt", "ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA", s);
-}
-
 typedef struct out {
 	FILE *rec;
 	const char *sgf;
@@ -93,20 +60,9 @@ typedef struct out {
 
 static int write_sgf(out *o, const gt_match_game *g)
 {
-	const gt_record *r = &g->rec;
 	gt_sgf_game sg;
-	if (gt_sgf_game_init(&sg, r->board_size) != 0)
+	if (gt_match_game_sgf(g, &sg) != 0)
 		return GT_EINVAL;
-	sg.komi = r->komi;
-	for (int i = 0, c = GT_BLACK; i < r->nmoves; i++, c = GT_OTHER(c))
-		gt_sgf_add_move(&sg, c, r->moves[i]);
-	gt_sgf_prop_set(&sg, "PB", g->black, strlen(g->black));
-	gt_sgf_prop_set(&sg, "PW", g->white, strlen(g->white));
-	gt_sgf_prop_set(&sg, "RU", r->rules, strlen(r->rules));
-	if (g->reason[0])
-		gt_sgf_prop_set(&sg, "GC", g->reason, strlen(g->reason));
-	gt_sgf_prop_set(&sg, "RE", r->result, strlen(r->result));
-	gt_sgf_result_parse(&sg, r->result);
 	char path[4096];
 	snprintf(path, sizeof path, "%s/game-%06ld.sgf", o->sgf, g->index);
 	FILE *f = fopen(path, "w");
@@ -161,62 +117,68 @@ static int sink(void *ctx, const gt_match_game *g, const gt_elo_result *r)
 	return 0;
 }
 
+/* the player of argument spec into pl, or exit: 2 for a gtp: spec
+ * without a command, 1 for a network that cannot be opened */
+static void open_player(gt_match_player *pl, const char *spec, const char *backend,
+                        gt_match_player *other)
+{
+	gt_error e;
+	if (gt_match_player_open(pl, spec, backend, &e) == 0)
+		return;
+	cli_warn("%s", e.text);
+	if (other)
+		gt_match_player_close(other);
+	exit(strncmp(spec, "gtp:", 4) == 0 ? 2 : 1);
+}
+
+enum { O_GAMES = 256, O_OPENING, O_SPRT, O_RECORDS, O_SGF, O_TIMEOUT, O_BACKEND,
+       O_PROGRESS };
+static const struct option opts[] = {
+	{ "games", required_argument, 0, O_GAMES },
+	{ "parallel-games", required_argument, 0, CLI_O_PARALLEL },
+	{ "visits", required_argument, 0, CLI_O_VISITS },
+	{ "board-size", required_argument, 0, CLI_O_SIZE },
+	{ "komi", required_argument, 0, CLI_O_KOMI },
+	{ "rules", required_argument, 0, CLI_O_RULES },
+	{ "max-moves", required_argument, 0, CLI_O_MAXMOVES },
+	{ "opening-moves", required_argument, 0, O_OPENING },
+	{ "seed", required_argument, 0, CLI_O_SEED },
+	{ "sprt", required_argument, 0, O_SPRT },
+	{ "records", required_argument, 0, O_RECORDS },
+	{ "sgf", required_argument, 0, O_SGF },
+	{ "gtp-timeout", required_argument, 0, O_TIMEOUT },
+	{ "backend", required_argument, 0, O_BACKEND },
+	{ "progress", no_argument, 0, O_PROGRESS },
+	CLI_OPTS_END,
+};
+
 int main(int argc, char **argv)
 {
-	enum { O_GAMES = 256, O_PARALLEL, O_VISITS, O_SIZE, O_KOMI, O_RULES, O_MAXMOVES,
-	       O_OPENING, O_SEED, O_SPRT, O_RECORDS, O_SGF, O_TIMEOUT, O_BACKEND, O_PROGRESS,
-	       O_VERSION };
-	static const struct option opts[] = {
-		{ "games", required_argument, 0, O_GAMES },
-		{ "parallel-games", required_argument, 0, O_PARALLEL },
-		{ "visits", required_argument, 0, O_VISITS },
-		{ "board-size", required_argument, 0, O_SIZE },
-		{ "komi", required_argument, 0, O_KOMI },
-		{ "rules", required_argument, 0, O_RULES },
-		{ "max-moves", required_argument, 0, O_MAXMOVES },
-		{ "opening-moves", required_argument, 0, O_OPENING },
-		{ "seed", required_argument, 0, O_SEED },
-		{ "sprt", required_argument, 0, O_SPRT },
-		{ "records", required_argument, 0, O_RECORDS },
-		{ "sgf", required_argument, 0, O_SGF },
-		{ "gtp-timeout", required_argument, 0, O_TIMEOUT },
-		{ "backend", required_argument, 0, O_BACKEND },
-		{ "progress", no_argument, 0, O_PROGRESS },
-		{ "version", no_argument, 0, O_VERSION },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	gt_match_params p;
 	gt_match_params_default(&p);
-	out o;
-	memset(&o, 0, sizeof o);
-	o.rec = stdout;
-	o.p = &p;
+	cli_game g = { &p.board_size, &p.max_moves, &p.visits, &p.parallel_games, &p.komi,
+	               &p.rules, &p.seed };
+	out o = { .rec = stdout, .p = &p };
 	const char *records = NULL, *backend = NULL;
-	int c;
+	int c, r;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_GAMES: p.games = cli_int("--games", optarg, 2, 100000000); break;
-		case O_PARALLEL: p.parallel_games = cli_int("--parallel-games", optarg, 1, 4096); break;
-		case O_VISITS: p.visits = cli_int("--visits", optarg, 1, 1000000); break;
-		case O_SIZE: p.board_size = cli_int("--board-size", optarg, 2, GT_MAX_N); break;
-		case O_KOMI: p.komi = cli_double("--komi", optarg, -1000, 1000); break;
-		case O_RULES:
-			if (!(p.rules = gt_rules_find(optarg)))
-				cli_usage_die("--rules: unknown ruleset '%s'", optarg);
-			break;
-		case O_MAXMOVES: p.max_moves = cli_int("--max-moves", optarg, 1, GT_MAX_HIST - 2); break;
 		case O_OPENING: p.opening_moves = cli_int("--opening-moves", optarg, 0, GT_MAX_HIST); break;
-		case O_SEED: p.seed = (uint64_t)cli_int("--seed", optarg, 0, (1LL << 53) - 1); break;
-		case O_SPRT: parse_sprt(optarg, &p.sprt); p.has_sprt = 1; break;
+		case O_SPRT:
+			if ((r = gt_elo_sprt_parse(optarg, &p.sprt)))
+				cli_bad_value("--sprt", r == GT_EINVAL ? "elo0 < elo1 and alpha, beta in "
+				              "(0, 0.5]" : "ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA", optarg);
+			p.has_sprt = 1;
+			break;
 		case O_RECORDS: records = optarg; break;
 		case O_SGF: o.sgf = optarg; break;
 		case O_TIMEOUT: p.gtp_timeout = cli_double("--gtp-timeout", optarg, 0, 1e6); break;
 		case O_BACKEND: backend = optarg; break;
 		case O_PROGRESS: o.progress = 1; break;
-		case O_VERSION: printf("gt-elo %s\n", GT_VERSION); return 0;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default:
+			if (!cli_game_opt(&g, c, optarg))
+				cli_opt_other(c, usage);
 		}
 	}
 	if (argc - optind != 2) {
@@ -228,15 +190,8 @@ int main(int argc, char **argv)
 	if (gt_match_check(&p, &e) != 0)
 		cli_usage_die("%s", e.text);
 	gt_match_player pa, pb;
-	if (gt_match_player_open(&pa, argv[optind], backend, &e) != 0) {
-		cli_warn("%s", e.text);
-		return e.text[0] && strncmp(argv[optind], "gtp:", 4) == 0 ? 2 : 1;
-	}
-	if (gt_match_player_open(&pb, argv[optind + 1], backend, &e) != 0) {
-		cli_warn("%s", e.text);
-		gt_match_player_close(&pa);
-		return strncmp(argv[optind + 1], "gtp:", 4) == 0 ? 2 : 1;
-	}
+	open_player(&pa, argv[optind], backend, NULL);
+	open_player(&pb, argv[optind + 1], backend, &pa);
 	o.a = pa.name;
 	o.b = pb.name;
 	if (o.sgf && mkdir(o.sgf, 0777) != 0 && errno != EEXIST)
@@ -245,22 +200,11 @@ int main(int argc, char **argv)
 		cli_die_errno("%s", records);
 
 	gt_elo_result res;
-	int err = gt_match_run(&p, &pa, &pb, sink, &o, &res, &e);
-	int status = 0;
-	if (err) {
+	int status = gt_match_run(&p, &pa, &pb, sink, &o, &res, &e) != 0;
+	if (status) {
 		cli_warn("%s", o.errtext[0] ? o.errtext : e.text);
-		status = 1;
 	} else {
-		json_t *sum = json_object(), *st = gt_elo_json(&res);
-		json_object_set_new(sum, "a", json_string(pa.name));
-		json_object_set_new(sum, "b", json_string(pb.name));
-		const char *key;
-		json_t *v;
-		json_object_foreach(st, key, v)
-			json_object_set(sum, key, v);
-		json_decref(st);
-		char *s = json_dumps(sum, JSON_COMPACT | JSON_REAL_PRECISION(10));
-		json_decref(sum);
+		char *s = gt_elo_summary(pa.name, pb.name, &res);
 		if (!s || puts(s) == EOF)
 			status = 1;
 		free(s);

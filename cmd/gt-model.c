@@ -68,84 +68,61 @@ static int describe(const char *path)
 	return 0;
 }
 
+/* init ARCH: a random network to out; returns the exit status */
+static int init(const char *arch, uint64_t seed, const char *series, const char *out)
+{
+	gt_arch a;
+	gt_error e;
+	if (gt_model_parse_arch(arch, &a, &e) != 0)
+		cli_usage_die("%s", e.text);
+	if (series && strlen(series) >= GT_MODEL_SERIES_MAX)
+		cli_usage_die("--series: longer than %d characters", GT_MODEL_SERIES_MAX - 1);
+	gt_model *m = gt_model_new_random(&a, seed, &e);
+	if (!m)
+		cli_die("%s", e.text);
+	if (series)
+		strcpy(m->meta.series, series);
+	int r = gt_model_write(out, m, &e);
+	gt_model_free(m);
+	if (r) {
+		cli_warn("%s", e.text);
+		return r == GT_EFORMAT ? 2 : 1;
+	}
+	return 0;
+}
+
+static const struct option opts[] = {
+	{"seed", required_argument, NULL, 's'},
+	{"series", required_argument, NULL, 'S'},
+	{"output", required_argument, NULL, 'o'},
+	CLI_OPTS_END,
+};
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"seed", required_argument, NULL, 's'},
-		{"series", required_argument, NULL, 'S'},
-		{"output", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
-	};
 	uint64_t seed = 1;
 	const char *series = NULL, *out = NULL;
 	int c, init_opts = 0;
 	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		switch (c) {
-		case 's':
-			seed = cli_u64("--seed", optarg, 0, UINT64_MAX);
-			init_opts = 1;
-			break;
-		case 'S':
-			series = optarg;
-			init_opts = 1;
-			break;
-		case 'o':
-			out = optarg;
-			init_opts = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			printf("%s %s\n", prog, GT_VERSION);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
+		case 's': seed = cli_u64("--seed", optarg, 0, UINT64_MAX); break;
+		case 'S': series = optarg; break;
+		case 'o': out = optarg; break;
+		default: cli_opt_other(c, usage);
 		}
+		init_opts = 1; /* every option is init's */
 	}
-	if (optind >= argc) {
-		usage(stderr);
-		return 2;
-	}
-	const char *verb = argv[optind++];
-	if (!strcmp(verb, "describe")) {
-		if (init_opts || optind >= argc) {
-			usage(stderr);
-			return 2;
-		}
+	const char *verb = optind < argc ? argv[optind++] : NULL;
+	if (verb && !strcmp(verb, "describe") && !init_opts && optind < argc) {
 		int rc = 0;
 		for (; optind < argc; optind++)
 			rc |= describe(argv[optind]);
 		return cli_fshut(stdout, "stdout") ? 1 : rc;
 	}
-	if (!strcmp(verb, "init")) {
-		gt_arch a;
-		gt_error e;
-		if (optind + 1 != argc || !out) {
-			usage(stderr);
-			return 2;
-		}
-		if (gt_model_parse_arch(argv[optind], &a, &e) != 0)
-			cli_usage_die("%s", e.text);
-		if (series && strlen(series) >= GT_MODEL_SERIES_MAX)
-			cli_usage_die("--series: longer than %d characters", GT_MODEL_SERIES_MAX - 1);
-		gt_model *m = gt_model_new_random(&a, seed, &e);
-		if (!m)
-			cli_die("%s", e.text);
-		if (series)
-			strcpy(m->meta.series, series);
-		int r = gt_model_write(out, m, &e);
-		gt_model_free(m);
-		if (r) {
-			cli_warn("%s", e.text);
-			return r == GT_EFORMAT ? 2 : 1;
-		}
-		return 0;
-	}
-	cli_warn("unknown command '%s'", verb);
+	if (verb && !strcmp(verb, "init") && optind + 1 == argc && out)
+		return init(argv[optind], seed, series, out);
+	if (verb && strcmp(verb, "describe") && strcmp(verb, "init"))
+		cli_warn("unknown command '%s'", verb);
 	usage(stderr);
 	return 2;
 }

@@ -1,6 +1,7 @@
 /* gt-selfplay: play self-play games with MCTS and write one game record per
  * line to stdout (gt-selfplay(1), gt-record(5)). */
 #include "evcache.h"
+#include "evpool.h"
 #include "gpu.h"
 #include "gt.h"
 #include "record.h"
@@ -11,18 +12,14 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 const char *prog = "gt-selfplay";
-static volatile sig_atomic_t stop;
 
 static void usage(FILE *f)
 {
@@ -60,12 +57,6 @@ static void usage(FILE *f)
 	    "                        of --threads and --parallel-games with a network\n"
 	    "  --progress            rates on stderr (default when stderr is a terminal)\n"
 	    "  -v, --verbose         say the backend and cache on stderr\n");
-}
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
 }
 
 typedef struct out {
@@ -111,73 +102,105 @@ static int sink(void *ctx, long index, const gt_record *r, const gt_selfplay_sta
 	return 0;
 }
 
+/* a seed when --seed is not given: getrandom(2), else time and PID */
+static uint64_t random_seed(void)
+{
+	uint64_t s = 0;
+	if (getrandom(&s, sizeof s, 0) != sizeof s)
+		s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	return s & ((1ULL << 53) - 1);
+}
+
+/* -v: the model, its backend and the cache */
+static void say_model(const gt_selfplay_params *p, const gt_evpool *pool)
+{
+	gt_error why;
+	int aut = !strcmp(p->backend, "auto");
+	gt_gpu_probe(&why);
+	if (*pool->backend)
+		cli_warn("model %s on backend %s%s%s%s, %s evaluations, cache %zu MiB",
+		         pool->name, pool->backend, aut ? " (auto: " : "", aut ? why.text : "",
+		         aut ? ")" : "", p->exact ? "exact (one by one)" : "batched",
+		         p->cache_bytes >> 20);
+	else
+		cli_warn("model none (uniform policy, value 0)");
+}
+
+/* the cache's hits, the run's result and the exit status */
+static int finish(const out *o, const gt_evpool *pool, int err, const gt_selfplay_stats *st,
+                  int verbose)
+{
+	gt_evcache_stats sum;
+	if (o->progress)
+		report(o, st, 1);
+	gt_evpool_cache_stats(pool, &sum);
+	if ((verbose || o->progress) && sum.lookups)
+		cli_warn("cache: %lld of %lld lookups hit (%.1f%%), %lld entries",
+		         sum.hits, sum.lookups, 100.0 * sum.hits / sum.lookups, sum.entries);
+	if (err == GT_EIO && o->serr)
+		cli_die("--sgf: %s", o->se.text);
+	if (err == GT_EIO)
+		cli_die("write error: %s", strerror(o->werr));
+	if (err)
+		cli_die("%s", gt_strerror(err));
+	if (cli_stop)
+		cli_warn("stopped by a signal: %ld games written, %ld in progress dropped",
+		         st->games, st->dropped);
+	return cli_fshut(stdout, "stdout");
+}
+
+enum { O_MODEL = 256, O_GAMES, O_CHEAP, O_FULL, O_THREADS, O_LEAVES, O_TEARLY, O_TFINAL,
+       O_THALF, O_WORKER, O_PROGRESS, O_SGF, O_BACKEND, O_CACHE, O_DET, O_PASSFROM };
+static const struct option opts[] = {
+	{ "model", required_argument, 0, O_MODEL },
+	{ "games", required_argument, 0, O_GAMES },
+	{ "visits", required_argument, 0, CLI_O_VISITS },
+	{ "cheap-visits", required_argument, 0, O_CHEAP },
+	{ "full-prob", required_argument, 0, O_FULL },
+	{ "board-size", required_argument, 0, CLI_O_SIZE },
+	{ "komi", required_argument, 0, CLI_O_KOMI },
+	{ "rules", required_argument, 0, CLI_O_RULES },
+	{ "max-moves", required_argument, 0, CLI_O_MAXMOVES },
+	{ "pass-from", required_argument, 0, O_PASSFROM },
+	{ "threads", required_argument, 0, O_THREADS },
+	{ "parallel-games", required_argument, 0, CLI_O_PARALLEL },
+	{ "leaves", required_argument, 0, O_LEAVES },
+	{ "temp-early", required_argument, 0, O_TEARLY },
+	{ "temp-final", required_argument, 0, O_TFINAL },
+	{ "temp-halflife", required_argument, 0, O_THALF },
+	{ "seed", required_argument, 0, CLI_O_SEED },
+	{ "worker", required_argument, 0, O_WORKER },
+	{ "progress", no_argument, 0, O_PROGRESS },
+	{ "sgf", required_argument, 0, O_SGF },
+	{ "backend", required_argument, 0, O_BACKEND },
+	{ "cache-mb", required_argument, 0, O_CACHE },
+	{ "deterministic", no_argument, 0, O_DET },
+	{ "verbose", no_argument, 0, 'v' },
+	CLI_OPTS_END,
+};
+
 int main(int argc, char **argv)
 {
-	enum { O_MODEL = 256, O_GAMES, O_VISITS, O_CHEAP, O_FULL, O_SIZE, O_KOMI, O_RULES,
-	       O_MAXMOVES, O_THREADS, O_PARALLEL, O_LEAVES, O_TEARLY, O_TFINAL, O_THALF,
-	       O_SEED, O_WORKER, O_PROGRESS, O_VERSION, O_SGF, O_BACKEND, O_CACHE, O_DET, O_PASSFROM };
-	static const struct option opts[] = {
-		{ "model", required_argument, 0, O_MODEL },
-		{ "games", required_argument, 0, O_GAMES },
-		{ "visits", required_argument, 0, O_VISITS },
-		{ "cheap-visits", required_argument, 0, O_CHEAP },
-		{ "full-prob", required_argument, 0, O_FULL },
-		{ "board-size", required_argument, 0, O_SIZE },
-		{ "komi", required_argument, 0, O_KOMI },
-		{ "rules", required_argument, 0, O_RULES },
-		{ "max-moves", required_argument, 0, O_MAXMOVES },
-		{ "pass-from", required_argument, 0, O_PASSFROM },
-		{ "threads", required_argument, 0, O_THREADS },
-		{ "parallel-games", required_argument, 0, O_PARALLEL },
-		{ "leaves", required_argument, 0, O_LEAVES },
-		{ "temp-early", required_argument, 0, O_TEARLY },
-		{ "temp-final", required_argument, 0, O_TFINAL },
-		{ "temp-halflife", required_argument, 0, O_THALF },
-		{ "seed", required_argument, 0, O_SEED },
-		{ "worker", required_argument, 0, O_WORKER },
-		{ "progress", no_argument, 0, O_PROGRESS },
-		{ "sgf", required_argument, 0, O_SGF },
-		{ "backend", required_argument, 0, O_BACKEND },
-		{ "cache-mb", required_argument, 0, O_CACHE },
-		{ "deterministic", no_argument, 0, O_DET },
-		{ "verbose", no_argument, 0, 'v' },
-		{ "version", no_argument, 0, O_VERSION },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	gt_selfplay_params p;
 	gt_selfplay_params_default(&p);
-	const char *model = NULL;
-	int have_seed = 0, verbose = 0;
-	out o;
-	memset(&o, 0, sizeof o);
-	o.progress = isatty(2);
-	int c;
+	p.seed = UINT64_MAX; /* none given */
+	cli_game g = { &p.board_size, &p.max_moves, &p.visits, &p.parallel_games, &p.komi,
+	               &p.rules, &p.seed };
+	const char *model = NULL, *why;
+	int verbose = 0, c;
+	out o = { .progress = isatty(2) };
 	while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
 		switch (c) {
 		case O_MODEL: model = optarg; break;
 		case O_GAMES: p.games = cli_int("--games", optarg, 1, 1000000000); break;
-		case O_VISITS: p.visits = cli_int("--visits", optarg, 1, 1000000); break;
 		case O_CHEAP: p.cheap_visits = cli_int("--cheap-visits", optarg, 1, 1000000); break;
 		case O_FULL: p.full_prob = cli_double("--full-prob", optarg, 0, 1); break;
-		case O_SIZE: p.board_size = cli_int("--board-size", optarg, 2, GT_MAX_N); break;
-		case O_KOMI: p.komi = cli_double("--komi", optarg, -1000, 1000); break;
-		case O_RULES:
-			if (!(p.rules = gt_rules_find(optarg)))
-				cli_usage_die("--rules: unknown ruleset '%s'", optarg);
-			break;
-		case O_MAXMOVES: p.max_moves = cli_int("--max-moves", optarg, 1, GT_MAX_HIST - 2); break;
 		case O_PASSFROM: p.search.pass_from = cli_int("--pass-from", optarg, 0, GT_MAX_HIST); break;
 		case O_THREADS: p.threads = cli_int("--threads", optarg, 1, 256); break;
-		case O_PARALLEL: p.parallel_games = cli_int("--parallel-games", optarg, 1, 4096); break;
 		case O_LEAVES: p.search.leaves = cli_int("--leaves", optarg, 1, 256); break;
 		case O_TEARLY: p.temp_early = cli_double("--temp-early", optarg, 0, 100); break;
 		case O_TFINAL: p.temp_final = cli_double("--temp-final", optarg, 0, 100); break;
 		case O_THALF: p.temp_halflife = cli_double("--temp-halflife", optarg, 1e-3, 1e6); break;
-		case O_SEED:
-			p.seed = (uint64_t)cli_int("--seed", optarg, 0, (1LL << 53) - 1);
-			have_seed = 1;
-			break;
 		case O_WORKER: p.worker = optarg; break;
 		case O_PROGRESS: o.progress = 1; break;
 		case O_SGF: o.sgf = optarg; break;
@@ -189,65 +212,33 @@ int main(int argc, char **argv)
 		case O_CACHE: p.cache_bytes = (size_t)cli_int("--cache-mb", optarg, 0, 1 << 20) << 20; break;
 		case O_DET: p.exact = 1; break;
 		case 'v': verbose = 1; break;
-		case O_VERSION: printf("gt-selfplay %s\n", GT_VERSION); return 0;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default:
+			if (!cli_game_opt(&g, c, optarg))
+				cli_opt_other(c, usage);
 		}
 	}
-	if (optind < argc) {
-		cli_warn("unexpected argument '%s'", argv[optind]);
+	if (optind < argc || !model) {
+		if (optind < argc)
+			cli_warn("unexpected argument '%s'", argv[optind]);
+		else
+			cli_warn("--model FILE or --model none is required");
 		usage(stderr);
 		return 2;
 	}
-	if (!model) {
-		cli_warn("--model FILE or --model none is required");
-		usage(stderr);
-		return 2;
-	}
+	if (p.seed == UINT64_MAX)
+		p.seed = random_seed();
 	gt_error e;
 	if (gt_selfplay_check(&p, &e) != 0)
 		cli_usage_die("%s", e.text);
-	if (!have_seed) {
-		uint64_t s = 0;
-		if (getrandom(&s, sizeof s, 0) != sizeof s)
-			s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-		p.seed = s & ((1ULL << 53) - 1);
-	}
-
-	if (o.sgf) {
-		struct stat sb;
-		int bad = stat(o.sgf, &sb) != 0;
-		if (bad || !S_ISDIR(sb.st_mode))
-			cli_die("--sgf: %s: %s", o.sgf, bad ? strerror(errno) : "not a directory");
-	}
-	gt_evaluator *evs = gt_xcalloc(p.threads, sizeof *evs);
-	char name[256];
-	const char *backend = "";
-	for (int t = 0; t < p.threads; t++) {
-		if (gt_selfplay_model_open(&p, model, &evs[t], name, sizeof name, &backend, &e) != 0)
-			cli_die("%s: %s", model, e.text);
-	}
-	p.model = name;
-	if (verbose) {
-		gt_error why;
-		gt_gpu_probe(&why);
-		if (*backend)
-			cli_warn("model %s on backend %s%s%s%s, %s evaluations, cache %zu MiB",
-			         name, backend, strcmp(p.backend, "auto") ? "" : " (auto: ",
-			         strcmp(p.backend, "auto") ? "" : why.text,
-			         strcmp(p.backend, "auto") ? "" : ")",
-			         p.exact ? "exact (one by one)" : "batched", p.cache_bytes >> 20);
-		else
-			cli_warn("model none (uniform policy, value 0)");
-	}
-
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESETHAND; /* a second signal kills at once */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	if (o.sgf && (why = cli_not_dir(o.sgf)))
+		cli_die("--sgf: %s: %s", o.sgf, why);
+	gt_evpool pool;
+	if (gt_evpool_open(&pool, &p, model, &e) != 0)
+		cli_die("%s: %s", model, e.text);
+	p.model = pool.name;
+	if (verbose)
+		say_model(&p, &pool);
+	cli_catch_stop(1); /* a second signal kills at once */
 
 	o.games = p.games;
 	o.t0 = o.last = gt_now();
@@ -256,33 +247,8 @@ int main(int argc, char **argv)
 		         (unsigned long long)p.seed, p.games, p.board_size, p.board_size,
 		         p.threads, p.parallel_games);
 	gt_selfplay_stats st;
-	int err = gt_selfplay_run(&p, evs, sink, &o, &stop, &st);
-	if (o.progress)
-		report(&o, &st, 1);
-	if (verbose || o.progress) {
-		gt_evcache_stats cs, sum;
-		memset(&sum, 0, sizeof sum);
-		for (int t = 0; t < p.threads; t++)
-			if (gt_evcache_get_stats(&evs[t], &cs) == 0) {
-				sum.lookups += cs.lookups;
-				sum.hits += cs.hits;
-				sum.entries += cs.entries;
-			}
-		if (sum.lookups)
-			cli_warn("cache: %lld of %lld lookups hit (%.1f%%), %lld entries",
-			         sum.hits, sum.lookups, 100.0 * sum.hits / sum.lookups, sum.entries);
-	}
-	for (int t = 0; t < p.threads; t++)
-		gt_evaluator_close(&evs[t]);
-	free(evs);
-	if (err == GT_EIO && o.serr)
-		cli_die("--sgf: %s", o.se.text);
-	if (err == GT_EIO)
-		cli_die("write error: %s", strerror(o.werr));
-	if (err)
-		cli_die("%s", gt_strerror(err));
-	if (stop)
-		cli_warn("stopped by a signal: %ld games written, %ld in progress dropped",
-		         st.games, st.dropped);
-	return cli_fshut(stdout, "stdout");
+	int err = gt_selfplay_run(&p, pool.evs, sink, &o, &cli_stop, &st);
+	int rc = finish(&o, &pool, err, &st, verbose);
+	gt_evpool_close(&pool);
+	return rc;
 }

@@ -136,64 +136,52 @@ static int write_atomic(const char *dir, const char *name, const char *text, siz
 	return rc ? 1 : 0;
 }
 
+/* the file name of record r (its line, len bytes) in a --to-sgf -o DIR:
+ * <game_id>[-s<symmetry>].sgf, or the line's sha256 for a game_id that is
+ * no safe name; 0, or -1 if sha256 failed */
+static int sgf_name(const gt_record *r, const char *line, size_t len, char *fname, size_t size)
+{
+	char id[65];
+	if (!safe_name(r->game_id) && gt_sgfrec_game_id(line, len, 0, id))
+		return -1;
+	int n = snprintf(fname, size, "%s", safe_name(r->game_id) ? r->game_id : id);
+	if (r->symmetry)
+		n += snprintf(fname + n, size - n, "-s%d", r->symmetry);
+	snprintf(fname + n, size - n, ".sgf");
+	return 0;
+}
+
 /* the records of f, named name, to SGF; returns 0 or 1 */
 static int records_to_sgf(FILE *f, const char *name, const char *dir, size_t max_line,
                           long *ngames, long *nout)
 {
 	int bad = 0;
-	gt_record_reader *rd = gt_record_reader_new(f, name, max_line);
+	cli_records it;
+	cli_records_init(&it, f, name, max_line, 1);
 	gt_record r;
 	gt_record_init(&r);
-	const char *line;
-	size_t len;
 	gt_error e;
-	int rc;
-	while ((rc = gt_record_read_line(rd, &line, &len, &e)) != 0) {
-		if (rc < 0) {
-			cli_warn("%s:%ld: %s", name, e.line, e.text);
-			bad = 1;
-			if (rc == GT_ETOOLONG)
-				continue;
-			break;
-		}
-		if (strspn(line, " \t\r") == len)
-			continue;
-		long lineno = e.line;
+	while (cli_records_next(&it)) {
 		(*ngames)++;
 		gt_sgf_game g;
-		if (gt_record_parse(&r, line, len, &e) || gt_sgfrec_from_record(&r, &g, &e)) {
-			cli_warn("%s:%ld: %s", name, lineno, e.text);
-			bad = 1;
+		if (gt_record_parse(&r, it.line, it.len, &e) || gt_sgfrec_from_record(&r, &g, &e)) {
+			cli_records_warn(&it, e.text);
 			continue;
 		}
 		size_t tl;
-		char *text = gt_sgf_write_str(&g, &tl);
+		char *text = gt_sgf_write_str(&g, &tl), fname[256];
 		gt_sgf_game_release(&g);
-		if (dir) {
-			char fname[256], id[65];
-			if (safe_name(r.game_id)) {
-				snprintf(fname, sizeof fname, "%s", r.game_id);
-			} else if (gt_sgfrec_game_id(line, len, 0, id) == 0) {
-				snprintf(fname, sizeof fname, "%s", id);
-			} else {
-				cli_warn("%s:%ld: sha256 failed", name, lineno);
-				free(text);
-				bad = 1;
-				continue;
-			}
-			size_t fl = strlen(fname);
-			if (r.symmetry)
-				snprintf(fname + fl, sizeof fname - fl, "-s%d", r.symmetry);
-			fl = strlen(fname);
-			snprintf(fname + fl, sizeof fname - fl, ".sgf");
-			if (write_atomic(dir, fname, text, tl))
-				bad = 1;
-			else
-				(*nout)++;
-		} else {
-			if (fwrite(text, 1, tl, stdout) != tl) {
+		if (!dir) {
+			if (fwrite(text, 1, tl, stdout) != tl)
 				cli_die_errno("write error on stdout");
-			}
+			(*nout)++;
+		} else if (sgf_name(&r, it.line, it.len, fname, sizeof fname)) {
+			cli_records_warn(&it, "sha256 failed");
+			free(text);
+			continue;
+		} else if (write_atomic(dir, fname, text, tl)) {
+			bad = 1;
+		} else {
 			(*nout)++;
 		}
 		free(text);
@@ -201,25 +189,25 @@ static int records_to_sgf(FILE *f, const char *name, const char *dir, size_t max
 			cli_warn("%ld records, %ld games written", *ngames, *nout);
 	}
 	gt_record_release(&r);
-	gt_record_reader_free(rd);
+	bad |= it.bad != 0;
+	cli_records_release(&it);
 	return bad;
 }
 
+enum { O_RULES = 256, O_TOSGF, O_MAXLINE, O_PROGRESS };
+static const struct option lo[] = {
+	{"rules", required_argument, NULL, O_RULES},
+	{"to-sgf", no_argument, NULL, O_TOSGF},
+	{"output", required_argument, NULL, 'o'},
+	{"max-line", required_argument, NULL, O_MAXLINE},
+	{"progress", no_argument, NULL, O_PROGRESS},
+	CLI_OPTS_END,
+};
+
 int main(int argc, char **argv)
 {
-	enum { O_RULES = 256, O_TOSGF, O_MAXLINE, O_PROGRESS, O_VERSION };
-	static const struct option lo[] = {
-		{"rules", required_argument, NULL, O_RULES},
-		{"to-sgf", no_argument, NULL, O_TOSGF},
-		{"output", required_argument, NULL, 'o'},
-		{"max-line", required_argument, NULL, O_MAXLINE},
-		{"progress", no_argument, NULL, O_PROGRESS},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, O_VERSION},
-		{NULL, 0, NULL, 0},
-	};
 	const gt_rules *rules = NULL;
-	const char *dir = NULL;
+	const char *dir = NULL, *why;
 	int to_sgf = 0, c, bad = 0;
 	size_t max_line = (size_t)64 << 20;
 	progress = isatty(2);
@@ -232,25 +220,17 @@ int main(int argc, char **argv)
 			break;
 		case O_TOSGF: to_sgf = 1; break;
 		case 'o': dir = optarg; break;
-		case O_MAXLINE:
-			max_line = (size_t)cli_size("--max-line", optarg, 1, 1ULL << 40);
-			break;
+		case O_MAXLINE: max_line = (size_t)cli_size("--max-line", optarg, 1, 1ULL << 40); break;
 		case O_PROGRESS: progress = 1; break;
-		case 'h': usage(stdout); return 0;
-		case O_VERSION: printf("gt-sgf %s\n", GT_VERSION); return 0;
-		default: usage(stderr); return 2;
+		default: cli_opt_other(c, usage);
 		}
 	}
 	if (dir && !to_sgf)
 		cli_usage_die("-o needs --to-sgf");
 	if (rules && to_sgf)
 		cli_usage_die("--rules is for SGF input, not with --to-sgf");
-	if (dir) {
-		struct stat st;
-		errno = 0;
-		if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-			cli_die("%s: %s", dir, errno ? strerror(errno) : "not a directory");
-	}
+	if (dir && (why = cli_not_dir(dir)))
+		cli_die("%s: %s", dir, why);
 	long ngames = 0, nout = 0;
 	cli_files in;
 	cli_files_init(&in, argc - optind, argv + optind);

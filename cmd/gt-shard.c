@@ -5,23 +5,13 @@
 
 #include "cli.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 const char *prog = "gt-shard";
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -39,31 +29,17 @@ static void print_line(const char *line, void *ctx)
 /* one input; returns the number of records refused */
 static long shard_file(gt_shard_writer *w, FILE *f, const char *name, int progress)
 {
-	gt_record_reader *rd = gt_record_reader_new(f, name, 64 << 20);
+	cli_records it;
+	cli_records_init(&it, f, name, 64 << 20, 0);
 	gt_record rec;
 	gt_record_init(&rec);
-	long bad = 0, n = 0;
-	const char *line;
-	size_t len;
+	long n = 0;
 	gt_error e;
-	int rc;
-	while (!stop && (rc = gt_record_read_line(rd, &line, &len, &e)) != 0) {
-		if (rc < 0) {
-			if (stop)
-				break; /* a read interrupted by the signal */
-			cli_warn("%s:%ld: %s", name, e.line, e.text);
-			bad++;
-			if (rc != GT_ETOOLONG)
-				break;
-			continue;
-		}
-		long lineno = e.line;
+	while (!cli_stop && cli_records_next(&it)) {
 		n++;
-		if (gt_record_parse(&rec, line, len, &e) != 0 ||
-		    gt_shard_add_record(w, &rec, &e) != 0) {
-			cli_warn("%s:%ld: %s", name, lineno, e.text);
-			bad++;
-		}
+		if (gt_record_parse(&rec, it.line, it.len, &e) != 0 ||
+		    gt_shard_add_record(w, &rec, &e) != 0)
+			cli_records_warn(&it, e.text);
 		if (progress && n % 1000 == 0) {
 			const gt_shard_stats *st = gt_shard_writer_stats(w);
 			cli_warn("%s: %ld records, %ld rows, %ld shards", name, n,
@@ -71,23 +47,22 @@ static long shard_file(gt_shard_writer *w, FILE *f, const char *name, int progre
 		}
 	}
 	gt_record_release(&rec);
-	gt_record_reader_free(rd);
-	return bad;
+	cli_records_release(&it);
+	return it.bad;
 }
+
+static const struct option opts[] = {
+	{"out", required_argument, NULL, 'o'},
+	{"rows", required_argument, NULL, 'r'},
+	{"seed", required_argument, NULL, 's'},
+	{"run", required_argument, NULL, 'R'},
+	{"level", required_argument, NULL, 'L'},
+	{"progress", no_argument, NULL, 'p'},
+	CLI_OPTS_END,
+};
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"out", required_argument, NULL, 'o'},
-		{"rows", required_argument, NULL, 'r'},
-		{"seed", required_argument, NULL, 's'},
-		{"run", required_argument, NULL, 'R'},
-		{"level", required_argument, NULL, 'L'},
-		{"progress", no_argument, NULL, 'p'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
-	};
 	gt_shard_opts o;
 	gt_shard_opts_init(&o);
 	const char *out = NULL;
@@ -100,9 +75,7 @@ int main(int argc, char **argv)
 		case 'R': o.run = (int)cli_int("--run", optarg, 0, 999); break;
 		case 'L': o.level = (int)cli_int("--level", optarg, 0, 9); break;
 		case 'p': progress = 1; break;
-		case 'h': usage(stdout); return 0;
-		case 'V': printf("gt-shard %s\n", GT_VERSION); return 0;
-		default: usage(stderr); return 2;
+		default: cli_opt_other(c, usage);
 		}
 	}
 	if (!out) {
@@ -115,18 +88,13 @@ int main(int argc, char **argv)
 	gt_shard_writer *w = gt_shard_writer_new(out, &o, &e);
 	if (!w)
 		cli_die("%s", e.text);
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal; /* no SA_RESTART: a blocked read returns */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
+	cli_catch_stop(0);
 
 	long bad = 0;
 	int failed = 0;
 	cli_files in;
 	cli_files_init(&in, argc - optind, argv + optind);
-	for (FILE *f; !stop && (f = cli_files_next(&in));) {
+	for (FILE *f; !cli_stop && (f = cli_files_next(&in));) {
 		long b = shard_file(w, f, in.name, progress);
 		bad += b;
 		failed |= b != 0;
@@ -142,9 +110,9 @@ int main(int argc, char **argv)
 		cli_warn("%ld rows with NaN or infinity dropped", st->nonfinite);
 	if (bad)
 		cli_warn("%ld records refused", bad);
-	if (progress || stop)
+	if (progress || cli_stop)
 		cli_warn("%s%ld games, %ld rows in %ld shards, %ld positions skipped",
-		         stop ? "stopped by a signal: " : "", st->games, st->rows, st->shards,
+		         cli_stop ? "stopped by a signal: " : "", st->games, st->rows, st->shards,
 		         st->skipped);
 	failed |= st->nonfinite > 0;
 	gt_shard_writer_free(w);

@@ -37,6 +37,9 @@ static void usage(FILE *f)
 	        "  --state FILE      pull: names of consumed batches\n"
 	        "  --max-line BYTES  pull: longest record line (default 64 MiB)\n"
 	        "  --max-batch BYTES pull: largest decompressed batch (default 16 GiB)\n"
+	        "  --share K/U       pull: only the batches whose name hashes to K of U\n"
+	        "  --newest N        pull: only the N newest batches; the older marked old\n"
+	        "  --stats FILE      pull: its counts and bytes as one JSON line in FILE\n"
 	        "  --retries N       retries on connection errors, timeouts, 5xx (default 5)\n"
 	        "  --timeout S       seconds per request, 0 = none (default 300)\n"
 	        "  --netrc FILE      credentials file (default ~/.netrc)\n"
@@ -248,19 +251,40 @@ static int cmd_contrib(const gt_store_opts *o, const char *store, const char *ge
 }
 
 static int cmd_pull(const gt_store_opts *o, const char *url, const char *state,
-                    long long max_line, long long max_batch)
+                    const gt_pull_pick *pk, long long max_line, long long max_batch,
+                    const char *stats)
 {
 	gt_error e = { 0 };
 	gt_pull_stats st;
-	int rc = gt_pull_batches(o, url, state, (size_t)max_line, max_batch, stdout, &st, &e);
+	int rc = gt_pull_batches(o, url, state, pk, (size_t)max_line, max_batch, stdout, &st, &e);
 	if (rc)
 		return fail(NULL, rc, &e);
+	if (stats) {
+		char line[256];
+		int k = snprintf(line, sizeof line, "{\"batches\":%ld,\"bad\":%ld,\"old\":%ld,"
+		                 "\"records\":%lld,\"bytes\":%lld}\n", st.batches, st.bad, st.old,
+		                 st.records, st.bytes);
+		if ((rc = gt_fs_write_atomic(stats, line, (size_t)k, &e)) != 0)
+			return fail(NULL, rc, &e);
+	}
 	return 0;
+}
+
+/* share_arg: --share K/U into pk; a bad one is a usage error (exit 2) */
+static void share_arg(const char *s, gt_pull_pick *pk)
+{
+	const char *slash = strchr(s, '/');
+	char k[32];
+	if (!slash || (size_t)(slash - s) >= sizeof k)
+		cli_usage_die("--share: want K/U, got '%s'", s);
+	snprintf(k, sizeof k, "%.*s", (int)(slash - s), s);
+	pk->share_units = (unsigned)cli_int("--share (U)", slash + 1, 1, 1 << 20);
+	pk->share_k = (unsigned)cli_int("--share (K)", k, 0, (long long)pk->share_units - 1);
 }
 
 int main(int argc, char **argv)
 {
-	enum { O_SHA = 256, O_BYTES, O_OVERWRITE, O_STATE, O_MAXLINE, O_MAXBATCH,
+	enum { O_SHA = 256, O_BYTES, O_OVERWRITE, O_STATE, O_MAXLINE, O_MAXBATCH, O_SHARE, O_NEWEST, O_STATS,
 	       O_RETRIES, O_TIMEOUT, O_NETRC, O_VERIFY, O_ORNONE, O_ARGS, O_VERSION };
 	static const struct option lo[] = {
 		{ "sha256", required_argument, NULL, O_SHA },
@@ -269,6 +293,9 @@ int main(int argc, char **argv)
 		{ "state", required_argument, NULL, O_STATE },
 		{ "max-line", required_argument, NULL, O_MAXLINE },
 		{ "max-batch", required_argument, NULL, O_MAXBATCH },
+		{ "share", required_argument, NULL, O_SHARE },
+		{ "newest", required_argument, NULL, O_NEWEST },
+		{ "stats", required_argument, NULL, O_STATS },
 		{ "retries", required_argument, NULL, O_RETRIES },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "netrc", required_argument, NULL, O_NETRC },
@@ -281,7 +308,8 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	gt_store_opts o;
-	const char *sha = NULL, *state = NULL, *verify_key = NULL, *args_file = NULL;
+	const char *sha = NULL, *state = NULL, *verify_key = NULL, *args_file = NULL, *stats = NULL;
+	gt_pull_pick pk = { 0, 0, 0 };
 	long long bytes = -1, max_line = 64LL << 20, max_batch = 16LL << 30;
 	int overwrite = 0, quiet = 0, or_none = 0, c;
 	gt_store_opts_init(&o);
@@ -295,6 +323,9 @@ int main(int argc, char **argv)
 		case O_STATE: state = optarg; break;
 		case O_MAXLINE: max_line = cli_int("--max-line", optarg, 1, (long long)1 << 40); break;
 		case O_MAXBATCH: max_batch = cli_int("--max-batch", optarg, 1, (long long)1 << 50); break;
+		case O_SHARE: share_arg(optarg, &pk); break;
+		case O_NEWEST: pk.newest = (long)cli_int("--newest", optarg, 1, 1L << 30); break;
+		case O_STATS: stats = optarg; break;
 		case O_RETRIES: o.retries = (int)cli_int("--retries", optarg, 0, 100); break;
 		case O_TIMEOUT: o.timeout_s = cli_double("--timeout", optarg, 0, 86400 * 7); break;
 		case O_NETRC: o.netrc = optarg; break;
@@ -329,7 +360,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(verb, "pull") && na == 2) {
 		if (!state)
 			cli_usage_die("pull needs --state FILE");
-		rc = cmd_pull(&o, a[1], state, max_line, max_batch);
+		rc = cmd_pull(&o, a[1], state, &pk, max_line, max_batch, stats);
 	} else {
 		cli_warn("unknown verb or wrong number of arguments: %s", verb);
 		usage(stderr);

@@ -440,6 +440,22 @@ int gt_board_play(gt_board *b, int color, int pt)
 	return r ? r : gt_board_play_legal(b, color, pt);
 }
 
+#ifdef GT_BOARD_CHECK
+/* Debug builds (make SANITIZE=1 defines GT_BOARD_CHECK): the invariants
+ * from scratch after every move, as Pachi's board_check in its debug
+ * builds; a broken one is a bug in this file, so say which and abort. */
+static void check_move(const gt_board *b, int color, int pt)
+{
+	char why[128], v[8], diagram[(GT_MAX_N + 2) * (2 * GT_MAX_N + 8)];
+	if (gt_board_check(b, why) == 0)
+		return;
+	fprintf(stderr, "gt: board invariant broken after move %d, %s %s: %s\n%s", b->nmoves,
+	        color == GT_BLACK ? "black" : "white", gt_vertex_str(b->n, pt, v), why,
+	        gt_board_print(b, diagram, sizeof diagram));
+	abort();
+}
+#endif
+
 int gt_board_play_legal(gt_board *b, int color, int pt)
 {
 	if (b->nmoves >= GT_MAX_HIST)
@@ -460,6 +476,9 @@ int gt_board_play_legal(gt_board *b, int color, int pt)
 	b->hist_hash[b->nmoves] = b->hash;
 	b->hist_to_move[b->nmoves] = b->to_move;
 	seen_add(b, b->hash);
+#ifdef GT_BOARD_CHECK
+	check_move(b, color, pt);
+#endif
 	return 0;
 }
 

@@ -4,9 +4,7 @@
 #include "util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <math.h>
 #include <stdlib.h>
@@ -514,30 +512,22 @@ int gt_delta_save(const char *path, const gt_delta_hdr *h, const float *delta,
 int gt_delta_load(const char *path, gt_delta_hdr *h, float **delta, gt_error *e)
 {
 	uint8_t head[GT_DELTA_HEADER_BYTES], *buf = NULL;
-	struct stat st;
+	long long size;
 	uint64_t total;
 	float *out = NULL;
 	int fd, rc;
 	*delta = NULL;
-	fd = open(path, O_RDONLY);
+	fd = gt_fs_open_head(path, head, sizeof head, &size, e);
 	if (fd < 0)
-		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st)) {
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (st.st_size < GT_DELTA_HEADER_BYTES || gt_fs_read_all(fd, head, sizeof head)) {
-		rc = gt_error_set(e, GT_EFORMAT, -1, (long)st.st_size, "%s: truncated header", path);
-		goto out;
-	}
+		return fd;
 	rc = gt_delta_read_header(head, sizeof head, h, &total, e);
 	if (rc)
 		goto out;
-	if ((uint64_t)st.st_size != total) {
-		rc = gt_error_set(e, GT_EFORMAT, -1, (long)st.st_size,
+	if ((uint64_t)size != total) {
+		rc = gt_error_set(e, GT_EFORMAT, -1, (long)size,
 			"%s: %s: %lld bytes, header says %llu", path,
-			(uint64_t)st.st_size < total ? "truncated" : "trailing bytes",
-			(long long)st.st_size, (unsigned long long)total);
+			(uint64_t)size < total ? "truncated" : "trailing bytes", size,
+			(unsigned long long)total);
 		goto out;
 	}
 	buf = gt_xmalloc(total);

@@ -343,3 +343,16 @@ int gt_diloco_ustate_load(gt_diloco_ustate *s, const char *path, gt_error *e)
 	free(buf);
 	return rc;
 }
+
+uint64_t gt_diloco_ustate_starts(const char *path)
+{
+	uint8_t hdr[32];
+	uint64_t starts = 0;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	if (fread(hdr, 1, sizeof hdr, f) == sizeof hdr && !memcmp(hdr, USTATE_MAGIC, 8))
+		starts = gt_le_get64(hdr + 24);
+	fclose(f);
+	return starts;
+}

@@ -13,6 +13,9 @@
  *   diloco/heartbeats/<unit>.json       a unit's last sign of life
  *   diloco/lease.json                   {"owner","expires"} of gt-outer
  * <v> and <seq> are decimal, <gen> 16 lowercase hex digits.
+ *
+ * The learning unit's rounds over this layout are lib/unit.h, the outer
+ * process's cycle lib/outerproc.h.
  */
 #ifndef GT_DILOCO_H
 #define GT_DILOCO_H
@@ -105,5 +108,9 @@ int gt_diloco_ustate_save(const gt_diloco_ustate *s, const char *path, gt_error 
  * GT_ENOTFOUND (no file), GT_EIO, GT_EFORMAT (bad magic, size or CRC),
  * GT_EINVAL (another n or optimizer). s is unchanged on error. */
 int gt_diloco_ustate_load(gt_diloco_ustate *s, const char *path, gt_error *e);
+/* gt_diloco_ustate_starts: the starts count in the header of the state
+ * file at path (magic checked, nothing else); 0 when there is no such
+ * file or it is not a unit state file. */
+uint64_t gt_diloco_ustate_starts(const char *path);
 
 #endif

@@ -1,7 +1,9 @@
 /* elo.c: logistic Elo, confidence intervals, LOS and the GSPRT (elo.h). */
 #include "elo.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define REG_EPS 1e-3 /* fishtest's regularize(): a zero count becomes this */
@@ -310,4 +312,48 @@ json_t *gt_elo_json(const gt_elo_result *r)
 	if (note)
 		json_object_set_new(o, "note", json_string(note));
 	return o;
+}
+
+char *gt_elo_summary(const char *a, const char *b, const gt_elo_result *r)
+{
+	json_t *sum = json_object(), *st = gt_elo_json(r);
+	json_object_set_new(sum, "a", json_string(a));
+	json_object_set_new(sum, "b", json_string(b));
+	const char *key;
+	json_t *v;
+	json_object_foreach(st, key, v)
+		json_object_set(sum, key, v);
+	json_decref(st);
+	char *s = json_dumps(sum, JSON_COMPACT | JSON_REAL_PRECISION(10));
+	json_decref(sum);
+	return s;
+}
+
+int gt_elo_sprt_parse(const char *s, gt_elo_sprt *sp)
+{
+	double v[4] = { 0, 0, 0.05, 0.05 };
+	int k = 0;
+	for (const char *p = s;;) {
+		char *end;
+		errno = 0;
+		if (k == 4)
+			return GT_EFORMAT;
+		v[k++] = strtod(p, &end);
+		if (errno || end == p || !isfinite(v[k - 1]))
+			return GT_EFORMAT;
+		if (*end == 0)
+			break;
+		if (*end != ',')
+			return GT_EFORMAT;
+		p = end + 1;
+	}
+	if (k != 2 && k != 4)
+		return GT_EFORMAT;
+	if (!(v[0] < v[1]) || !(v[2] > 0 && v[2] <= 0.5) || !(v[3] > 0 && v[3] <= 0.5))
+		return GT_EINVAL;
+	sp->elo0 = v[0];
+	sp->elo1 = v[1];
+	sp->alpha = v[2];
+	sp->beta = v[3];
+	return 0;
 }

@@ -135,4 +135,16 @@ int gt_elo_pentanomial(const long penta[5], long wins, long draws, long losses,
  * to print them short. */
 json_t *gt_elo_json(const gt_elo_result *r);
 
+/* gt_elo_summary: the summary line of a match of a against b (gt-elo(1)),
+ * without newline, in a new string (caller frees): {"a","b", then the keys
+ * of gt_elo_json(r)}, compact, numbers printed short. NULL only when
+ * jansson fails (out of memory). */
+char *gt_elo_summary(const char *a, const char *b, const gt_elo_result *r);
+
+/* gt_elo_sprt_parse: an SPRT written "ELO0,ELO1" or "ELO0,ELO1,ALPHA,BETA"
+ * (alpha and beta 0.05 when left out) into sp. Returns 0; GT_EFORMAT when
+ * s is not 2 or 4 finite numbers separated by commas; GT_EINVAL unless
+ * elo0 < elo1 and alpha, beta are in (0, 0.5]. sp is unchanged on error. */
+int gt_elo_sprt_parse(const char *s, gt_elo_sprt *sp);
+
 #endif

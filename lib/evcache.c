@@ -32,7 +32,7 @@ typedef struct cache {
 	uint32_t tick;
 	gt_evcache_stats st;
 	/* scratch for the misses of a call */
-	int cap;
+	int cap, cap_n;     /* positions and board size the scratch holds */
 	int *miss, *uniq;   /* position of each miss; index of its first copy */
 	key *mkeys;
 	const gt_board **mboards;
@@ -138,15 +138,15 @@ static int cache_eval(void *ctx, int n, int nb, const gt_board *const *boards, f
 		table_init(c, n);
 	if (!c->nsets)
 		return c->inner.eval(c->inner.ctx, n, nb, boards, logits, value, score, own);
-	if (nb > c->cap) {
-		c->cap = nb;
-		c->miss = gt_xrealloc(c->miss, nb * sizeof *c->miss);
-		c->uniq = gt_xrealloc(c->uniq, nb * sizeof *c->uniq);
-		c->mkeys = gt_xrealloc(c->mkeys, nb * sizeof *c->mkeys);
-		c->mboards = gt_xrealloc(c->mboards, nb * sizeof *c->mboards);
-		c->mlogits = gt_xrealloc(c->mlogits, (size_t)nb * (n * n + 1) * sizeof(float));
-		c->mvalue = gt_xrealloc(c->mvalue, nb * sizeof(float));
-		c->mscore = gt_xrealloc(c->mscore, nb * sizeof(float));
+	if (nb > c->cap || n > c->cap_n) { /* room for the larger of both (a size may change) */
+		int cb = c->cap = nb > c->cap ? nb : c->cap, cn = c->cap_n = n > c->cap_n ? n : c->cap_n;
+		c->miss = gt_xrealloc(c->miss, cb * sizeof *c->miss);
+		c->uniq = gt_xrealloc(c->uniq, cb * sizeof *c->uniq);
+		c->mkeys = gt_xrealloc(c->mkeys, cb * sizeof *c->mkeys);
+		c->mboards = gt_xrealloc(c->mboards, cb * sizeof *c->mboards);
+		c->mlogits = gt_xrealloc(c->mlogits, (size_t)cb * (cn * cn + 1) * sizeof(float));
+		c->mvalue = gt_xrealloc(c->mvalue, cb * sizeof(float));
+		c->mscore = gt_xrealloc(c->mscore, cb * sizeof(float));
 	}
 	int np1 = n * n + 1, m = 0, u = 0;
 	c->tick++;

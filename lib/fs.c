@@ -63,6 +63,27 @@ static char *dir_of(const char *path)
 	return d;
 }
 
+int gt_fs_open_head(const char *path, void *head, size_t n, long long *size, gt_error *e)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st)) {
+		int err = errno;
+		close(fd);
+		errno = err;
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(err));
+	}
+	if ((unsigned long long)st.st_size < n || gt_fs_read_all(fd, head, n)) {
+		close(fd);
+		return gt_error_set(e, GT_EFORMAT, -1, (long)st.st_size, "%s: truncated header",
+		                    path);
+	}
+	*size = (long long)st.st_size;
+	return fd;
+}
+
 int gt_fs_sync_dir(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -25,6 +25,14 @@ int gt_fs_write_all(int fd, const void *p, size_t n);
  * (errno set). */
 int gt_fs_read_all(int fd, void *p, size_t n);
 
+/* gt_fs_open_head: open path for reading and read its first n bytes into
+ * head: the start of a reader that checks a file's header (and the size it
+ * claims against *size, the file's size in bytes) before it allocates for
+ * the rest. Returns the open descriptor, positioned at byte n, which the
+ * caller closes; or GT_EIO (cannot open or stat, errno kept) or GT_EFORMAT
+ * (the file is shorter than n bytes: "truncated header", e->offset its
+ * size), e naming path, the descriptor then closed. */
+int gt_fs_open_head(const char *path, void *head, size_t n, long long *size, gt_error *e);
 /* gt_fs_write_atomic: replace the file path by the len bytes at buf,
  * atomically (see above). Returns 0, or GT_EIO with errno kept and e naming
  * the file (or its folder) and the reason. */

@@ -8,19 +8,49 @@
 #include <string.h>
 
 #include "gt.h"
+#include "lines.h"
+#include "score.h"
+#include "sgf.h"
+#include "sgfrec.h"
 
-#define MAXARGS 16
+#define MAXARGS 400   /* set_free_handicap takes up to n*n - 1 vertices */
 #define MAXEXTRA 32
+#define MAXANALYZE 16
+
+struct gt_gtp_io {
+	gt_gtp *g;
+	gt_lines *rd;   /* NULL under gt_gtp_exec */
+	FILE *out;      /* NULL: into the response buffer */
+	const char *id;
+	int begun, werr;
+	char err[256];
+};
+
+typedef struct move {
+	int16_t pt;
+	uint8_t color;
+} move;
 
 struct gt_gtp {
 	gt_board b;
+	gt_board *base;  /* the start of the game: setup stones, first player */
+	move *hist;      /* the moves played since base */
+	int nhist, caphist;
 	int n;
 	const gt_rules *rules;
 	double komi;
 	char *name, *version;
 	gt_gtp_genmove_fn genmove;
 	void *user;
+	gt_gtp_status_fn status;
+	void *status_user;
 	uint64_t rng;
+	/* the last judgement of dead stones and what it was for */
+	int st_valid;
+	uint64_t st_hash;
+	int st_to_move, st_n;
+	double st_komi;
+	uint8_t st[GT_MAX_PTS];
 	/* time_settings and time_left (seconds) */
 	int has_settings;
 	double main_time, byo_time;
@@ -33,8 +63,11 @@ struct gt_gtp {
 	struct {
 		char *name;
 		gt_gtp_command_fn fn;
+		gt_gtp_stream_fn sfn;
 		void *user;
 	} extra[MAXEXTRA];
+	int nanalyze;
+	char *analyze[MAXANALYZE];
 	/* the response being built */
 	char *res;
 	size_t len, cap;
@@ -61,7 +94,7 @@ static void puts_(gt_gtp *g, const char *s)
 static void putf(gt_gtp *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void putf(gt_gtp *g, const char *fmt, ...)
 {
-	char buf[256];
+	char buf[512];
 	va_list ap;
 	va_start(ap, fmt);
 	int k = vsnprintf(buf, sizeof buf, fmt, ap);
@@ -71,7 +104,66 @@ static void putf(gt_gtp *g, const char *fmt, ...)
 	put(g, buf, k > 0 ? (size_t)k : 0);
 }
 
-/* ---- engine ---- */
+/* Append text without its empty lines (one would end the response) and
+ * without a final newline. */
+static void put_lines(gt_gtp *g, const char *text)
+{
+	size_t start = g->len;
+	for (const char *p = text; *p; ) {
+		const char *e = strchr(p, '\n');
+		size_t k = e ? (size_t)(e - p) : strlen(p);
+		if (k > 0) {
+			put(g, p, k);
+			put(g, "\n", 1);
+		}
+		p += k + (e != NULL);
+	}
+	if (g->len > start)
+		g->res[--g->len] = 0;
+}
+
+/* ---- the game ---- */
+
+static void hist_push(gt_gtp *g, int color, int pt)
+{
+	if (g->nhist == g->caphist) {
+		g->caphist = g->caphist ? 2 * g->caphist : 256;
+		g->hist = gt_xrealloc(g->hist, g->caphist * sizeof *g->hist);
+	}
+	g->hist[g->nhist++] = (move){ (int16_t)pt, (uint8_t)color };
+}
+
+/* the board of the game's start (once, before the first move) */
+static void keep_base(gt_gtp *g)
+{
+	if (g->nhist == 0)
+		gt_board_copy(g->base, &g->b);
+}
+
+/* b = the game after its first k moves; returns 0 or the error of the
+ * first move refused */
+static int replay(gt_gtp *g, gt_board *b, int k)
+{
+	gt_board_copy(b, g->base);
+	for (int i = 0; i < k; i++) {
+		int err = gt_score_play_on(b, g->hist[i].color, g->hist[i].pt);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int reset(gt_gtp *g, int n)
+{
+	gt_board b;
+	if (gt_board_init(&b, n, g->rules, g->komi) != 0)
+		return -1;
+	gt_board_copy(&g->b, &b);
+	gt_board_copy(g->base, &b);
+	g->nhist = 0;
+	g->n = n;
+	return 0;
+}
 
 gt_gtp *gt_gtp_new(int n, const gt_rules *rules, double komi,
                    const char *name, const char *version)
@@ -81,12 +173,21 @@ gt_gtp *gt_gtp_new(int n, const gt_rules *rules, double komi,
 		free(g);
 		return NULL;
 	}
+	g->base = gt_xmalloc(sizeof *g->base);
+	gt_board_copy(g->base, &g->b);
 	g->n = n;
 	g->rules = rules;
 	g->komi = komi;
 	g->name = gt_xstrdup(name ? name : "gt");
 	g->version = gt_xstrdup(version ? version : GT_VERSION);
 	g->rng = 1;
+	static const char *const std[] = {
+		"plist/Dead stones/final_status_list dead",
+		"plist/Seki stones/final_status_list seki",
+		"string/Final score/final_score",
+	};
+	for (int i = 0; i < 3; i++)
+		gt_gtp_add_analyze(g, std[i]);
 	return g;
 }
 
@@ -96,6 +197,10 @@ void gt_gtp_free(gt_gtp *g)
 		return;
 	for (int i = 0; i < g->nextra; i++)
 		free(g->extra[i].name);
+	for (int i = 0; i < g->nanalyze; i++)
+		free(g->analyze[i]);
+	free(g->base);
+	free(g->hist);
 	free(g->name);
 	free(g->version);
 	free(g->res);
@@ -106,6 +211,13 @@ void gt_gtp_set_genmove(gt_gtp *g, gt_gtp_genmove_fn fn, void *user)
 {
 	g->genmove = fn;
 	g->user = user;
+}
+
+void gt_gtp_set_status(gt_gtp *g, gt_gtp_status_fn fn, void *user)
+{
+	g->status = fn;
+	g->status_user = user;
+	g->st_valid = 0;
 }
 
 void gt_gtp_seed(gt_gtp *g, uint64_t seed)
@@ -121,6 +233,14 @@ const gt_board *gt_gtp_board(const gt_gtp *g)
 gt_board *gt_gtp_board_mut(gt_gtp *g)
 {
 	return &g->b;
+}
+
+int gt_gtp_add_analyze(gt_gtp *g, const char *line)
+{
+	if (!line || !*line || strchr(line, '\n') || g->nanalyze == MAXANALYZE)
+		return GT_EINVAL;
+	g->analyze[g->nanalyze++] = gt_xstrdup(line);
+	return 0;
 }
 
 static uint64_t xorshift(uint64_t *x)
@@ -180,6 +300,102 @@ double gt_gtp_budget(const gt_gtp *g, int color)
 		left = 10;
 	double t = main / left + per_byo;
 	return t > 0 ? t : 0;
+}
+
+int gt_gtp_fixed_handicap(int n, int k, int *pts)
+{
+	int odd = n % 2 == 1;
+	int max = n < 7 ? 0 : n == 7 || !odd ? 4 : 9;
+	if (k < 2 || k > max)
+		return GT_EINVAL;
+	int e = n <= 12 ? 2 : 3, lo = e, hi = n - 1 - e, mid = n / 2;
+	/* (x, y) with y from the top, in the spec's order */
+	int xy[9][2] = {
+		{ lo, hi }, { hi, lo }, { lo, lo }, { hi, hi }, /* D4 Q16 D16 Q4 */
+		{ lo, mid }, { hi, mid }, { mid, lo }, { mid, hi }, /* D10 Q10 K16 K4 */
+		{ mid, mid },
+	};
+	/* which of the nine for each k (the centre for odd k from 5) */
+	static const int pick[10][9] = {
+		{ 0 }, { 0 }, { 0, 1 }, { 0, 1, 2 }, { 0, 1, 2, 3 }, { 0, 1, 2, 3, 8 },
+		{ 0, 1, 2, 3, 4, 5 }, { 0, 1, 2, 3, 4, 5, 8 }, { 0, 1, 2, 3, 4, 5, 6, 7 },
+		{ 0, 1, 2, 3, 4, 5, 6, 7, 8 },
+	};
+	for (int i = 0; i < k; i++) {
+		const int *p = xy[pick[k][i]];
+		pts[i] = p[1] * n + p[0];
+	}
+	return k;
+}
+
+/* place_free_handicap's choice: the fixed placement as far as it goes,
+ * then each further stone on the empty point (off the first line from 5x5)
+ * farthest from the stones placed (squared distance; ties: lowest index) */
+static int free_handicap(int n, int k, int *pts)
+{
+	int max = n < 7 ? 0 : n == 7 || n % 2 == 0 ? 4 : 9;
+	int m = gt_gtp_fixed_handicap(n, k < max ? k : max, pts);
+	if (m < 0)
+		m = 0;
+	uint8_t used[GT_MAX_PTS] = {0};
+	for (int i = 0; i < m; i++)
+		used[pts[i]] = 1;
+	int edge = n >= 5 ? 1 : 0;
+	while (m < k) {
+		int best = -1, bd = -1;
+		for (int p = 0; p < n * n; p++) {
+			int x = p % n, y = p / n;
+			if (used[p] || x < edge || y < edge || x >= n - edge || y >= n - edge)
+				continue;
+			int d = m ? 1 << 30 : -((2 * x - n + 1) * (2 * x - n + 1) + (2 * y - n + 1) * (2 * y - n + 1));
+			for (int i = 0; i < m; i++) {
+				int dx = x - pts[i] % n, dy = y - pts[i] / n;
+				if (dx * dx + dy * dy < d)
+					d = dx * dx + dy * dy;
+			}
+			if (d > bd) {
+				bd = d;
+				best = p;
+			}
+		}
+		if (best < 0)
+			break;
+		used[best] = 1;
+		pts[m++] = best;
+	}
+	return m;
+}
+
+/* ---- dead stones ---- */
+
+static int judge(gt_gtp *g)
+{
+	const gt_board *b = &g->b;
+	if (g->st_valid && g->st_hash == b->hash && g->st_to_move == b->to_move &&
+	    g->st_n == b->n && g->st_komi == b->komi)
+		return 0;
+	int err;
+	if (g->status) {
+		err = g->status(g->status_user, b, g->st);
+	} else {
+		float own[GT_MAX_PTS];
+		err = gt_score_playouts(b, gt_score_default_playouts(b->n), b->hash ^ 0x5ca1ab1e, own);
+		if (!err)
+			gt_score_status(b, own, NULL, g->st);
+	}
+	if (err)
+		return err;
+	for (int p = 0; p < b->npts; p++)
+		if (b->color[p] == GT_EMPTY)
+			g->st[p] = GT_STATUS_NONE;
+		else if (g->st[p] == GT_STATUS_NONE)
+			g->st[p] = GT_STATUS_ALIVE;
+	g->st_valid = 1;
+	g->st_hash = b->hash;
+	g->st_to_move = b->to_move;
+	g->st_n = b->n;
+	g->st_komi = b->komi;
+	return 0;
 }
 
 /* ---- parsing helpers ---- */
@@ -244,16 +460,6 @@ static int c_quit(gt_gtp *g, int argc, char **argv, int *quit)
 	return 0;
 }
 
-static int reset(gt_gtp *g, int n)
-{
-	gt_board b;
-	if (gt_board_init(&b, n, g->rules, g->komi) != 0)
-		return -1;
-	gt_board_copy(&g->b, &b);
-	g->n = n;
-	return 0;
-}
-
 static int c_boardsize(gt_gtp *g, int argc, char **argv, int *quit)
 {
 	long n;
@@ -277,6 +483,13 @@ static int c_komi(gt_gtp *g, int argc, char **argv, int *quit)
 		return fail(g, "syntax error");
 	g->komi = k;
 	g->b.komi = k;
+	g->base->komi = k;
+	return 0;
+}
+
+static int c_get_komi(gt_gtp *g, int argc, char **argv, int *quit)
+{
+	putf(g, "%g", g->komi);
 	return 0;
 }
 
@@ -288,35 +501,56 @@ static int c_play(gt_gtp *g, int argc, char **argv, int *quit)
 	int pt = gt_vertex_parse(g->n, argv[1]);
 	if (color < 0 || pt == GT_EFORMAT)
 		return fail(g, "syntax error");
-	if (pt < 0 || gt_board_play(&g->b, color, pt) != 0)
+	if (pt < 0 || gt_gtp_play(g, color, pt) != 0)
 		return fail(g, "illegal move");
 	return 0;
 }
 
-static int c_genmove(gt_gtp *g, int argc, char **argv, int *quit)
+int gt_gtp_play(gt_gtp *g, int color, int move)
 {
-	int color, move = GT_PASS(g->n), rc;
-	char v[8];
-	if (argc != 1 || (color = gt_color_parse(argv[0])) < 0)
-		return fail(g, "syntax error");
-	if (gt_board_over(&g->b)) {
-		puts_(g, "pass"); /* the game is over: nothing to search, nothing played */
-		return 0;
-	}
+	keep_base(g);
+	int err = gt_score_play_on(&g->b, color, move);
+	if (!err)
+		hist_push(g, color, move);
+	return err;
+}
+
+/* the move of the genmove callback (or the default) for color, not yet
+ * played: 0 with *move set, or -1 with the error response */
+static int choose(gt_gtp *g, int color, int *move)
+{
+	int rc;
+	*move = GT_PASS(g->n);
 	double budget = gt_gtp_budget(g, color);
+	const gt_board *pos = &g->b;
+	gt_board *fresh = NULL;
+	if (gt_board_over(pos)) { /* the game goes on: search a new start */
+		fresh = gt_xmalloc(sizeof *fresh);
+		gt_score_board_from(fresh, pos);
+		pos = fresh;
+	}
 	if (g->genmove)
-		rc = g->genmove(g->user, &g->b, color, budget, &move);
+		rc = g->genmove(g->user, pos, color, budget, move);
 	else
-		rc = gt_gtp_random_genmove(&g->rng, &g->b, color, budget, &move);
+		rc = gt_gtp_random_genmove(&g->rng, pos, color, budget, move);
+	free(fresh);
 	if (rc < 0) {
 		putf(g, "genmove failed: %s", gt_strerror(rc));
 		return -1;
 	}
+	return 0;
+}
+
+/* play the chosen move and answer its vertex (or resign) */
+static int play_chosen(gt_gtp *g, int color, int move)
+{
+	char v[8];
+	int rc = 0;
 	if (move == GT_GTP_RESIGN) {
 		puts_(g, "resign");
 		return 0;
 	}
-	if (move < 0 || move > GT_PASS(g->n) || (rc = gt_board_play(&g->b, color, move)) != 0) {
+	if (move < 0 || move > GT_PASS(g->n) || (rc = gt_gtp_play(g, color, move)) != 0) {
 		putf(g, "genmove failed: engine chose an illegal move (%s)",
 		     gt_strerror(move < 0 || move > GT_PASS(g->n) ? GT_EOFFBOARD : rc));
 		return -1;
@@ -325,29 +559,67 @@ static int c_genmove(gt_gtp *g, int argc, char **argv, int *quit)
 	return 0;
 }
 
-static int c_undo(gt_gtp *g, int argc, char **argv, int *quit)
+static int c_genmove(gt_gtp *g, int argc, char **argv, int *quit)
 {
-	if (gt_board_undo(&g->b) != 0)
-		return fail(g, "cannot undo");
-	return 0;
+	int color, move;
+	if (argc != 1 || (color = gt_color_parse(argv[0])) < 0)
+		return fail(g, "syntax error");
+	if (choose(g, color, &move))
+		return -1;
+	return play_chosen(g, color, move);
 }
 
-/* Append text without its empty lines (one would end the response) and
- * without a final newline. */
-static void put_lines(gt_gtp *g, const char *text)
+/* kgs-genmove_cleanup: genmove, but no pass while stones of the opponent
+ * judged dead are left: then a legal move on a liberty of the dead group
+ * with the fewest liberties (lowest point first) */
+static int c_genmove_cleanup(gt_gtp *g, int argc, char **argv, int *quit)
 {
-	size_t start = g->len;
-	for (const char *p = text; *p; ) {
-		const char *e = strchr(p, '\n');
-		size_t k = e ? (size_t)(e - p) : strlen(p);
-		if (k > 0) {
-			put(g, p, k);
-			put(g, "\n", 1);
+	int color, move;
+	if (argc != 1 || (color = gt_color_parse(argv[0])) < 0)
+		return fail(g, "syntax error");
+	if (choose(g, color, &move))
+		return -1;
+	gt_board *fresh = NULL;
+	if (move == GT_PASS(g->n) && judge(g) == 0) {
+		const gt_board *b = &g->b;
+		if (gt_board_over(b)) { /* the game goes on: legal moves of a new start */
+			fresh = gt_xmalloc(sizeof *fresh);
+			gt_score_board_from(fresh, b);
+			b = fresh;
 		}
-		p += k + (e != NULL);
+		int best = -1, bl = 1 << 30;
+		for (int p = 0; p < b->npts; p++)
+			if (b->color[p] == GT_OTHER(color) && g->st[p] == GT_STATUS_DEAD &&
+			    gt_board_liberties(b, p) < bl) {
+				bl = gt_board_liberties(b, p);
+				best = p;
+			}
+		for (int q = best; best >= 0 && move == GT_PASS(g->n);) {
+			int n = b->n, x = q % n, y = q / n;
+			int nb[4] = { x > 0 ? q - 1 : -1, x < n - 1 ? q + 1 : -1,
+			              y > 0 ? q - n : -1, y < n - 1 ? q + n : -1 };
+			for (int i = 0; i < 4; i++)
+				if (nb[i] >= 0 && b->color[nb[i]] == GT_EMPTY &&
+				    gt_board_legal(b, color, nb[i]) == 0) {
+					move = nb[i];
+					break;
+				}
+			q = b->next[q];
+			if (q == best)
+				break;
+		}
 	}
-	if (g->len > start)
-		g->res[--g->len] = 0;
+	free(fresh);
+	return play_chosen(g, color, move);
+}
+
+static int c_undo(gt_gtp *g, int argc, char **argv, int *quit)
+{
+	if (g->nhist == 0)
+		return fail(g, "cannot undo");
+	g->nhist--;
+	replay(g, &g->b, g->nhist);
+	return 0;
 }
 
 static int c_showboard(gt_gtp *g, int argc, char **argv, int *quit)
@@ -359,9 +631,87 @@ static int c_showboard(gt_gtp *g, int argc, char **argv, int *quit)
 	return 0;
 }
 
+static int empty_game(const gt_gtp *g)
+{
+	for (int p = 0; p < g->b.npts; p++)
+		if (g->b.color[p] != GT_EMPTY)
+			return 0;
+	return g->nhist == 0;
+}
+
+/* place the k handicap stones pts as setup, White to move, and answer them */
+static void place_handicap(gt_gtp *g, const int *pts, int k)
+{
+	char v[8];
+	for (int i = 0; i < k; i++) {
+		gt_board_setup(&g->b, GT_BLACK, pts[i]);
+		putf(g, "%s%s", i ? " " : "", gt_vertex_str(g->n, pts[i], v));
+	}
+	gt_board_set_to_move(&g->b, GT_WHITE);
+	gt_board_copy(g->base, &g->b);
+}
+
+static int c_fixed_handicap(gt_gtp *g, int argc, char **argv, int *quit)
+{
+	long k;
+	int pts[9];
+	if (argc != 1 || parse_int(argv[0], 0, 1000000, &k))
+		return fail(g, "syntax error");
+	if (gt_gtp_fixed_handicap(g->n, (int)k, pts) < 0)
+		return fail(g, "invalid number of stones");
+	if (!empty_game(g))
+		return fail(g, "board not empty");
+	place_handicap(g, pts, (int)k);
+	return 0;
+}
+
+static int c_place_free_handicap(gt_gtp *g, int argc, char **argv, int *quit)
+{
+	long k;
+	int pts[GT_MAX_PTS];
+	if (argc != 1 || parse_int(argv[0], 0, 1000000, &k))
+		return fail(g, "syntax error");
+	if (k < 2 || k > g->b.npts - 1)
+		return fail(g, "invalid number of stones");
+	if (!empty_game(g))
+		return fail(g, "board not empty");
+	place_handicap(g, pts, free_handicap(g->n, (int)k, pts));
+	return 0;
+}
+
+static int c_set_free_handicap(gt_gtp *g, int argc, char **argv, int *quit)
+{
+	int pts[GT_MAX_PTS];
+	uint8_t seen[GT_MAX_PTS] = {0};
+	if (argc < 1)
+		return fail(g, "syntax error");
+	if (argc > g->b.npts - 1)
+		return fail(g, "bad vertex list");
+	for (int i = 0; i < argc; i++) {
+		int pt = gt_vertex_parse(g->n, argv[i]);
+		if (pt == GT_EFORMAT)
+			return fail(g, "syntax error");
+		if (pt < 0 || pt == GT_PASS(g->n) || seen[pt])
+			return fail(g, "bad vertex list");
+		seen[pt] = 1;
+		pts[i] = pt;
+	}
+	if (!empty_game(g))
+		return fail(g, "board not empty");
+	place_handicap(g, pts, argc);
+	g->len = 0; /* set_free_handicap answers nothing */
+	put(g, "", 0);
+	return 0;
+}
+
 static int c_final_score(gt_gtp *g, int argc, char **argv, int *quit)
 {
-	double s = gt_board_area(&g->b, NULL);
+	int err = judge(g);
+	if (err) {
+		putf(g, "cannot score: %s", gt_strerror(err));
+		return -1;
+	}
+	double s = gt_score_final(&g->b, g->st, NULL);
 	if (s > 0)
 		putf(g, "B+%g", s);
 	else if (s < 0)
@@ -371,6 +721,50 @@ static int c_final_score(gt_gtp *g, int argc, char **argv, int *quit)
 	return 0;
 }
 
+static int c_final_status_list(gt_gtp *g, int argc, char **argv, int *quit)
+{
+	static const char *const names[] = { "", "alive", "dead", "seki" };
+	int want = 0;
+	for (int i = 1; argc == 1 && i < 4; i++)
+		if (strcmp(argv[0], names[i]) == 0)
+			want = i;
+	if (!want)
+		return fail(g, "syntax error");
+	int err = judge(g);
+	if (err) {
+		putf(g, "cannot judge: %s", gt_strerror(err));
+		return -1;
+	}
+	/* one group a line */
+	const gt_board *b = &g->b;
+	uint8_t done[GT_MAX_PTS] = {0};
+	int lines = 0;
+	char v[8];
+	for (int p = 0; p < b->npts; p++) {
+		if (b->color[p] == GT_EMPTY || done[p] || g->st[p] != want)
+			continue;
+		if (lines++)
+			puts_(g, "\n");
+		for (int q = b->root[p], first = 1;; first = 0) {
+			done[q] = 1;
+			putf(g, "%s%s", first ? "" : " ", gt_vertex_str(b->n, q, v));
+			q = b->next[q];
+			if (q == b->root[p])
+				break;
+		}
+	}
+	return 0;
+}
+
+static void set_time(gt_gtp *g, double m, double t, int s)
+{
+	g->has_settings = 1;
+	g->main_time = m;
+	g->byo_time = t;
+	g->byo_stones = s;
+	g->has_left[GT_BLACK] = g->has_left[GT_WHITE] = 0;
+}
+
 static int c_time_settings(gt_gtp *g, int argc, char **argv, int *quit)
 {
 	double m, t;
@@ -378,12 +772,32 @@ static int c_time_settings(gt_gtp *g, int argc, char **argv, int *quit)
 	if (argc != 3 || parse_num(argv[0], &m) || parse_num(argv[1], &t) ||
 	    parse_int(argv[2], 0, 1000000, &s) || m < 0 || t < 0)
 		return fail(g, "syntax error");
-	g->has_settings = 1;
-	g->main_time = m;
-	g->byo_time = t;
-	g->byo_stones = (int)s;
-	g->has_left[GT_BLACK] = g->has_left[GT_WHITE] = 0;
+	set_time(g, m, t, (int)s);
 	return 0;
+}
+
+/* kgs-time_settings none | absolute M | byoyomi M T P | canadian M T S:
+ * byo-yomi periods count as one period of T for one stone at a time */
+static int c_kgs_time_settings(gt_gtp *g, int argc, char **argv, int *quit)
+{
+	double m = 0, t = 0;
+	long s = 0;
+	int bad = argc < 1;
+	if (bad)
+		;
+	else if (!strcmp(argv[0], "none") && argc == 1)
+		g->has_settings = 0;
+	else if (!strcmp(argv[0], "absolute") && argc == 2 && !parse_num(argv[1], &m) && m >= 0)
+		set_time(g, m, 0, 0);
+	else if (!strcmp(argv[0], "byoyomi") && argc == 4 && !parse_num(argv[1], &m) &&
+	         !parse_num(argv[2], &t) && !parse_int(argv[3], 1, 1000000, &s) && m >= 0 && t > 0)
+		set_time(g, m, t, 1);
+	else if (!strcmp(argv[0], "canadian") && argc == 4 && !parse_num(argv[1], &m) &&
+	         !parse_num(argv[2], &t) && !parse_int(argv[3], 1, 1000000, &s) && m >= 0 && t > 0)
+		set_time(g, m, t, (int)s);
+	else
+		bad = 1;
+	return bad ? fail(g, "syntax error") : 0;
 }
 
 static int c_time_left(gt_gtp *g, int argc, char **argv, int *quit)
@@ -412,6 +826,125 @@ static int c_rules(gt_gtp *g, int argc, char **argv, int *quit)
 	return 0;
 }
 
+/* kgs-rules: KGS's names (japanese, chinese, aga, new_zealand) as gt-sgf
+ * maps SGF rules (sgfrec.h); the game is kept, replayed under the new
+ * rules (cleared when a move is no longer legal) */
+static int c_kgs_rules(gt_gtp *g, int argc, char **argv, int *quit)
+{
+	const gt_rules *r;
+	if (argc != 1)
+		return fail(g, "syntax error");
+	if (gt_sgfrec_rules(argv[0], &r) == GT_COUNT_UNKNOWN)
+		return fail(g, "unknown rules");
+	g->rules = r;
+	g->base->rules = r;
+	if (replay(g, &g->b, g->nhist) != 0)
+		reset(g, g->n);
+	return 0;
+}
+
+/* loadsgf FILE [N]: the first game of FILE up to (not including) its move
+ * N, under the ruleset its RU names (the current one if RU is missing or
+ * unknown), with its size and komi; answers the colour to move */
+static int c_loadsgf(gt_gtp *g, int argc, char **argv, int *quit)
+{
+	long upto = -1;
+	if (argc < 1 || argc > 2 || (argc == 2 && parse_int(argv[1], 1, 1000000, &upto)))
+		return fail(g, "syntax error");
+	gt_sgf_game *gs = NULL;
+	int ng = 0, rc = 0;
+	gt_error e;
+	if (gt_sgf_read_file(argv[0], &gs, &ng, &e) != 0 || ng < 1) {
+		gt_sgf_free(gs, ng);
+		return fail(g, "cannot load file");
+	}
+	gt_sgf_game *sg = &gs[0];
+	if (sg->err) {
+		putf(g, "cannot load file: %s", sg->error.text);
+		gt_sgf_free(gs, ng);
+		return -1;
+	}
+	const gt_rules *r = g->rules, *ru;
+	if (gt_sgfrec_rules(gt_sgf_prop_get(sg, "RU"), &ru) != GT_COUNT_UNKNOWN)
+		r = ru;
+	gt_board *b = gt_xmalloc(sizeof *b);
+	gt_board_init(b, sg->size, r, sg->komi);
+	for (int i = 0; i < sg->nblack && !rc; i++)
+		rc = gt_board_setup(b, GT_BLACK, sg->black[i]);
+	for (int i = 0; i < sg->nwhite && !rc; i++)
+		rc = gt_board_setup(b, GT_WHITE, sg->white[i]);
+	gt_board_set_to_move(b, sg->nmoves ? sg->moves[0].color : sg->first);
+	gt_board *save = gt_xmalloc(sizeof *save);
+	int k = upto < 0 || upto - 1 > sg->nmoves ? sg->nmoves : (int)upto - 1, i = 0;
+	if (!rc) {
+		gt_board_copy(save, b); /* the new game's start */
+		for (; i < k && !rc; i++)
+			rc = gt_score_play_on(b, sg->moves[i].color, sg->moves[i].pt);
+	}
+	if (rc) {
+		putf(g, "cannot load file: game 1, %s %d: %s", i ? "move" : "setup", i, gt_strerror(rc));
+	} else {
+		gt_board_copy(g->base, save);
+		gt_board_copy(&g->b, b);
+		g->nhist = 0;
+		for (int j = 0; j < k; j++)
+			hist_push(g, sg->moves[j].color, sg->moves[j].pt);
+		g->n = sg->size;
+		g->komi = sg->komi;
+		g->rules = r;
+		puts_(g, g->b.to_move == GT_WHITE ? "white" : "black");
+	}
+	free(save);
+	free(b);
+	gt_sgf_free(gs, ng);
+	return rc ? -1 : 0;
+}
+
+/* printsgf [FILE]: the game as SGF, in the response or to FILE */
+static int c_printsgf(gt_gtp *g, int argc, char **argv, int *quit)
+{
+	if (argc > 1)
+		return fail(g, "syntax error");
+	gt_sgf_game sg;
+	gt_sgf_game_init(&sg, g->n);
+	sg.komi = g->komi;
+	for (int p = 0; p < g->base->npts; p++)
+		if (g->base->color[p] != GT_EMPTY)
+			gt_sgf_add_setup(&sg, g->base->color[p], p);
+	sg.first = g->nhist ? g->hist[0].color : g->base->to_move;
+	for (int i = 0; i < g->nhist; i++)
+		gt_sgf_add_move(&sg, g->hist[i].color, g->hist[i].pt);
+	gt_sgf_prop_set(&sg, "RU", g->rules->name, strlen(g->rules->name));
+	char who[256];
+	snprintf(who, sizeof who, "%s %s", g->name, g->version);
+	gt_sgf_prop_set(&sg, "PB", who, strlen(who));
+	gt_sgf_prop_set(&sg, "PW", who, strlen(who));
+	size_t len;
+	char *text = gt_sgf_write_str(&sg, &len);
+	gt_sgf_game_release(&sg);
+	int rc = 0;
+	if (argc == 1 && strcmp(argv[0], "-") != 0) {
+		FILE *f = fopen(argv[0], "w");
+		if (!f || fwrite(text, 1, len, f) != len)
+			rc = -1;
+		if (f && fclose(f) != 0)
+			rc = -1;
+		if (rc)
+			puts_(g, "cannot write file");
+	} else {
+		put_lines(g, text);
+	}
+	free(text);
+	return rc;
+}
+
+static int c_gogui_analyze_commands(gt_gtp *g, int argc, char **argv, int *quit)
+{
+	for (int i = 0; i < g->nanalyze; i++)
+		putf(g, "%s%s", i ? "\n" : "", g->analyze[i]);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	cmd_fn fn;
@@ -425,13 +958,24 @@ static const struct {
 	{ "boardsize", c_boardsize },
 	{ "clear_board", c_clear_board },
 	{ "komi", c_komi },
+	{ "get_komi", c_get_komi },
 	{ "play", c_play },
 	{ "genmove", c_genmove },
 	{ "undo", c_undo },
 	{ "showboard", c_showboard },
+	{ "fixed_handicap", c_fixed_handicap },
+	{ "place_free_handicap", c_place_free_handicap },
+	{ "set_free_handicap", c_set_free_handicap },
 	{ "final_score", c_final_score },
+	{ "final_status_list", c_final_status_list },
 	{ "time_settings", c_time_settings },
 	{ "time_left", c_time_left },
+	{ "kgs-time_settings", c_kgs_time_settings },
+	{ "kgs-rules", c_kgs_rules },
+	{ "kgs-genmove_cleanup", c_genmove_cleanup },
+	{ "loadsgf", c_loadsgf },
+	{ "printsgf", c_printsgf },
+	{ "gogui-analyze_commands", c_gogui_analyze_commands },
 	{ "gt-rules", c_rules },
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
@@ -452,9 +996,10 @@ static int find_extra(const gt_gtp *g, const char *name)
 	return -1;
 }
 
-int gt_gtp_register(gt_gtp *g, const char *name, gt_gtp_command_fn fn, void *user)
+static int add_extra(gt_gtp *g, const char *name, gt_gtp_command_fn fn, gt_gtp_stream_fn sfn,
+                     void *user)
 {
-	if (!name || !*name || !fn || strpbrk(name, " \t\r\n#") ||
+	if (!name || !*name || (!fn && !sfn) || strpbrk(name, " \t\r\n#") ||
 	    strspn(name, "0123456789") == strlen(name))
 		return GT_EINVAL;
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
@@ -468,8 +1013,19 @@ int gt_gtp_register(gt_gtp *g, const char *name, gt_gtp_command_fn fn, void *use
 		g->extra[i].name = gt_xstrdup(name);
 	}
 	g->extra[i].fn = fn;
+	g->extra[i].sfn = sfn;
 	g->extra[i].user = user;
 	return 0;
+}
+
+int gt_gtp_register(gt_gtp *g, const char *name, gt_gtp_command_fn fn, void *user)
+{
+	return add_extra(g, name, fn, NULL, user);
+}
+
+int gt_gtp_register_stream(gt_gtp *g, const char *name, gt_gtp_stream_fn fn, void *user)
+{
+	return add_extra(g, name, NULL, fn, user);
 }
 
 static int c_known_command(gt_gtp *g, int argc, char **argv, int *quit)
@@ -508,11 +1064,81 @@ static int run_extra(gt_gtp *g, int i, int argc, char **argv)
 	return rc;
 }
 
-const char *gt_gtp_exec(gt_gtp *g, const char *line, int *quit)
+/* ---- streaming ---- */
+
+int gt_gtp_io_fail(gt_gtp_io *io, const char *fmt, ...)
 {
-	char *buf = gt_xmalloc(strlen(line) + 1), *argv[MAXARGS + 3], *save = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(io->err, sizeof io->err, fmt, ap);
+	va_end(ap);
+	for (char *p = io->err; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	return -1;
+}
+
+static int io_write(gt_gtp_io *io, const char *s, size_t n)
+{
+	if (!io->out) {
+		put(io->g, s, n);
+		return 0;
+	}
+	if (io->werr || fwrite(s, 1, n, io->out) != n || fflush(io->out) == EOF) {
+		io->werr = 1;
+		return GT_EIO;
+	}
+	return 0;
+}
+
+int gt_gtp_io_begin(gt_gtp_io *io)
+{
+	if (io->begun)
+		return 0;
+	io->begun = 1;
+	char head[64];
+	int k = snprintf(head, sizeof head, "=%s\n", io->id);
+	return io_write(io, head, (size_t)k);
+}
+
+int gt_gtp_io_line(gt_gtp_io *io, const char *fmt, ...)
+{
+	va_list ap, ap2;
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	int k = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *s = gt_xmalloc(k > 0 ? (size_t)k + 2 : 2);
+	vsnprintf(s, (size_t)k + 1, fmt, ap2);
+	va_end(ap2);
+	int rc = gt_gtp_io_begin(io);
+	size_t o = 0;
+	for (int i = 0; i < k; i++) /* no empty line inside: it would end the response */
+		if (s[i] != '\n' || (o > 0 && s[o - 1] != '\n'))
+			s[o++] = s[i];
+	while (o > 0 && s[o - 1] == '\n')
+		o--;
+	if (!rc && o > 0) {
+		s[o++] = '\n';
+		rc = io_write(io, s, o);
+	}
+	free(s);
+	return rc;
+}
+
+int gt_gtp_io_wait(gt_gtp_io *io, double seconds)
+{
+	return !io->rd || io->werr || gt_lines_wait(io->rd, seconds);
+}
+
+/* ---- one command ---- */
+
+static int exec_line(gt_gtp *g, const char *line, int *quit, gt_lines *rd, FILE *out)
+{
+	char *buf = gt_xmalloc(strlen(line) + 1), **argv, *save = NULL;
 	size_t k = 0;
 	int argc = 0, q = 0;
+	argv = gt_xmalloc((MAXARGS + 3) * sizeof *argv);
 	/* preprocessing (spec 3.1): drop control characters but HT and LF,
 	 * cut at '#', HT becomes a space; the line ends at LF */
 	for (const unsigned char *p = (const unsigned char *)line; *p && *p != '\n' && *p != '#'; p++) {
@@ -524,9 +1150,12 @@ const char *gt_gtp_exec(gt_gtp *g, const char *line, int *quit)
 	buf[k] = 0;
 	for (char *t = strtok_r(buf, " ", &save); t && argc < MAXARGS + 3; t = strtok_r(NULL, " ", &save))
 		argv[argc++] = t;
+	g->len = 0;
+	put(g, "", 0);
 	if (argc == 0) {
+		free(argv);
 		free(buf);
-		return NULL;
+		return 0;
 	}
 	const char *id = "";
 	int a = 0;
@@ -534,49 +1163,63 @@ const char *gt_gtp_exec(gt_gtp *g, const char *line, int *quit)
 		id = argv[0];
 		a = 1;
 	}
-	g->len = 0;
-	put(g, "", 0);
-	int rc;
+	int rc, streamed = 0;
+	gt_gtp_io io = { g, rd, out, id, 0, 0, "" };
 	if (a >= argc) {
 		rc = fail(g, "syntax error");
 	} else {
 		int c = find(argv[a]), x = find_extra(g, argv[a]);
-		if (c < 0 && x < 0)
+		if (c < 0 && x < 0) {
 			rc = fail(g, "unknown command");
-		else if (argc == MAXARGS + 3)
+		} else if (argc == MAXARGS + 3) {
 			rc = fail(g, "syntax error");
-		else if (x >= 0)
+		} else if (x >= 0 && g->extra[x].sfn) {
+			rc = g->extra[x].sfn(g->extra[x].user, g, argc - a - 1, argv + a + 1, &io) == 0 ? 0 : -1;
+			if (io.begun) {
+				streamed = 1;
+				io_write(&io, "\n", 1);
+			} else if (rc) {
+				fail(g, io.err[0] ? io.err : "failed");
+			}
+		} else if (x >= 0) {
 			rc = run_extra(g, x, argc - a - 1, argv + a + 1);
-		else
+		} else {
 			rc = commands[c].fn(g, argc - a - 1, argv + a + 1, &q);
+		}
 	}
-	/* "=id result" or "?id message", then an empty line */
-	char *body = gt_xstrdup(g->res);
-	g->len = 0;
-	put(g, rc == 0 ? "=" : "?", 1);
-	puts_(g, id);
-	puts_(g, " ");
-	puts_(g, body);
-	puts_(g, "\n\n");
-	free(body);
+	if (!streamed) {
+		/* "=id result" or "?id message", then an empty line */
+		char *body = gt_xstrdup(g->res);
+		g->len = 0;
+		put(g, rc == 0 ? "=" : "?", 1);
+		puts_(g, id);
+		puts_(g, " ");
+		puts_(g, body);
+		puts_(g, "\n\n");
+		free(body);
+		if (out && (fputs(g->res, out) == EOF || fflush(out) == EOF))
+			io.werr = 1;
+	}
+	free(argv);
 	free(buf);
 	if (quit)
 		*quit = q;
-	return g->res;
+	return io.werr ? GT_EIO : 1;
+}
+
+const char *gt_gtp_exec(gt_gtp *g, const char *line, int *quit)
+{
+	int r = exec_line(g, line, quit, NULL, NULL);
+	return r == 0 ? NULL : g->res;
 }
 
 int gt_gtp_run(gt_gtp *g, FILE *in, FILE *out)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	int quit = 0;
-	while (!quit && getline(&line, &cap, in) >= 0) {
-		const char *r = gt_gtp_exec(g, line, &quit);
-		if (r && (fputs(r, out) == EOF || fflush(out) == EOF)) {
-			free(line);
-			return GT_EIO;
-		}
-	}
-	free(line);
-	return ferror(out) ? GT_EIO : 0;
+	gt_lines *rd = gt_lines_new(in, 0);
+	int quit = 0, err = 0;
+	char *line;
+	while (!quit && !err && (line = gt_lines_get(rd, NULL)) != NULL)
+		err = exec_line(g, line, &quit, rd, out) < 0;
+	gt_lines_free(rd);
+	return err || ferror(out) ? GT_EIO : 0;
 }

@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gtpclient.h"
 #include "neteval.h"
 #include "rng.h"
+#include "sgfrec.h"
 
 /* ---- players ---- */
 
@@ -29,7 +31,10 @@ int gt_match_player_open(gt_match_player *pl, const char *spec, const char *back
 		return 0;
 	}
 	pl->kind = GT_MATCH_MODEL;
-	return gt_neteval_open_file(spec, backend, &pl->ev, pl->name, sizeof pl->name, e);
+	int rc = gt_neteval_open_file(spec, backend, &pl->ev, pl->name, sizeof pl->name, e);
+	if (!rc)
+		snprintf(pl->program, sizeof pl->program, "%.100s (gt %s)", pl->name, GT_VERSION);
+	return rc;
 }
 
 void gt_match_player_close(gt_match_player *pl)
@@ -135,6 +140,27 @@ char *gt_match_game_format(const gt_match_game *g, size_t *len, gt_error *e)
 	return out;
 }
 
+int gt_match_game_sgf(const gt_match_game *g, gt_sgf_game *sg)
+{
+	int err = gt_sgfrec_from_record(&g->rec, sg, NULL);
+	if (err)
+		return err;
+	const char *b = g->black_program && *g->black_program ? g->black_program : g->black;
+	const char *w = g->white_program && *g->white_program ? g->white_program : g->white;
+	gt_sgf_prop_set(sg, "PB", b ? b : "?", strlen(b ? b : "?"));
+	gt_sgf_prop_set(sg, "PW", w ? w : "?", strlen(w ? w : "?"));
+	if (g->reason[0])
+		gt_sgf_prop_set(sg, "GC", g->reason, strlen(g->reason));
+	gt_sgfrec_set_date(sg, time(NULL));
+	for (int i = 0; i < g->nsearched; i++)
+		if (g->searched[i].move_number < sg->nmoves) {
+			char c[96];
+			gt_sgfrec_comment(&g->searched[i], c, sizeof c);
+			gt_sgf_set_comment(sg, g->searched[i].move_number, c);
+		}
+	return 0;
+}
+
 /* ---- games in flight ---- */
 
 typedef struct slot {
@@ -149,6 +175,8 @@ typedef struct slot {
 	int opening;
 	int nmoves, cap;
 	int16_t *moves;
+	gt_position *pos;     /* the network players' searched positions */
+	int npos, cappos;
 	int ended;            /* by resignation or forfeit */
 	int winner;
 	char result[16];
@@ -184,6 +212,25 @@ static void push_move(slot *s, int mv)
 		s->moves = gt_xrealloc(s->moves, s->cap * sizeof *s->moves);
 	}
 	s->moves[s->nmoves++] = (int16_t)mv;
+}
+
+/* keep the search's evaluation of the position before the next move */
+static void searched(slot *s, const gt_mcts *m)
+{
+	if (s->npos == s->cappos) {
+		s->cappos = s->cappos ? 2 * s->cappos : 64;
+		s->pos = gt_xrealloc(s->pos, s->cappos * sizeof *s->pos);
+	}
+	gt_position *p = &s->pos[s->npos++];
+	double sc;
+	memset(p, 0, sizeof *p);
+	p->move_number = s->nmoves;
+	p->to_move = s->b.to_move;
+	p->value = p->score = NAN;
+	p->visits = gt_mcts_visits(m);
+	p->has_root = 1;
+	p->root_value = (float)gt_mcts_root_value(m, &sc);
+	p->root_score = (float)sc;
 }
 
 /* the player (0 A, 1 B) who plays color in s */
@@ -247,6 +294,24 @@ static int play(run *r, slot *s, int mv, int from)
 	return 0;
 }
 
+/* the engine's "name version" (its own answers) as the player's program */
+static int engine_program(run *r, slot *s, int k)
+{
+	char name[64] = "", version[64] = "";
+	gt_error ge;
+	int rc = gt_gtpc_cmd(s->c[k], name, sizeof name, &ge, "name");
+	if (rc >= 0)
+		rc = gt_gtpc_cmd(s->c[k], version, sizeof version, &ge, "version");
+	if (rc < 0)
+		return fatal(r, k, rc, ge.text);
+	for (char *p = name; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	snprintf(r->pl[k]->program, sizeof r->pl[k]->program, "%s%s%s", name[0] ? name : "?",
+	         version[0] ? " " : "", version);
+	return 0;
+}
+
 static int engine_setup(run *r, slot *s, int k)
 {
 	const gt_match_params *p = r->p;
@@ -261,6 +326,8 @@ static int engine_setup(run *r, slot *s, int k)
 		if (rc < 0)
 			return fatal(r, k, rc, ge.text);
 		s->has_rules[k] = rc == 0 && strcmp(resp, "true") == 0;
+		if (!r->pl[k]->program[0] && (rc = engine_program(r, s, k)) < 0)
+			return rc;
 	}
 	char what[80];
 	snprintf(what, sizeof what, "boardsize %d", p->board_size);
@@ -296,6 +363,7 @@ static int slot_start(run *r, slot *s, long index)
 	s->a_color = index % 2 == 0 ? GT_BLACK : GT_WHITE;
 	s->searching = 0;
 	s->nmoves = 0;
+	s->npos = 0;
 	s->ended = 0;
 	s->reason[0] = 0;
 	gt_board_init(&s->b, p->board_size, p->rules, p->komi);
@@ -341,6 +409,7 @@ static int step(run *r, slot *s)
 			int mv = gt_mcts_choose(s->m[k], 0, NULL);
 			if (mv < 0)
 				return gt_error_set(r->e, mv, -1, -1, "search chose no move: %s", gt_strerror(mv));
+			searched(s, s->m[k]);
 			int err = play(r, s, mv, k);
 			if (err)
 				return err;
@@ -382,6 +451,8 @@ static gt_match_game *finish(run *r, slot *s)
 	g->opening = s->opening;
 	g->black = r->pl[player_of(s, GT_BLACK)]->name;
 	g->white = r->pl[player_of(s, GT_WHITE)]->name;
+	g->black_program = r->pl[player_of(s, GT_BLACK)]->program;
+	g->white_program = r->pl[player_of(s, GT_WHITE)]->program;
 	snprintf(g->reason, sizeof g->reason, "%s", s->reason);
 	gt_record_init(rec);
 	rec->version = GT_RECORD_VERSION;
@@ -402,6 +473,10 @@ static gt_match_game *finish(run *r, slot *s)
 	rec->nmoves = s->nmoves;
 	rec->moves = gt_xmalloc((s->nmoves ? s->nmoves : 1) * sizeof *rec->moves);
 	memcpy(rec->moves, s->moves, s->nmoves * sizeof *rec->moves);
+	g->nsearched = s->npos;
+	g->searched = gt_xmalloc((s->npos ? s->npos : 1) * sizeof *g->searched);
+	if (s->npos)
+		memcpy(g->searched, s->pos, s->npos * sizeof *g->searched);
 	if (s->ended) {
 		rec->winner = s->winner;
 		snprintf(rec->result, sizeof rec->result, "%s", s->result);
@@ -431,6 +506,7 @@ static void game_free(gt_match_game *g)
 	if (!g)
 		return;
 	gt_record_release(&g->rec);
+	free(g->searched);
 	free(g);
 }
 
@@ -595,6 +671,7 @@ int gt_match_run(const gt_match_params *p, gt_match_player *a, gt_match_player *
 			gt_gtpc_close(R.s[j].c[k]);
 		}
 		free(R.s[j].moves);
+		free(R.s[j].pos);
 	}
 	for (int i = 0; i < R.ndone; i++)
 		game_free(R.done[i]);

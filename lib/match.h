@@ -43,6 +43,7 @@
 #include "gt.h"
 #include "mcts.h"
 #include "record.h"
+#include "sgf.h"
 
 enum { GT_MATCH_MODEL = 1, GT_MATCH_GTP = 2 };
 
@@ -51,12 +52,15 @@ typedef struct gt_match_player {
 	char name[256];      /* model name ("none", file base name) or "gtp:COMMAND" */
 	gt_evaluator ev;     /* GT_MATCH_MODEL: owned */
 	char *command;       /* GT_MATCH_GTP: the shell command, owned */
+	char program[128];   /* the program as SGF names it (PB, PW): "NAME (gt
+	                        VERSION)" for a network, the engine's own "name
+	                        version" answers for GTP (once it was started) */
 } gt_match_player;
 
 /* gt_match_player_open: the player of a command-line argument: "gtp:CMD"
  * (CMD not empty; nothing is started yet), "none", or a network file
  * (opened on backend, NULL meaning "cpu", through gt_neteval_open_file;
- * see lib/gpu.h for the names). Names longer
+ * see lib/nn/gpu.h for the names). Names longer
  * than the name field are cut. Returns 0, or an error with text in e
  * (GT_EINVAL for "gtp:" without a command). Close with
  * gt_match_player_close. */
@@ -96,8 +100,15 @@ typedef struct gt_match_game {
 	char reason[160];      /* why the game ended otherwise than by two
 	                          passes or the move cap ("" if it did not) */
 	const char *black, *white; /* player names (borrowed) */
+	const char *black_program, *white_program; /* their programs (borrowed) */
 	gt_record rec;         /* the record: moves, result, winner, score,
 	                          ownership (scored games); no positions */
+	int nsearched;         /* the network players' searches, one per move
+	                          they chose (move_number, to_move, visits,
+	                          root_value, root_score), for the SGF comments;
+	                          not in the record: their last bits depend on
+	                          the games in flight (the network's batch) */
+	gt_position *searched;
 } gt_match_game;
 
 /* gt_match_game_format: the game as one gt-record(5) line with newline in
@@ -106,6 +117,14 @@ typedef struct gt_match_game {
  * "W": the colour of the first player), "opening" (moves), and "reason"
  * when set. NULL (e filled) if the record cannot be written. */
 char *gt_match_game_format(const gt_match_game *g, size_t *len, gt_error *e);
+
+/* gt_match_game_sgf: the game as an SGF game (sgf.h) into sg, which the
+ * caller releases with gt_sgf_game_release: gt_sgfrec_from_record's game
+ * (moves, result, rules, game id), a comment with the search's win rate,
+ * score lead and visits on each move of a network player (searched), the
+ * players' programs as PB and PW, the reason of an unusual end as GC, today's date
+ * as DT. Returns 0 or GT_EINVAL. */
+int gt_match_game_sgf(const gt_match_game *g, gt_sgf_game *sg);
 
 /* The sink receives the games of each pair that counts, when the pair is
  * complete, in game order, with the statistics of the pairs up to and

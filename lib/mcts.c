@@ -20,6 +20,7 @@ typedef struct node {
 	int16_t nedge;
 	uint8_t state;    /* N_* */
 	double w, s;
+	double w2;        /* sum of squared values (for the LCB) */
 } node;
 
 /* A move out of an expanded node; child is -1 until first visited. */
@@ -45,6 +46,11 @@ struct gt_mcts {
 	int32_t *leaf_node;
 	gt_board *leaf_board;
 	gt_mcts_stats st;
+	/* ownership averaged over the evaluations since the root was set
+	 * (gt_mcts_track_ownership): sums from Black's view */
+	int own_on;
+	long own_n;
+	double own_sum[GT_MAX_PTS];
 };
 
 /* ---- evaluators ---- */
@@ -176,6 +182,22 @@ static int32_t new_node(gt_mcts *m, int32_t parent)
 
 /* ---- root ---- */
 
+static void own_reset(gt_mcts *m)
+{
+	m->own_n = 0;
+	if (m->own_on)
+		memset(m->own_sum, 0, sizeof m->own_sum);
+}
+
+/* add one ownership sample: own[npts] from the view of colour `view` */
+static void own_add(gt_mcts *m, const float *own, int view)
+{
+	double sg = view == GT_WHITE ? -1 : 1;
+	for (int i = 0; i < m->root_board.npts; i++)
+		m->own_sum[i] += sg * own[i];
+	m->own_n++;
+}
+
 static void clear_tree(gt_mcts *m)
 {
 	m->nnodes = m->nedges = 0;
@@ -188,6 +210,7 @@ static void clear_tree(gt_mcts *m)
 	m->active = m->full = m->noised = 0;
 	m->nleaves = 0;
 	m->rng = NULL;
+	own_reset(m);
 }
 
 int gt_mcts_set_root(gt_mcts *m, const gt_board *b)
@@ -270,6 +293,7 @@ int gt_mcts_advance(gt_mcts *m, int move)
 		m->active = m->full = m->noised = 0;
 		m->nleaves = 0;
 		m->rng = NULL;
+		own_reset(m); /* the kept subtree's evaluations are not in the sums */
 	} else {
 		clear_tree(m);
 	}
@@ -331,6 +355,7 @@ static void backup(gt_mcts *m, int32_t c, double v, double sc, int unvl)
 		node *nd = &m->nodes[c];
 		nd->n++;
 		nd->w += v;
+		nd->w2 += v * v;
 		nd->s += sc;
 		if (unvl)
 			nd->vl--;
@@ -374,6 +399,14 @@ static int select_edge(const gt_mcts *m, int32_t cur)
 	return bi;
 }
 
+/* a visit that ended in a finished position: its area ownership */
+static void own_terminal(gt_mcts *m, const gt_board *b)
+{
+	float own[GT_MAX_PTS];
+	gt_board_area(b, own);
+	own_add(m, own, GT_BLACK);
+}
+
 /* descend: one path from the root into b. Returns 1 with *leaf set for a
  * node to evaluate (virtual loss added on its path), 0 after backing up an
  * ended position, 2 for a collision with a leaf in flight, or an error. */
@@ -386,6 +419,8 @@ static int descend(gt_mcts *m, gt_board *b, int32_t *leaf)
 		if (nd->state == N_TERMINAL) {
 			backup(m, cur, nd->w / nd->n, nd->s / nd->n, 0);
 			m->st.terminal++;
+			if (m->own_on)
+				own_terminal(m, b);
 			return 0;
 		}
 		if (nd->state == N_PENDING) {
@@ -414,6 +449,8 @@ static int descend(gt_mcts *m, gt_board *b, int32_t *leaf)
 				m->nodes[c].state = N_TERMINAL;
 				backup(m, c, sc > 0 ? 1 : sc < 0 ? -1 : 0, sc, 0);
 				m->st.terminal++;
+				if (m->own_on)
+					own_terminal(m, b);
 				return 0;
 			}
 		}
@@ -501,6 +538,12 @@ static int expand(gt_mcts *m, int32_t c, const gt_board *b, const float *logits)
 
 int gt_mcts_apply(gt_mcts *m, const float *logits, const float *value, const float *score)
 {
+	return gt_mcts_apply_own(m, logits, value, score, NULL);
+}
+
+int gt_mcts_apply_own(gt_mcts *m, const float *logits, const float *value, const float *score,
+                      const float *own)
+{
 	size_t stride = (size_t)m->root_board.npts + 1;
 	int err = 0;
 	for (int i = 0; i < m->nleaves && !err; i++) {
@@ -517,6 +560,14 @@ int gt_mcts_apply(gt_mcts *m, const float *logits, const float *value, const flo
 		if (c == 0 && m->noise)
 			apply_noise(m);
 		backup(m, c, -v, -sc, 1);
+		if (own && m->own_on) {
+			const float *o = own + (size_t)i * m->root_board.npts;
+			for (int k = 0; k < m->root_board.npts; k++)
+				if (isnan(o[k]))
+					err = GT_EINVAL;
+			if (!err)
+				own_add(m, o, m->leaf_board[i].to_move);
+		}
 	}
 	m->nleaves = 0;
 	if (err) {
@@ -530,17 +581,19 @@ int gt_mcts_run_many(gt_mcts *const *ms, int k, const gt_evaluator *ev)
 {
 	if (k <= 0)
 		return 0;
-	int n = ms[0]->root_board.n, cap = 0;
+	int n = ms[0]->root_board.n, cap = 0, want_own = 0;
 	for (int j = 0; j < k; j++) {
 		if (ms[j]->root_board.n != n)
 			return GT_EINVAL;
 		cap += ms[j]->p.leaves;
+		want_own |= ms[j]->own_on;
 	}
 	size_t stride = (size_t)n * n + 1;
 	const gt_board **boards = gt_xmalloc(cap * sizeof *boards);
 	float *logits = gt_xmalloc(cap * stride * sizeof *logits);
 	float *value = gt_xmalloc(cap * sizeof *value);
 	float *score = gt_xmalloc(cap * sizeof *score);
+	float *own = want_own ? gt_xmalloc((size_t)cap * n * n * sizeof *own) : NULL;
 	int *count = gt_xmalloc(k * sizeof *count);
 	int err = 0;
 	for (;;) {
@@ -555,13 +608,15 @@ int gt_mcts_run_many(gt_mcts *const *ms, int k, const gt_evaluator *ev)
 		if (err || total == 0)
 			break;
 		memset(score, 0, total * sizeof *score);
-		err = ev->eval(ev->ctx, n, total, boards, logits, value, score, NULL);
+		err = ev->eval(ev->ctx, n, total, boards, logits, value, score, own);
 		if (err)
 			break;
 		for (int j = 0, off = 0; j < k && !err; off += count[j], j++)
 			if (count[j])
-				err = gt_mcts_apply(ms[j], logits + off * stride, value + off, score + off);
+				err = gt_mcts_apply_own(ms[j], logits + off * stride, value + off, score + off,
+				                        own ? own + (size_t)off * n * n : NULL);
 	}
+	free(own);
 	free(boards);
 	free(logits);
 	free(value);
@@ -672,4 +727,113 @@ void gt_mcts_get_stats(const gt_mcts *m, gt_mcts_stats *st)
 	st->nodes = m->nnodes;
 	st->edges = m->nedges;
 	st->bytes = pool_bytes(m->capn, m->cape) + pool_bytes(m->capn2, m->cape2);
+}
+
+/* ---- analysis ---- */
+
+void gt_mcts_track_ownership(gt_mcts *m, int on)
+{
+	m->own_on = on != 0;
+	m->own_n = 0;
+	memset(m->own_sum, 0, sizeof m->own_sum);
+}
+
+int gt_mcts_tracks_ownership(const gt_mcts *m)
+{
+	return m->own_on;
+}
+
+void gt_mcts_ownership_add(gt_mcts *m, const float *own)
+{
+	if (m->own_on)
+		own_add(m, own, m->root_board.to_move);
+}
+
+long gt_mcts_ownership(const gt_mcts *m, float *own)
+{
+	int np = m->root_board.npts;
+	for (int i = 0; i < np; i++)
+		own[i] = m->own_n ? (float)(m->own_sum[i] / m->own_n) : 0.0f;
+	return m->own_n;
+}
+
+/* lower confidence bound of a node's mean value (the mover's view):
+ * mean - z sqrt(s2 / n), s2 = (sum of squared deviations + 1) / (n + 1) */
+static double node_lcb(const node *nd)
+{
+	double mean = nd->w / nd->n;
+	double dev = nd->w2 - nd->n * mean * mean;
+	double s2 = ((dev > 0 ? dev : 0) + 1) / (nd->n + 1);
+	return mean - GT_MCTS_LCB_Z * sqrt(s2 / nd->n);
+}
+
+/* the most visited child of node c (ties: higher prior, then the lower
+ * edge index), or -1 when none was visited */
+static int best_child(const gt_mcts *m, int32_t c)
+{
+	const node *nd = &m->nodes[c];
+	int best = -1, bv = 0;
+	float bp = 0;
+	for (int i = 0; nd->edge >= 0 && i < nd->nedge; i++) {
+		const edge *e = &m->edges[nd->edge + i];
+		int v = e->child >= 0 ? m->nodes[e->child].n : 0;
+		float pr = c == 0 ? clean_prior(m, i) : e->prior;
+		if (v > 0 && (v > bv || (v == bv && pr > bp))) {
+			best = i;
+			bv = v;
+			bp = pr;
+		}
+	}
+	return best;
+}
+
+static int info_cmp(const void *a, const void *b)
+{
+	const gt_mcts_move_info *x = a, *y = b;
+	if (x->visits != y->visits)
+		return x->visits > y->visits ? -1 : 1;
+	if (x->prior != y->prior)
+		return x->prior > y->prior ? -1 : 1;
+	return x->move < y->move ? -1 : x->move > y->move;
+}
+
+int gt_mcts_analysis(const gt_mcts *m, gt_mcts_move_info *info, int pv_max)
+{
+	const node *r = &m->nodes[0];
+	if (r->edge < 0)
+		return 0;
+	if (pv_max > GT_MCTS_PV_MAX)
+		pv_max = GT_MCTS_PV_MAX;
+	double rq = r->n ? -r->w / r->n : 0, rs = r->n ? -r->s / r->n : 0;
+	for (int i = 0; i < r->nedge; i++) {
+		const edge *e = &m->edges[r->edge + i];
+		gt_mcts_move_info *x = &info[i];
+		memset(x, 0, sizeof *x);
+		x->move = e->move;
+		x->prior = clean_prior(m, i);
+		x->value = rq;
+		x->score = rs;
+		x->lcb = -INFINITY;
+		if (e->child >= 0 && m->nodes[e->child].n > 0) {
+			const node *ch = &m->nodes[e->child];
+			x->visits = ch->n;
+			x->value = ch->w / ch->n;
+			x->score = ch->s / ch->n;
+			x->lcb = node_lcb(ch);
+		}
+		x->pv[0] = e->move;
+		x->npv = pv_max > 0 ? 1 : 0;
+		for (int32_t c = e->child; c >= 0 && x->npv < pv_max; ) {
+			int k = best_child(m, c);
+			if (k < 0)
+				break;
+			const edge *ce = &m->edges[m->nodes[c].edge + k];
+			x->pv[x->npv++] = ce->move;
+			c = ce->child;
+		}
+	}
+	qsort(info, r->nedge, sizeof *info, info_cmp);
+	for (int i = 0; i < r->nedge; i++)
+		info[i].order = i;
+	return r->nedge;
 }

@@ -40,6 +40,7 @@
 #ifndef GT_MCTS_H
 #define GT_MCTS_H
 #include <stddef.h>
+#include <stdint.h>
 #include "board.h"
 #include "gt.h"
 #include "rng.h"
@@ -143,6 +144,12 @@ int gt_mcts_collect(gt_mcts *m, int max_leaves, const gt_board **boards);
  * reset to an empty tree at the same root). */
 int gt_mcts_apply(gt_mcts *m, const float *logits, const float *value, const float *score);
 
+/* gt_mcts_apply_own: gt_mcts_apply with the leaves' ownership too: own
+ * is k x (n*n) from each leaf's side to move's view (the evaluator's
+ * layout), or NULL; used only while ownership is tracked. */
+int gt_mcts_apply_own(gt_mcts *m, const float *logits, const float *value, const float *score,
+                      const float *own);
+
 /* gt_mcts_done: 1 when the current search has nothing left to do. */
 int gt_mcts_done(const gt_mcts *m);
 
@@ -152,8 +159,9 @@ int gt_mcts_search(gt_mcts *m, const gt_evaluator *ev, int visits, int noise, gt
 
 /* gt_mcts_run_many: run k already begun searches (all on one board size)
  * to the end together, each evaluator call taking the leaves of all of them
- * that are not done (up to k * params.leaves positions). Returns 0, the
- * first error, or GT_EINVAL for mixed board sizes. */
+ * that are not done (up to k * params.leaves positions), with ownership
+ * when one of them tracks it. Returns 0, the first error, or GT_EINVAL for
+ * mixed board sizes. */
 int gt_mcts_run_many(gt_mcts *const *ms, int k, const gt_evaluator *ev);
 
 /* ---- results ---- */
@@ -188,6 +196,51 @@ int gt_mcts_prior(const gt_mcts *m, int noised, float *prior);
  * Returns a point or pass, or GT_EOVER when the root position has ended
  * or was never expanded. */
 int gt_mcts_choose(const gt_mcts *m, double t, gt_rng *rng);
+
+/* ---- analysis (gt-gtp's analyze commands, gt-analyze) ---- */
+
+#define GT_MCTS_PV_MAX 32   /* longest principal variation reported */
+#define GT_MCTS_LCB_Z 1.96  /* z of the lower confidence bound */
+
+/* One move at the root. Values and scores are from the root's side to
+ * move's view. */
+typedef struct gt_mcts_move_info {
+	int move;          /* point or pass */
+	int visits;        /* completed visits of the child (0: never visited) */
+	double value;      /* mean value in [-1, 1]; the root's for an unvisited move */
+	double score;      /* mean score in points; the root's for an unvisited move */
+	double prior;      /* the evaluator's prior (without noise) */
+	double lcb;        /* lower confidence bound of value: mean - 1.96 sqrt(s2/n),
+	                      s2 = (sum of squared deviations + 1) / (n + 1), a variance
+	                      with a prior of one pseudo-sample of variance 1 (so one
+	                      visit is uncertain); -INFINITY for an unvisited move */
+	int order;         /* rank: most visits first (ties: higher prior, lower index) */
+	int npv;           /* moves in pv */
+	int16_t pv[GT_MCTS_PV_MAX]; /* the move, then the most visited child down the
+	                              tree (ties: higher prior) while it was visited */
+} gt_mcts_move_info;
+
+/* gt_mcts_analysis: every move of the expanded root into info (room for
+ * n*n+1 entries), ranked by order, with principal variations of at most
+ * pv_max moves (<= GT_MCTS_PV_MAX). Returns the number of moves; 0 when
+ * the root was never expanded. */
+int gt_mcts_analysis(const gt_mcts *m, gt_mcts_move_info *info, int pv_max);
+
+/* gt_mcts_track_ownership: with on, the search averages the ownership of
+ * every evaluation (the evaluator is asked for it) and of every visit that
+ * ended in a finished position (its area ownership) since the root was set
+ * or advanced, as KataGo averages ownership over its tree (each visit adds
+ * one node). Clears the average. */
+void gt_mcts_track_ownership(gt_mcts *m, int on);
+/* gt_mcts_tracks_ownership: 1 while ownership is tracked. */
+int gt_mcts_tracks_ownership(const gt_mcts *m);
+/* gt_mcts_ownership_add: add one sample own[n*n] from the root's side to
+ * move's view (e.g. the evaluator's ownership of the root position, for a
+ * kept tree whose evaluations are not in the average). */
+void gt_mcts_ownership_add(gt_mcts *m, const float *own);
+/* gt_mcts_ownership: the average into own[n*n], Black's view (+1 Black's),
+ * in [-1, 1]; 0 everywhere without samples. Returns the samples. */
+long gt_mcts_ownership(const gt_mcts *m, float *own);
 
 /* Counters since gt_mcts_new (for progress and benchmarks). */
 typedef struct gt_mcts_stats {

@@ -38,7 +38,7 @@ int gt_model_parse_arch(const char *s, gt_arch *a, gt_error *e)
 	if (*p)
 		return gt_error_set(e, GT_EFORMAT, -1, p - s,
 		                    "architecture '%s': trailing '%s'", s, p);
-	gt_arch_default(a, (int)v[0], (int)v[1]);
+	gt_arch_default(a, (int)v[0], (int)v[1], GT_FEAT_PLANES, GT_FEAT_GLOBALS, GT_FEAT_VERSION);
 	return gt_arch_check(a, e);
 }
 
@@ -385,6 +385,8 @@ int gt_model_validate(const char *path, gt_arch *arch, gt_model_meta *meta, gt_e
 	return 0;
 }
 
+_Static_assert(GT_ARCH_MAX_N == GT_MAX_N, "the network takes every board size");
+
 gt_nn *gt_model_nn(const gt_model *m, const char *backend, gt_error *e)
 {
 	const gt_arch *a = &m->arch;
@@ -418,6 +420,21 @@ char *gt_model_name(const gt_model *m, char *buf, size_t size)
 	         m->arch.blocks, m->arch.channels, (unsigned long long)m->meta.steps,
 	         (unsigned long long)m->meta.rows);
 	return buf;
+}
+
+long long gt_model_name_number(const char *name, char tag)
+{
+	long long v = -1;
+	for (const char *p = name; p && (p = strchr(p, '-')); p++) {
+		if (p[1] != tag || p[2] < '0' || p[2] > '9')
+			continue;
+		char *end;
+		errno = 0;
+		long long x = strtoll(p + 2, &end, 10);
+		if (!errno && (*end == '-' || *end == '.' || *end == 0))
+			v = x;
+	}
+	return v;
 }
 
 int gt_model_sha256_file(const char *path, uint8_t digest[32], gt_error *e)

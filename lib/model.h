@@ -34,8 +34,8 @@ typedef struct gt_model {
 	float *params;             /* nparams floats, owned by the model */
 } gt_model;
 
-/* gt_model_parse_arch: "b6c64" (blocks, channels; the rest default as in
- * gt_arch_default) into a. The one parser of architecture strings.
+/* gt_model_parse_arch: "b6c64" (blocks, channels; the inputs of feat.h,
+ * the rest default as in gt_arch_default) into a. The one parser of architecture strings.
  * Returns 0 or GT_EFORMAT (bad syntax or out of range, said in e). */
 int gt_model_parse_arch(const char *s, gt_arch *a, gt_error *e);
 
@@ -90,6 +90,12 @@ int gt_model_set_params(gt_model *m, gt_nn *nn);
 /* gt_model_name: "<series>-b<blocks>c<channels>-s<steps>-d<rows>" into buf
  * (size bytes; 128 suffice). Returns buf. */
 char *gt_model_name(const gt_model *m, char *buf, size_t size);
+
+/* gt_model_name_number: the reverse for one field: the digits after
+ * "-<tag>" in a name such as "run1-b6c64-s1200-d50000.bin.gz" (tag 's':
+ * 1200, 'd': 50000), ended by '-', '.' or the end; the last such field
+ * counts. -1 when there is none or it does not fit a long long. */
+long long gt_model_name_number(const char *name, char tag);
 
 /* gt_model_sha256_file: sha256 (OpenSSL EVP) of the file's bytes into
  * digest. Returns 0 or GT_EIO. gt_sha256_hex: 64 lowercase hex digits and

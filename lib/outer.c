@@ -5,12 +5,10 @@
 #include "util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <openssl/evp.h>
 
@@ -342,22 +340,14 @@ int gt_outer_save(const gt_outer *o, const char *path, gt_error *e)
 int gt_outer_load(gt_outer **out, const char *path, gt_error *e)
 {
 	uint8_t h[OUTER_HEADER], sum[32], *b = NULL, *p;
-	struct stat st;
+	long long fsize;
 	gt_outer_cfg cfg;
 	uint64_t fmt, v, n, nl, k, size;
 	unsigned dl = 0;
 	gt_outer *o = NULL;
-	int fd = open(path, O_RDONLY), rc = 0;
+	int rc = 0, fd = gt_fs_open_head(path, h, sizeof h, &fsize, e);
 	if (fd < 0)
-		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st)) {
-		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (st.st_size < OUTER_HEADER || gt_fs_read_all(fd, h, sizeof h)) {
-		rc = gt_error_set(e, GT_EFORMAT, -1, 0, "%s: truncated header", path);
-		goto out;
-	}
+		return fd;
 	if (memcmp(h, OUTER_MAGIC, 8)) {
 		rc = gt_error_set(e, GT_EFORMAT, -1, 0, "%s: not an outer state (bad magic)", path);
 		goto out;
@@ -384,10 +374,9 @@ int gt_outer_load(gt_outer **out, const char *path, gt_error *e)
 		goto out;
 	}
 	size = OUTER_HEADER + 8 * n + 40 * k + ENTRY_BYTES * nl + 32;
-	if ((uint64_t)st.st_size != size) {
-		rc = gt_error_set(e, GT_EFORMAT, -1, (long)st.st_size,
-			"%s: %lld bytes, header says %llu", path, (long long)st.st_size,
-			(unsigned long long)size);
+	if ((uint64_t)fsize != size) {
+		rc = gt_error_set(e, GT_EFORMAT, -1, (long)fsize,
+			"%s: %lld bytes, header says %llu", path, fsize, (unsigned long long)size);
 		goto out;
 	}
 	b = gt_xmalloc(size);

@@ -1,18 +1,25 @@
-/* pull.c: the batches of a store folder not consumed yet, once each (gt-sync pull). */
+/* pull.c: the batches of a store folder not consumed yet, once each (gt-sync pull);
+ * a share of them, or the newest only. */
 #include "pull.h"
 #include "fs.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
-/* The pull state: consumed batch names, sorted, each ok or bad. */
+/* A batch in the pull state: pulled, refused, or passed over as older
+ * than the newest ones taken (gt_pull_pick.newest). */
+enum { MARK_OK, MARK_BAD, MARK_OLD };
+static const char *const mark_name[] = { "ok", "bad", "old" };
+
+/* The pull state: consumed batch names, sorted, each with its mark. */
 typedef struct seen {
 	char *name;
-	int bad;
+	int mark;
 } seen;
 
 typedef struct state {
@@ -31,7 +38,7 @@ static int state_has(const state *s, const char *name)
 	return s->n && bsearch(&key, s->v, s->n, sizeof *s->v, seen_cmp) != NULL;
 }
 
-static void state_add(state *s, const char *name, int bad)
+static void state_add(state *s, const char *name, int mark)
 {
 	size_t i = s->n;
 	if (state_has(s, name))
@@ -44,7 +51,7 @@ static void state_add(state *s, const char *name, int bad)
 		i--;
 	memmove(s->v + i + 1, s->v + i, (s->n - i) * sizeof *s->v);
 	s->v[i].name = gt_xstrdup(name);
-	s->v[i].bad = bad;
+	s->v[i].mark = mark;
 	s->n++;
 }
 
@@ -70,11 +77,13 @@ static int state_load(state *s, const char *path, gt_error *e)
 		char *tab = strchr(line, '\t');
 		if (tab)
 			*tab++ = 0;
-		if (!gt_store_name_ok(line, NULL) || (tab && strcmp(tab, "ok") && strcmp(tab, "bad"))) {
+		int mark = !tab || !strcmp(tab, "ok") ? MARK_OK : !strcmp(tab, "bad") ? MARK_BAD
+		         : !strcmp(tab, "old") ? MARK_OLD : -1;
+		if (!gt_store_name_ok(line, NULL) || mark < 0) {
 			fclose(f);
-			return gt_error_set(e, GT_EFORMAT, ln, -1, "%s:%ld: not \"name<TAB>ok|bad\"", path, ln);
+			return gt_error_set(e, GT_EFORMAT, ln, -1, "%s:%ld: not \"name<TAB>ok|bad|old\"", path, ln);
 		}
-		state_add(s, line, tab && !strcmp(tab, "bad"));
+		state_add(s, line, mark);
 	}
 	int bad = ferror(f);
 	fclose(f);
@@ -90,7 +99,7 @@ static int state_save(const state *s, const char *path, gt_error *e)
 		len += strlen(s->v[i].name) + 5;
 	char *buf = gt_xmalloc(len + 1);
 	for (size_t i = 0; i < s->n; i++)
-		k += (size_t)sprintf(buf + k, "%s\t%s\n", s->v[i].name, s->v[i].bad ? "bad" : "ok");
+		k += (size_t)sprintf(buf + k, "%s\t%s\n", s->v[i].name, mark_name[s->v[i].mark]);
 	int rc = gt_fs_write_atomic(path, buf, k, e);
 	free(buf);
 	return rc;
@@ -155,6 +164,71 @@ static int scan_batch(gzFile gz, FILE *out, size_t max_line, long long max_batch
 	return 0;
 }
 
+/* gt_pull_share: FNV-1a 64 of the name, modulo units. */
+unsigned gt_pull_share(const char *name, unsigned units)
+{
+	uint64_t h = 14695981039346656037ULL;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	return units ? (unsigned)(h % units) : 0;
+}
+
+typedef struct cand {
+	long long mtime;
+	const char *name;
+	size_t idx;
+} cand;
+
+static int cand_time_cmp(const void *a, const void *b)
+{
+	const cand *x = a, *y = b;
+	if (x->mtime != y->mtime)
+		return x->mtime < y->mtime ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int cand_idx_cmp(const void *a, const void *b)
+{
+	const cand *x = a, *y = b;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* pick: the entries of ents (in name order) that a pull takes: batches
+ * (*.ndjson, *.ndjson.gz) the state does not list, in the share; with
+ * newest > 0 only the newest of those by listing time, then name, the
+ * older ones marked old in the state (*old counts them). Returns a new
+ * array of *np entries in name order. */
+static cand *pick(const gt_store_entry *ents, size_t n, const gt_pull_pick *pk, state *s,
+                  size_t *np, long *old)
+{
+	cand *c = gt_xmalloc((n ? n : 1) * sizeof *c);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = ents[i].name;
+		if (!ends_with(name, ".ndjson.gz") && !ends_with(name, ".ndjson"))
+			continue;
+		if (state_has(s, name))
+			continue;
+		if (pk && pk->share_units && gt_pull_share(name, pk->share_units) != pk->share_k)
+			continue;
+		c[k].mtime = ents[i].mtime, c[k].name = name, c[k].idx = i;
+		k++;
+	}
+	*old = 0;
+	if (pk && pk->newest > 0 && k > (size_t)pk->newest) {
+		qsort(c, k, sizeof *c, cand_time_cmp);
+		size_t drop = k - (size_t)pk->newest;
+		for (size_t j = 0; j < drop; j++)
+			state_add(s, c[j].name, MARK_OLD);
+		*old = (long)drop;
+		memmove(c, c + drop, (size_t)pk->newest * sizeof *c);
+		k = (size_t)pk->newest;
+		qsort(c, k, sizeof *c, cand_idx_cmp);
+	}
+	*np = k;
+	return c;
+}
+
 /* gz_magic: 1 if the file starts with the gzip magic bytes. */
 static int gz_magic(const char *path)
 {
@@ -168,12 +242,13 @@ static int gz_magic(const char *path)
 }
 
 int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepath,
-                    size_t max_line, long long max_batch, FILE *out, gt_pull_stats *st,
-                    gt_error *e)
+                    const gt_pull_pick *pk, size_t max_line, long long max_batch, FILE *out,
+                    gt_pull_stats *st, gt_error *e)
 {
 	gt_pull_stats dummy;
 	gt_store_entry *ents = NULL;
-	size_t n = 0;
+	size_t n = 0, np = 0;
+	cand *picked = NULL;
 	state s = { 0 };
 	char *local = NULL;
 	int rc;
@@ -191,13 +266,13 @@ int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepa
 	}
 	if (rc)
 		goto out;
-	for (size_t i = 0; i < n && !rc; i++) {
-		const char *name = ents[i].name;
+	picked = pick(ents, n, pk, &s, &np, &st->old);
+	if (st->old && (rc = state_save(&s, statepath, e)) != 0)
+		goto out;
+	for (size_t j = 0; j < np && !rc; j++) {
+		const char *name = picked[j].name;
+		long long size = ents[picked[j].idx].bytes;
 		int gz = ends_with(name, ".ndjson.gz");
-		if (!gz && !ends_with(name, ".ndjson"))
-			continue;
-		if (state_has(&s, name))
-			continue;
 		char *path = NULL, tmpl[4096] = "";
 		if (local) {
 			path = gt_store_join(local, name);
@@ -257,6 +332,8 @@ int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepa
 		free(path);
 		if (rc)
 			break;
+		if (size > 0)
+			st->bytes += size;
 		if (bad) {
 			char q[300];
 			gt_store_warn(o, "skipping batch %s: %s", gt_store_quote(name, q, sizeof q), why);
@@ -265,10 +342,11 @@ int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepa
 			st->batches++;
 			st->records += lines;
 		}
-		state_add(&s, name, bad);
+		state_add(&s, name, bad ? MARK_BAD : MARK_OK);
 		rc = state_save(&s, statepath, e);
 	}
 out:
+	free(picked);
 	gt_store_entries_free(ents, n);
 	state_free(&s);
 	free(local);

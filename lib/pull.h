@@ -15,22 +15,42 @@ typedef struct gt_pull_stats {
 	long batches;         /* batches written out completely */
 	long bad;             /* batches skipped as corrupt or over a limit */
 	long long records;    /* lines written */
+	long old;             /* batches passed over as older than the newest taken */
+	long long bytes;      /* the listed sizes of the batches read (as stored) */
 } gt_pull_stats;
 
+/* Which batches a pull takes; all zero (or a NULL pointer): every one. */
+typedef struct gt_pull_pick {
+	unsigned share_k, share_units; /* share_units > 0: only the batches whose
+	                                * gt_pull_share(name, share_units) is share_k */
+	long newest;         /* > 0: only the newest that many batches (by the
+	                      * listing's time, then name) of those the state does
+	                      * not list; the older ones are recorded "old" in the
+	                      * state and never pulled */
+} gt_pull_pick;
+
+/* gt_pull_share: the share a batch name falls in, of units (> 0): its
+ * FNV-1a 64-bit hash modulo units, the same on every machine and run, so
+ * that the learning units of a run each take a disjoint part of the
+ * store's batches without talking to each other (gt(7)). */
+unsigned gt_pull_share(const char *name, unsigned units);
+
 /* gt_pull_batches: for every object under the folder URL named *.ndjson or
- * *.ndjson.gz that the state file does not list, in name order: download
- * it, decompress it (zlib; plain text passes through) and check it whole
- * first, then write its non-empty lines, each ending in '\n', to out,
- * fflush(out), and only then add it to the state file (one "name\tok" or
- * "name\tbad" line per batch, rewritten atomically; absent = empty). A
- * batch that is corrupt, truncated, has a line longer than max_line bytes
- * or expands beyond max_batch bytes is reported through o->warn, written
- * nothing, and recorded as bad. Memory stays bounded (a 64 kB buffer,
- * whatever max_line is). A folder that does not exist yet is empty (with a
- * warning).
+ * *.ndjson.gz that the state file does not list and pk picks (NULL: all),
+ * in name order: download it, decompress it (zlib; plain text passes
+ * through) and check it whole first, then write its non-empty lines, each
+ * ending in '\n', to out, fflush(out), and only then add it to the state
+ * file (one "name\tok" or "name\tbad" line per batch, rewritten
+ * atomically; absent = empty). The batches pk->newest passes over are
+ * added as "name\told" before any is read. A batch that is corrupt,
+ * truncated, has a line longer than max_line bytes or expands beyond
+ * max_batch bytes is reported through o->warn, written nothing, and
+ * recorded as bad. Memory stays bounded (a 64 kB buffer, whatever
+ * max_line is). A folder that does not exist yet is empty (with a
+ * warning). st (may be NULL) gets the counts.
  * Errors: GT_EIO (store, state file or out), GT_EFORMAT (state file). */
 int gt_pull_batches(const gt_store_opts *o, const char *url, const char *state,
-                    size_t max_line, long long max_batch, FILE *out, gt_pull_stats *st,
+                    const gt_pull_pick *pk, size_t max_line, long long max_batch, FILE *out, gt_pull_stats *st,
                     gt_error *e);
 
 #endif

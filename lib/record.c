@@ -687,6 +687,19 @@ static int parse_obj(pctx *c, gt_record *r, json_t *o)
 		if (!(d >= 0 && d <= FLT_MAX))
 			return fail(c, "field", "positions[%zu].weight is negative or too large", i);
 		ps->weight = (float)d;
+		if (get_num(c, p, "root_value", 0, &d)) return GT_EFORMAT;
+		if (!isnan(d)) {
+			if (!(d >= -1 && d <= 1))
+				return fail(c, "field", "positions[%zu].root_value is not in [-1,1]", i);
+			ps->has_root = 1;
+			ps->root_value = (float)d;
+			if (get_num(c, p, "root_score", 0, &d)) return GT_EFORMAT;
+			if (!(fabs(d) <= FLT_MAX))
+				return fail(c, "field", "positions[%zu].root_score is missing or out of float range", i);
+			ps->root_score = (float)d;
+		} else if (get(p, "root_score")) {
+			return fail(c, "field", "positions[%zu].root_score without root_value", i);
+		}
 	}
 	return 0;
 }
@@ -918,6 +931,10 @@ char *gt_record_format(const gt_record *r, size_t *len, gt_error *e)
 			put(&w, j, "full_search", json_boolean(p->full_search));
 			if (p->weight != 1)
 				put(&w, j, "weight", jnum(&w, p->weight, "weight"));
+			if (p->has_root) {
+				put(&w, j, "root_value", jnum(&w, p->root_value, "root value"));
+				put(&w, j, "root_score", jnum(&w, p->root_score, "root score"));
+			}
 			json_array_append_new(ps, j);
 		}
 		put(&w, o, "positions", ps);

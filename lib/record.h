@@ -27,6 +27,10 @@ typedef struct gt_position {
 	int visits;        /* search visits (0 for human games) */
 	int full_search;   /* 1: a full search, policy is a training target */
 	float weight;      /* training weight of this position (default 1) */
+	/* Added after the first draft (zero-initialised means none): */
+	int has_root;      /* 1: the search's own evaluation follows */
+	float root_value;  /* the search's mean value at the root, side to move's view, [-1,1] */
+	float root_score;  /* the search's mean score at the root, side to move's view */
 } gt_position;
 
 typedef struct gt_record {

@@ -188,23 +188,6 @@ static void now_iso(char *buf, size_t n)
 	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* name_number: the digits after "-<tag>" in a model name such as
- * run1-b6c64-s1200-d50000.bin.gz, ended by '-' or '.'; -1 if absent. */
-static long long name_number(const char *name, char tag)
-{
-	long long v = -1;
-	for (const char *p = name; (p = strchr(p, '-')); p++) {
-		if (p[1] != tag || p[2] < '0' || p[2] > '9')
-			continue;
-		char *end;
-		errno = 0;
-		long long x = strtoll(p + 2, &end, 10);
-		if (!errno && (*end == '-' || *end == '.' || *end == 0))
-			v = x;
-	}
-	return v;
-}
-
 /* prev_steps: steps of the network latest.json names now; -1 if none. */
 static int prev_steps(const gt_store_opts *o, const char *store, long long *steps, gt_error *e)
 {
@@ -221,7 +204,7 @@ static int prev_steps(const gt_store_opts *o, const char *store, long long *step
 	if (json_is_integer(s))
 		*steps = (long long)json_integer_value(s);
 	else if (j && json_is_string(json_object_get(j, "name")))
-		*steps = name_number(json_string_value(json_object_get(j, "name")), 's');
+		*steps = gt_model_name_number(json_string_value(json_object_get(j, "name")), 's');
 	json_decref(j);
 	return 0;
 }

@@ -4,6 +4,7 @@
 #include "evcache.h"
 #include "neteval.h"
 #include "fs.h"
+#include "sgfrec.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 void gt_selfplay_params_default(gt_selfplay_params *p)
@@ -209,6 +211,12 @@ static int game_move(const gt_selfplay_params *p, game *g)
 	ps->visits = gt_mcts_visits(g->m);
 	ps->full_search = g->full;
 	ps->weight = 1;
+	if (ps->visits > 0) { /* the search's own evaluation, for SGF comments */
+		double sc;
+		ps->root_value = (float)gt_mcts_root_value(g->m, &sc);
+		ps->root_score = (float)sc;
+		ps->has_root = 1;
+	}
 	if (g->full) {
 		ps->policy = gt_xmalloc(np * sizeof *ps->policy);
 		gt_mcts_policy(g->m, ps->policy);
@@ -560,32 +568,15 @@ int gt_selfplay_model_open(const gt_selfplay_params *p, const char *path, gt_eva
 
 int gt_selfplay_sgf(const gt_record *r, gt_sgf_game *g)
 {
-	int n = r->board_size, err = gt_sgf_game_init(g, n);
+	int err = gt_sgfrec_from_record(r, g, NULL);
 	if (err)
 		return err;
-	g->komi = r->komi;
-	for (int c = GT_BLACK; c <= GT_WHITE && !err; c++)
-		for (int i = 0; i < r->nsetup[c] && !err; i++)
-			err = gt_sgf_add_setup(g, c, r->setup[c][i]);
-	g->first = r->first_to_move == GT_WHITE ? GT_WHITE : GT_BLACK;
-	for (int i = 0; i < r->nmoves && !err; i++)
-		err = gt_sgf_add_move(g, r->colors ? r->colors[i] : (i % 2 ? GT_WHITE : GT_BLACK),
-		                      r->moves[i]);
-	gt_sgf_result_parse(g, r->result);
-	const char *model = r->model ? r->model : "none";
-	if (!err)
-		err = gt_sgf_prop_set(g, "PB", model, strlen(model));
-	if (!err)
-		err = gt_sgf_prop_set(g, "PW", model, strlen(model));
-	if (!err)
-		err = gt_sgf_prop_set(g, "RU", r->rules, strlen(r->rules));
-	if (!err && r->game_id)
-		err = gt_sgf_prop_set(g, "GN", r->game_id, strlen(r->game_id));
-	if (!err && r->worker)
-		err = gt_sgf_prop_set(g, "SO", r->worker, strlen(r->worker));
-	if (err)
-		gt_sgf_game_release(g);
-	return err;
+	char who[300];
+	snprintf(who, sizeof who, "%s (gt %s)", r->model ? r->model : "none", GT_VERSION);
+	gt_sgf_prop_set(g, "PB", who, strlen(who));
+	gt_sgf_prop_set(g, "PW", who, strlen(who));
+	gt_sgfrec_set_date(g, time(NULL));
+	return 0;
 }
 
 int gt_selfplay_sgf_write(const char *dir, const gt_record *r, gt_error *e)

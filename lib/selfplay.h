@@ -129,10 +129,11 @@ int gt_selfplay_model_open(const gt_selfplay_params *p, const char *path, gt_eva
                            char *name, size_t size, const char **backend, gt_error *e);
 
 /* gt_selfplay_sgf: the record as an SGF game (sgf.h) into g, which the
- * caller releases with gt_sgf_game_release: size, komi, setup stones, the
- * moves with their colours, the result (RE), and as game information the
- * model as both players' name (PB, PW), the rules (RU), the game id (GN)
- * and the worker (SO, if any). Returns 0 or the error of sgf.h. */
+ * caller releases with gt_sgf_game_release: gt_sgfrec_from_record's game
+ * (size, komi, moves, result, rules RU, game id GN, worker US, a comment
+ * C with the search's win rate, score lead and visits on each searched
+ * move), the model and gt's version as both players (PB, PW: "NAME (gt
+ * 0.1.0)") and today's date (DT, UTC). Returns 0 or the error of sgf.h. */
 int gt_selfplay_sgf(const gt_record *r, gt_sgf_game *g);
 
 /* gt_selfplay_sgf_write: write the record as SGF to dir/<game_id>.sgf

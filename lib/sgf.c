@@ -31,6 +31,8 @@ void gt_sgf_game_release(gt_sgf_game *g)
 	for (int i = 0; i < g->nprops; i++)
 		free(g->props[i].val);
 	free(g->props);
+	for (int i = 0; i < g->nmoves; i++)
+		free(g->moves[i].comment);
 	free(g->moves);
 	free(g->black);
 	free(g->white);
@@ -52,7 +54,7 @@ static void move_push(gt_sgf_game *g, int color, int pt, long offset, long line)
 		g->cap_moves = g->cap_moves ? 2 * g->cap_moves : 64;
 		g->moves = gt_xrealloc(g->moves, (size_t)g->cap_moves * sizeof *g->moves);
 	}
-	g->moves[g->nmoves++] = (gt_sgf_move){color, pt, offset, line};
+	g->moves[g->nmoves++] = (gt_sgf_move){color, pt, offset, line, NULL};
 }
 
 int gt_sgf_add_move(gt_sgf_game *g, int color, int pt)
@@ -62,6 +64,15 @@ int gt_sgf_add_move(gt_sgf_game *g, int color, int pt)
 	if (pt < 0 || pt > GT_PASS(g->size))
 		return GT_EOFFBOARD;
 	move_push(g, color, pt, -1, -1);
+	return 0;
+}
+
+int gt_sgf_set_comment(gt_sgf_game *g, int i, const char *text)
+{
+	if (i < 0 || i >= g->nmoves)
+		return GT_EINVAL;
+	free(g->moves[i].comment);
+	g->moves[i].comment = text ? gt_xstrdup(text) : NULL;
 	return 0;
 }
 
@@ -1096,7 +1107,9 @@ char *gt_sgf_write_str(const gt_sgf_game *g, size_t *len)
 		snprintf(tmp, sizeof tmp, ";%s[%s]", color_name(m->color),
 		         gt_sgf_point_str(n, m->pt, pt));
 		sb_str(&b, tmp);
-		if (i % 12 == 11 || i == g->nmoves - 1)
+		if (m->comment)
+			sb_prop(&b, "C", m->comment, strlen(m->comment));
+		if (i % 12 == 11 || i == g->nmoves - 1 || m->comment)
 			sb_str(&b, "\n");
 	}
 	sb_str(&b, ")\n");

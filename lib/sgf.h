@@ -84,6 +84,8 @@ typedef struct gt_sgf_move {
 	int pt;        /* point y*n+x, or GT_PASS(n) */
 	long offset;   /* byte offset of the move's node (its ';'), -1 if built */
 	long line;     /* 1-based line of that node, -1 if built */
+	char *comment; /* C[] written after the move (gt_sgf_set_comment), owned;
+	                  NULL: none (the reader keeps none) */
 } gt_sgf_move;
 
 typedef struct gt_sgf_prop {
@@ -139,6 +141,10 @@ void gt_sgf_game_release(gt_sgf_game *g);
 /* gt_sgf_add_move: append a move (pt a point or GT_PASS(n)). Returns 0 or
  * GT_EINVAL for a bad colour, GT_EOFFBOARD for a bad point. */
 int gt_sgf_add_move(gt_sgf_game *g, int color, int pt);
+/* gt_sgf_set_comment: the comment of move i (written as C[text] in its
+ * node; copied, replaces an earlier one; NULL removes it). Returns 0 or
+ * GT_EINVAL for a move out of range. */
+int gt_sgf_set_comment(gt_sgf_game *g, int i, const char *text);
 /* gt_sgf_add_setup: place (color GT_BLACK/GT_WHITE) or remove (GT_EMPTY) a
  * setup stone; keeps the lists sorted. Returns 0, GT_EINVAL, GT_EOFFBOARD. */
 int gt_sgf_add_setup(gt_sgf_game *g, int color, int pt);
@@ -172,7 +178,8 @@ int gt_sgf_point_parse(int n, const char *s, size_t len);
 /* gt_sgf_write_str: the game as FF[4] SGF text: GM FF CA AP SZ KM RU HA
  * PB PW and the other kept game information, RE (from the result fields,
  * omitted when unknown), AB AW PL (PL when there are setup stones or White
- * moves first), then the moves, a pass always as "[]", text escaped.
+ * moves first), then the moves (with their comments, C), a pass always as
+ * "[]", text escaped.
  * CA[UTF-8] is written when every text value is valid UTF-8; otherwise
  * the game's own CA is copied, or none is written. Returns a new
  * NUL-terminated string (free()) and its length in *len (if not NULL). */

@@ -251,7 +251,30 @@ int gt_sgfrec_from_record(const gt_record *r, gt_sgf_game *g, gt_error *err)
 		gt_sgf_prop_set(g, "US", r->worker, strlen(r->worker));
 	if (r->game_id)
 		gt_sgf_prop_set(g, "GN", r->game_id, strlen(r->game_id));
+	for (int i = 0; i < r->npos; i++)
+		if (r->pos[i].has_root && r->pos[i].move_number < g->nmoves) {
+			char c[96];
+			gt_sgfrec_comment(&r->pos[i], c, sizeof c);
+			gt_sgf_set_comment(g, r->pos[i].move_number, c);
+		}
 	return 0;
+}
+
+void gt_sgfrec_comment(const gt_position *p, char *buf, size_t size)
+{
+	double sg = p->to_move == GT_WHITE ? -1 : 1;
+	double v = sg * p->root_value, s = sg * p->root_score;
+	snprintf(buf, size, "win rate B %.1f%%, score lead %s+%.1f, visits %d", 50 * (1 + v),
+	         s < 0 ? "W" : "B", fabs(s), p->visits);
+}
+
+void gt_sgfrec_set_date(gt_sgf_game *g, time_t t)
+{
+	struct tm tm;
+	char d[32];
+	gmtime_r(&t, &tm);
+	strftime(d, sizeof d, "%Y-%m-%d", &tm);
+	gt_sgf_prop_set(g, "DT", d, strlen(d));
 }
 
 int gt_sgfrec_game_id(const char *buf, size_t len, int index, char *out)

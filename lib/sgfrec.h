@@ -33,6 +33,8 @@
  */
 #ifndef GT_SGFREC_H
 #define GT_SGFREC_H
+#include <time.h>
+
 #include "board.h"
 #include "gt.h"
 #include "record.h"
@@ -70,10 +72,22 @@ int gt_sgfrec_to_record(const gt_sgf_game *g, const gt_rules *rules, gt_record *
  * is the number of black setup stones when there are at least 2 and no
  * white ones), first player, moves with their colours, RE from the result,
  * RU from sgf_rules or else rules, PB and PW from model (who played both
- * sides), US from worker, GN from game_id. Positions are not written.
+ * sides), US from worker, GN from game_id, and for each move whose
+ * position carries the search's evaluation (root_value) a comment C of
+ * gt_sgfrec_comment.
  * Returns 0 or GT_EINVAL (err filled) for a record with a board size or a
  * move out of range. */
 int gt_sgfrec_from_record(const gt_record *r, gt_sgf_game *g, gt_error *err);
+
+/* gt_sgfrec_comment: the comment of a move from its searched position p
+ * (p->has_root) into buf (size bytes): "win rate B 54.3%, score lead
+ * B+2.1, visits 100" -- Black's win rate and the leader, from the search
+ * before the move (the side to move's values turned round when White
+ * moved). */
+void gt_sgfrec_comment(const gt_position *p, char *buf, size_t size);
+
+/* gt_sgfrec_set_date: DT[YYYY-MM-DD] of time t, UTC. */
+void gt_sgfrec_set_date(gt_sgf_game *g, time_t t);
 
 /* gt_sgfrec_game_id: the game_id of game index (1-based) of an SGF file
  * whose bytes are buf[0..len): the SHA-256 of those bytes, a NUL byte and

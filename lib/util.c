@@ -1,6 +1,8 @@
 /* util.c: hex digits and clocks (util.h). */
 #include "util.h"
 
+#include <errno.h>
+#include <math.h>
 #include <time.h>
 
 char *gt_hex(char *out, const void *p, size_t n)
@@ -27,4 +29,13 @@ double gt_wall(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void gt_sleep(double s, const volatile sig_atomic_t *stop)
+{
+	if (!(s > 0))
+		return;
+	struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
+	while (!(stop && *stop) && nanosleep(&ts, &ts) && errno == EINTR)
+		;
 }

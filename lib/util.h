@@ -9,6 +9,7 @@
  */
 #ifndef GT_UTIL_H
 #define GT_UTIL_H
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -101,5 +102,10 @@ double gt_now(void);
 /* gt_wall: seconds since the Unix epoch on the wall clock (CLOCK_REALTIME),
  * microsecond resolution or better; it can jump when the clock is set. */
 double gt_wall(void);
+
+/* gt_sleep: sleep s seconds (nothing for s <= 0), resuming after a signal
+ * until the time is up, but returning early once *stop (may be NULL) is
+ * non-zero: the pause of a loop that SIGINT or SIGTERM ends. */
+void gt_sleep(double s, const volatile sig_atomic_t *stop);
 
 #endif

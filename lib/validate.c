@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void gt_validate_opts_init(gt_validate_opts *o)
 {
@@ -428,6 +429,83 @@ void gt_record_hashes(const gt_record *r, uint8_t id[16], int *has_id, uint8_t g
 #undef PUT16
 	sha16(k, o, game);
 	free(k);
+}
+
+int gt_seen_check(const gt_seen *s, const gt_record *r, gt_seen_keys *k, const char **reason,
+                  char *detail, size_t size)
+{
+	char hx[33];
+	gt_record_hashes(r, k->id, &k->has_id, k->game);
+	if (k->has_id && gt_seen_has(s, k->id))
+		return bad(reason, detail, size, "duplicate-id", "game_id seen before (%s)",
+		           gt_hash_hex(k->id, hx));
+	if (gt_seen_has(s, k->game))
+		return bad(reason, detail, size, "duplicate-game", "same seed and moves seen before (%s)",
+		           gt_hash_hex(k->game, hx));
+	return 0;
+}
+
+int gt_seen_commit(gt_seen *s, const gt_seen_keys *k, int fd)
+{
+	char buf[68], hx[33];
+	int n = 0;
+	if (k->has_id)
+		gt_seen_add(s, k->id);
+	gt_seen_add(s, k->game);
+	if (fd < 0)
+		return 0;
+	if (k->has_id)
+		n += snprintf(buf + n, sizeof buf - n, "%s\n", gt_hash_hex(k->id, hx));
+	n += snprintf(buf + n, sizeof buf - n, "%s\n", gt_hash_hex(k->game, hx));
+	return write(fd, buf, (size_t)n) == n ? 0 : -1;
+}
+
+/* ---- one input line ---- */
+
+int gt_validate_line(gt_record *r, const char *line, size_t len, const gt_validate_opts *o,
+                     const gt_seen *seen, gt_seen_keys *k, const char **reason, char *detail,
+                     size_t size)
+{
+	gt_error e;
+	*reason = NULL;
+	if (gt_record_parse_ex(r, line, len, &e, reason)) {
+		if (!*reason)
+			*reason = "json";
+		snprintf(detail, size, "%s", e.text);
+		return GT_EFORMAT;
+	}
+	if (gt_validate_record(r, o, reason, detail, size))
+		return GT_EFORMAT;
+	return gt_seen_check(seen, r, k, reason, detail, size);
+}
+
+/* text safe for JSON: bytes outside printable ASCII become '?'; NULL null */
+static json_t *ascii(const char *s)
+{
+	if (!s)
+		return json_null();
+	char *t = gt_xstrdup(s);
+	for (char *p = t; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			*p = '?';
+	json_t *j = json_string(t);
+	free(t);
+	return j;
+}
+
+char *gt_validate_reject_json(const char *file, long line, const gt_record *r,
+                              const char *reason, const char *detail)
+{
+	json_t *o = json_pack("{so sI so so so ss so}", "file", ascii(file), "line", (json_int_t)line,
+	                      "game_id", ascii(r ? r->game_id : NULL),
+	                      "worker", ascii(r ? r->worker : NULL),
+	                      "model", ascii(r ? r->model : NULL), "reason", reason,
+	                      "detail", ascii(detail));
+	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	if (!s)
+		abort(); /* out of memory */
+	json_decref(o);
+	return s;
 }
 
 /* ---- statistics ---- */

@@ -57,6 +57,46 @@ void gt_record_hashes(const gt_record *r, uint8_t id[16], int *has_id, uint8_t g
 /* gt_hash_hex: 32 lowercase hex digits and a NUL into out (33 bytes). */
 char *gt_hash_hex(const uint8_t h[16], char *out);
 
+/* The duplicate keys of one record (gt_record_hashes). */
+typedef struct gt_seen_keys {
+	uint8_t id[16], game[16];
+	int has_id;     /* 0: no game_id, id all zero */
+} gt_seen_keys;
+
+/* gt_seen_check: 0 if neither key of r (filled into k) is in s; else
+ * GT_EFORMAT with *reason "duplicate-id" (checked first) or
+ * "duplicate-game" and detail (size bytes) naming the hash. */
+int gt_seen_check(const gt_seen *s, const gt_record *r, gt_seen_keys *k, const char **reason,
+                  char *detail, size_t size);
+
+/* gt_seen_commit: add k's keys to s and, when fd >= 0, append them to the
+ * seen file open on fd (O_APPEND) as its lines, the id's first when there
+ * is one, in one write(2), so that runs sharing the file do not mix their
+ * lines. Returns 0, or -1 with errno set when the write failed (the keys
+ * are in s all the same). */
+int gt_seen_commit(gt_seen *s, const gt_seen_keys *k, int fd);
+
+/* ---- one input line, as gt-validate(1) takes it ---- */
+
+/* gt_validate_line: all the checks of one line: parse it into r
+ * (gt_record_parse_ex; r is released first and, on a failed parse, keeps
+ * the fields that could be read, for the reject line), gt_validate_record,
+ * then gt_seen_check against seen (which this does not change: commit the
+ * keys once the line is written). Returns 0 with k filled when the line
+ * passes, else GT_EFORMAT with *reason a reason code ("json" where the
+ * parser gives none) and detail (size bytes) the text. */
+int gt_validate_line(gt_record *r, const char *line, size_t len, const gt_validate_opts *o,
+                     const gt_seen *seen, gt_seen_keys *k, const char **reason, char *detail,
+                     size_t size);
+
+/* gt_validate_reject_json: one line of a rejects file (gt-validate(1)),
+ * without its newline, in a new string (caller frees): the keys file,
+ * line, game_id, worker, model, reason and detail in that order; texts
+ * with each byte outside printable ASCII as '?', and the record's fields
+ * null where r is NULL (a line that could not be read) or lacks them. */
+char *gt_validate_reject_json(const char *file, long line, const gt_record *r,
+                              const char *reason, const char *detail);
+
 /* ---- statistics of a run ---- */
 
 typedef struct gt_vstats gt_vstats;

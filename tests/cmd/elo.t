@@ -160,8 +160,29 @@ fi
 gt-elo --games 2 --visits 4 --sgf "$T/sgf" --records /dev/null none none >/dev/null 2>&1
 ok $? "--sgf DIR"
 is "$(ls "$T/sgf" | tr '\n' ' ')" "game-000000.sgf game-000001.sgf " "one SGF file per game"
-grep -q 'PB\[none\]' "$T/sgf/game-000000.sgf" && grep -q 'RE\[' "$T/sgf/game-000000.sgf"
-ok $? "with players and result"
+v=$(gt-elo --version | sed 's/^gt-elo //')
+grep -q "PB\[none (gt $v)\]" "$T/sgf/game-000000.sgf" && grep -q 'RE\[' "$T/sgf/game-000000.sgf"
+ok $? "with players (the model and gt's version) and result"
+grep -Eq 'DT\[20[0-9]{2}-[01][0-9]-[0-3][0-9]\]' "$T/sgf/game-000000.sgf"
+ok $? "and the date"
+# a comment on each searched move (the 4 opening moves are not searched)
+python3 - "$T/sgf/game-000000.sgf" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+moves = re.findall(r";[BW]\[[a-s]{0,2}\](C\[[^]]*\])?", t)
+com = re.findall(r"C\[win rate B [0-9.]+%, score lead [BW]\+[0-9.]+, visits [0-9]+\]", t)
+searched = [m for m in moves[4:-2]] # the opening, and the two closing passes, are not searched
+assert moves and all(c for c in searched) and not any(c for c in moves[:4]), moves[:6]
+assert len(com) == sum(1 for c in moves if c), (len(com), len(moves))
+PY
+ok $? "a comment with win rate, score lead and visits on each searched move"
+# a GTP engine is named by its own name and version
+gt-elo --games 2 --visits 4 --sgf "$T/sgf2" --records /dev/null "gtp:gt-gtp -q --model none --visits 4" none \
+	>/dev/null 2>&1
+ok $? "--sgf with a GTP engine"
+grep -q "PB\[gt $v\]PW\[none (gt $v)\]" "$T/sgf2/game-000000.sgf" &&
+	grep -q "PB\[none (gt $v)\]PW\[gt $v\]" "$T/sgf2/game-000001.sgf"
+ok $? "PB/PW: the engine's name and version (not its command line), the network and gt's version"
 
 # GTP engines that misbehave: always A1 (illegal from the second move on),
 # resign, die

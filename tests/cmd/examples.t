@@ -122,4 +122,38 @@ sh "$X/9x9-levers" -b "$R" -d "$L" --cpu-hours 0.00001 --games 4 big > "$T/lout2
 cmp -s "$T/lout" "$T/lout2" && [ "$(wc -l < "$L/levers.ndjson")" = 1 ]; ok $? "run again: nothing played twice"
 sh "$X/9x9-levers" -b "$R" -d "$T/lev2" visits2 bogus > /dev/null 2>&1
 [ $? = 2 ] && [ ! -e "$T/lev2/visits2" ]; ok $? "an unknown lever: refused before any lever runs"
+
+# the units mode: two learning units, a unit or the outer process killed
+# every second or so, one unit slow
+command -v jq >/dev/null || { done_testing; exit; }
+{ cat "$T/tiny.cfg"; printf 'batch_games = 2\ninner_steps = 5\nquorum = 1\nfault_every = 2\n'; } > "$T/units.cfg"
+U=$T/units
+sh "$X/9x9-from-zero" -d "$U" -c "$T/units.cfg" --units 2 --faults -g 2 > "$T/uout" 2> "$T/uerr"
+ok $? "units mode: two generations"
+grep -q '^mode = units$' "$U/recipe.cfg" && grep -q '^units = 2$' "$U/recipe.cfg" && grep -q '^faults = 1$' "$U/recipe.cfg"
+ok $? "recipe.cfg: mode = units, units = 2, faults = 1"
+is "$(jq -s 'map(.generation) | join(",")' "$U/results.ndjson")" '"1,2"' "results.ndjson: generations 1 and 2"
+is "$(jq -s 'map(.train_cpu_s - ((.unit_cpu_s | add) + .outer_cpu_s + .release_cpu_s) | fabs < 0.15) | all' "$U/results.ndjson")" \
+	true "training CPU: every unit's, the outer's and the release's"
+is "$(jq -s '(map(.play_cpu_s + .train_cpu_s) | add) - .[-1].cpu_s | fabs < 0.2' "$U/results.ndjson")" true \
+	"CPU seconds: the running sum of self-play and training"
+is "$(jq -s 'map(.steps >= (.generation * 30) and .version > 0) | all' "$U/results.ndjson")" true \
+	"each generation's version holds its steps x batch samples and more"
+is "$(jq -s 'map(.units | length == 2 and any(.applied > 0 and .bytes_sent > .delta_bytes and .bytes_received > 0)
+	and all(.rounds >= .applied and .bytes_sent >= .delta_bytes and .goodput >= 0 and .goodput <= 1)) | all' "$U/units.ndjson")" \
+	true "units.ndjson: per unit, rounds, applied deltas, bytes and goodput"
+is "$(jq -s 'map(.units[].games) | add' "$U/units.ndjson")" 16 "the units took every game played (8 a generation)"
+for g in 1 2; do
+	gt-model describe "$U/eval/000$g/z9-gen$g.bin.gz" > /dev/null 2>&1 || break
+done
+ok $? "every generation's released network loads"
+grep -q '^synchronous data-parallel' "$U/units.txt"; ok $? "units.txt: the run's sums, next to data-parallel"
+sh "$X/9x9-from-zero" -d "$U" --units 3 -g 2 > /dev/null 2>&1; is $? 2 "--units on a run that has its settings: refused"
+
+# the two runs compared at equal CPU-hours
+sh "$X/9x9-versus" -a "$U" -b "$R" -o "$T/vs" --games 2 > "$T/vout" 2> "$T/verr"
+ok $? "9x9-versus: the units' run against the trainer's"
+is "$(jq '.wins + .draws + .losses' "$T/vs/versus.json")" 2 "two games played"
+grep -q '^units (2 units) generation [0-9]* (.* CPU-h) against run (one trainer) generation' "$T/vout"; ok $? "the line on stdout"
+[ "$(grep -c '^gen ' "$T/vs/compare.txt")" = 2 ]; ok $? "compare.txt: both tables"
 done_testing

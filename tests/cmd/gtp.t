@@ -1,9 +1,11 @@
 #!/bin/sh
 # gt-gtp: usage; every command of lib/gtp's list through the real binary with
 # exact responses and error strings (CRLF line ends, comments, tabs, ids);
-# illegal moves rejected; genmove on a random-init b1c8 network answers a
-# legal vertex; the time budget bounds a genmove; random moves without
-# --model.
+# illegal moves rejected; moves after two passes; genmove on a random-init
+# b1c8 network answers a legal vertex; the time budget bounds a genmove;
+# analysis lines on stdout inside their responses, the search summary on
+# stderr (off with -q); quit during analysis; random moves without --model.
+# (tests/cmd/gtp-sabaki.t drives it with a real GUI's GTP client.)
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 command -v gt-gtp >/dev/null || skip_all "gt-gtp not built"
 
@@ -31,7 +33,7 @@ printf '%s\r\n' "1 protocol_version" "2 name" "3 version" "4 known_command genmo
 	"21 time_settings 10 0 0" "22 time_left b 5 0" "23 time_settings x 0 0" \
 	"24 gt-rules tromp-taylor" "25 gt-rules japanese" "26 clear_board" "27 play b A2" \
 	"28 play b B1" "29 play w A1" "30 showboard" "31 play w pass" "32 play b pass" \
-	"33 genmove w" "34 play w C3" "	35	name" "quit" "36 name" >"$T/in"
+	"33 play w C3" "34 play b C3" "	35	name" "quit" "36 name" >"$T/in"
 gt-gtp --model none --visits 4 <"$T/in" >"$T/out" 2>"$T/err"
 ok $? "a session ending in quit exits 0"
 cat >"$T/want" <<'END'
@@ -54,14 +56,32 @@ quit
 boardsize
 clear_board
 komi
+get_komi
 play
 genmove
 undo
 showboard
+fixed_handicap
+place_free_handicap
+set_free_handicap
 final_score
+final_status_list
 time_settings
 time_left
+kgs-time_settings
+kgs-rules
+kgs-genmove_cleanup
+loadsgf
+printsgf
+gogui-analyze_commands
 gt-rules
+lz-analyze
+lz-genmove_analyze
+kata-analyze
+kata-genmove_analyze
+analyze
+genmove_analyze
+gt-ownership
 
 ?7 unacceptable size
 
@@ -126,7 +146,7 @@ gt-rules
 
 =32 
 
-=33 pass
+=33 
 
 ?34 illegal move
 
@@ -161,11 +181,11 @@ test -n "$mv" && test "$mv" != E5
 ok $? "genmove answers a vertex other than E5 ($mv)"
 printf '%s\n' "boardsize 9" "komi 7" "play b E5" "genmove w" "play b $mv" "genmove b" "genmove w" \
 	"showboard" >"$T/in"
-gt-gtp --model "$T/net.bin.gz" --visits 16 <"$T/in" >"$T/out2" 2>&1
+gt-gtp --model "$T/net.bin.gz" --visits 16 <"$T/in" >"$T/out2" 2>"$T/err2"
 is "$(sed -n 9p "$T/out2")" "? illegal move" "the point it chose is taken"
 is "$(grep -c '^= [A-HJ-T][0-9]' "$T/out2")" 3 "three genmoves in one game (tree kept between moves)"
 is "$(grep -c 'O' "$T/out2")" 2 "two white stones on the board"
-gt-gtp --model "$T/net.bin.gz" --visits 16 <"$T/in" >"$T/out3" 2>&1
+gt-gtp --model "$T/net.bin.gz" --visits 16 <"$T/in" >"$T/out3" 2>"$T/err3"
 cmp -s "$T/out2" "$T/out3"
 ok $? "the same session twice: the same moves"
 
@@ -183,6 +203,58 @@ grep -q '^= [A-HJ-T][0-9]' "$T/out"
 ok $? "a time-limited genmove answers a vertex"
 awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 10) }'
 ok $? "within the budget (0.3 s a move; took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s)"
+
+# analysis: lz-analyze and kata-analyze stream info lines on stdout inside
+# their response (as Leela Zero and KataGo do: that is GTP's channel, where
+# Sabaki and Lizzie read them) until the next command; the search summary
+# of a genmove goes to stderr, and -q turns it off. The engine reads from a
+# fifo that stays open, so quit during analysis must end it at once.
+mkfifo "$T/fifo"
+gt-gtp --model "$T/net.bin.gz" --visits 50 <"$T/fifo" >"$T/aout" 2>"$T/aerr" &
+pid=$!
+exec 3>"$T/fifo"
+printf '1 boardsize 9\n2 lz-analyze 5\n' >&3
+sleep 0.5
+printf '3 kata-analyze B 5 ownership true\n' >&3
+sleep 0.5
+printf '4 genmove b\n5 lz-genmove_analyze w 5\n' >&3
+sleep 0.5
+printf '6 kata-analyze 5\n' >&3
+sleep 0.3
+printf 'quit\n' >&3
+i=0
+while kill -0 $pid 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+kill -0 $pid 2>/dev/null
+is $? 1 "quit during analysis ends gt-gtp while its input stays open"
+exec 3>&-
+wait $pid
+ok $? "and it exits 0"
+grep -q '^=2$' "$T/aout" && grep -q '^=3$' "$T/aout" && grep -q '^=6$' "$T/aout"
+ok $? "analysis responses start '=id' and a newline"
+grep '^info move [A-HJ]' "$T/aout" | head -1 |
+	grep -Eq '^info move [A-HJ][1-9] visits [0-9]+ winrate [0-9]+ prior [0-9]+ lcb [0-9]+ order 0 pv( [A-HJ][1-9]| pass)+( info |$)'
+ok $? "lz-analyze: Leela Zero's line"
+sed -n '/^=3$/,/^$/p' "$T/aout" | grep '^info' | head -1 >"$T/kline"
+grep -Eq '^info move [A-HJ][1-9] visits [0-9]+ edgeVisits [0-9]+ winrate 0\.[0-9]+ scoreMean -?[0-9.]+ scoreLead -?[0-9.]+ scoreSelfplay -?[0-9.]+ prior 0\.[0-9]+ lcb -?[0-9.]+ order 0 pv' "$T/kline"
+ok $? "kata-analyze: KataGo's keys"
+is "$(sed 's/.* ownership //' "$T/kline" | wc -w)" 81 "ownership: 81 values after the moves"
+grep -q '^play [A-HJ][1-9]$' "$T/aout"
+ok $? "lz-genmove_analyze ends with 'play VERTEX'"
+bad=$(awk '/^[=?]/ || /^info / || /^play / || /^$/ { next } { print }' "$T/aout" | wc -l)
+is "$bad" 0 "stdout holds GTP responses only (analysis lines inside their response)"
+grep -q '^gt-gtp: genmove B: [A-HJ][1-9]  visits [0-9]*  winrate' "$T/aerr"
+ok $? "the search summary of genmove on stderr"
+grep -q '^gt-gtp: genmove W: ' "$T/aerr"
+ok $? "and of lz-genmove_analyze"
+grep -q 'info\|^=' "$T/aerr"
+is $? 1 "no analysis line or response on stderr"
+printf '%s\n' "boardsize 9" "genmove b" "genmove w" >"$T/in"
+gt-gtp -q --model "$T/net.bin.gz" --visits 8 <"$T/in" >"$T/out" 2>"$T/err"
+test ! -s "$T/err"
+ok $? "-q: nothing on stderr"
+printf '%s\n' "kata-analyze 5 bogus 1" "lz-analyze 5 ownership true" >"$T/in"
+gt-gtp -q --model "$T/net.bin.gz" <"$T/in" >"$T/out" 2>&1
+is "$(grep -c '^? syntax error' "$T/out")" 2 "unknown analysis keys: syntax error"
 
 # without --model: random legal moves; a whole game of them ends in passes
 { echo "boardsize 7"; i=0; while [ $i -lt 150 ]; do echo "genmove b"; echo "genmove w"; i=$((i + 1)); done; echo final_score; } >"$T/in"

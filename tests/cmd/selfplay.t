@@ -1,8 +1,9 @@
 #!/bin/sh
 # gt-selfplay: usage errors; --games 010 is ten (numbers are base 10); 200
 # small 9x9 games (8 visits full, 4 cheap) from --model none that parse,
-# replay legally (gt-validate when built) and
-# are byte-identical for one seed whatever the threads; other board sizes;
+# replay legally (gt-validate when built) and are byte-identical for one
+# seed whatever the threads, with the search's root value and score where
+# there was a search (comments in gt-sgf's SGF); other board sizes;
 # a stop by SIGTERM writes complete records only; a write error is exit 1.
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 command -v gt-selfplay >/dev/null || skip_all "gt-selfplay not built"
@@ -66,9 +67,23 @@ for i, line in enumerate(open(sys.argv[1])):
             assert len(p["policy"]) == n * n + 1 and abs(sum(p["policy"]) - 1) < 1e-4, (i, k)
         s = r["score"] if p["to_move"] == "B" else -r["score"]
         assert abs(p["score"] - s) < 1e-6 and p["value"] == (s > 0) - (s < 0), (i, k)
+        # the search's own evaluation, where there was a search
+        assert ("root_value" in p) == (p["visits"] > 0) and ("root_score" in p) == (p["visits"] > 0), (i, k)
+        assert p["visits"] == 0 or -1 <= p["root_value"] <= 1, (i, k)
 print(len(ids))
 EOF
 is "$(python3 "$T/check.py" "$T/a" chinese 9 2>&1)" 200 "records parse, with the right fields"
+
+# gt-sgf writes the search's evaluation of each searched move as a comment
+if command -v gt-sgf >/dev/null; then
+	head -1 "$T/a" | gt-sgf --to-sgf >"$T/g.sgf" 2>&1
+	is "$(grep -o 'C\[win rate B [0-9.]*%, score lead [BW]+[0-9.]*, visits [0-9]*\]' "$T/g.sgf" | wc -l | tr -d ' ')" \
+		"$(head -1 "$T/a" | python3 -c 'import json, sys
+print(sum(p["visits"] > 0 for p in json.loads(sys.stdin.read())["positions"]))')" \
+		"gt-sgf --to-sgf: a comment on each searched move"
+else
+	ok 0 "# SKIP gt-sgf not built"
+fi
 
 if command -v gt-validate >/dev/null; then
 	gt-validate --rejects "$T/rej" <"$T/a" >"$T/valid" 2>"$T/verr"

@@ -1,6 +1,8 @@
 #!/bin/sh
-# gt-sync pull: order, state, re-delivery after a failed write, and hostile
-# batches (corrupt, truncated, gzip bombs) that are skipped with bounded memory.
+# gt-sync pull: order, state, re-delivery after a failed write, hostile
+# batches (corrupt, truncated, gzip bombs) that are skipped with bounded
+# memory, and a share of the batches (--share), the newest only (--newest),
+# the counts (--stats).
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 S=$T/store/games
 mkdir -p "$S"
@@ -91,4 +93,42 @@ printf '../x\tok\n' > "$T/badstate"
 gt-sync pull "$S/" --state "$T/badstate" > "$T/out5" 2>"$T/err"
 is $? 1 "a malformed state file is an error"
 is "$(wc -c < "$T/out5")" 0 "and nothing is delivered"
+# --share K/U: the batches whose name hashes (FNV-1a 64) to K modulo U,
+# disjoint and covering; --newest N: the N newest by listing time, the
+# older ones marked old; --stats: counts and bytes
+P=$T/share
+mkdir -p "$P"
+i=0
+while [ $i -lt 12 ]; do
+	printf '{"g":%d}\n' $i | gzip > "$P/w$i-x.ndjson.gz"
+	touch -d "@$((1767225600 + i))" "$P/w$i-x.ndjson.gz"
+	i=$((i + 1))
+done
+for k in 0 1 2; do
+	gt-sync pull "$P/" --state "$T/sh$k" --share $k/3 --stats "$T/st$k" > "$T/o$k" 2>"$T/err"
+	ok $? "--share $k/3"
+done
+want=$(ls "$P" | python3 -c '
+import sys
+for n in sys.stdin.read().split():
+    h = 14695981039346656037
+    for b in n.encode():
+        h = ((h ^ b) * 1099511628211) % 2**64
+    print("%d %s" % (h % 3, n))' | sort | awk '{ printf "%s%s", s[$1]++ ? "," : ($1 ? " " : ""), $2 } END { print "" }')
+is "$(for k in 0 1 2; do cut -f1 "$T/sh$k" | sort | paste -sd, -; done | paste -sd' ' -)" "$want" \
+	"each share the batches whose FNV-1a 64 of the name is K modulo 3"
+is "$(cat "$T/o0" "$T/o1" "$T/o2" | wc -l)" 12 "the three shares together pull every batch once"
+is "$(jq -s 'map(.batches) | add' "$T/st0" "$T/st1" "$T/st2")" 12 "--stats: batches"
+is "$(jq -s 'map(.bytes) | add' "$T/st0" "$T/st1" "$T/st2")" "$(cat "$P"/* | wc -c)" "--stats: the bytes as stored"
+is "$(jq -c '{bad, old, records: (.records == .batches)}' "$T/st0")" '{"bad":0,"old":0,"records":true}' "--stats: bad, old, records"
+gt-sync pull "$P/" --state "$T/nw" --newest 3 > "$T/onw" 2>"$T/err"
+ok $? "--newest 3"
+is "$(jq -c .g "$T/onw" | paste -sd, -)" "10,11,9" "the three newest batches by time, in name order"
+is "$(grep -c '	old$' "$T/nw")" 9 "the nine older ones marked old"
+printf '{"g":12}\n' | gzip > "$P/w12-x.ndjson.gz"
+gt-sync pull "$P/" --state "$T/nw" > "$T/onw2" 2>"$T/err"
+is "$(jq -c .g "$T/onw2" | paste -sd, -)" 12 "then only what is new: the old ones are never pulled"
+gt-sync pull "$P/" --state "$T/x" --share 3/3 > /dev/null 2>&1; is $? 2 "--share 3/3: exit 2"
+gt-sync pull "$P/" --state "$T/x" --share 1 > /dev/null 2>&1; is $? 2 "--share without /U: exit 2"
+gt-sync pull "$P/" --state "$T/x" --newest 0 > /dev/null 2>&1; is $? 2 "--newest 0: exit 2"
 done_testing

@@ -20,12 +20,13 @@
  */
 #include "tap.h"
 #include "nncmp.h"
+#include "feat.h"
 #include "nn_backend.h" /* nn->profile, nn->prof_conv_s */
 #include "optim.h"
+#include "util.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
-#include <time.h>
 
 /* Tolerances, relative L2 error per array: BF16 operands (8 significant
  * bits) with FP32 accumulation give about 0.3% per GEMM; outputs and loss
@@ -33,13 +34,6 @@
  * (nncmp.h says why gradients get more room). */
 #define TOL 2e-2
 #define GTOL 8e-2
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int check(int quick)
 {
@@ -57,18 +51,19 @@ static int check(int quick)
 	for (size_t k = 0; k < (quick ? 2 : sizeof nets / sizeof nets[0]); k++) {
 		gt_arch a;
 		gt_nn *cpu, *gpu;
-		gt_arch_default(&a, nets[k].blocks, nets[k].channels);
+		gt_arch_default(&a, nets[k].blocks, nets[k].channels, GT_FEAT_PLANES, GT_FEAT_GLOBALS,
+		                GT_FEAT_VERSION);
 		if (cmp_pair(&a, 100 + k, &cpu, &gpu))
 			continue;
-		cmp_batch d;
+		nn_batch d;
 		char what[80];
-		double t0 = now();
-		cmp_batch_make(&d, &a, nets[k].B, nets[k].n);
+		double t0 = gt_now();
+		nn_batch_make(&d, &a, nets[k].B, nets[k].n, &cmp_rs);
 		snprintf(what, sizeof what, "b%dc%d batch %d %dx%d", a.blocks, a.channels, d.B,
 		         d.n, d.n);
 		cmp_run(cpu, gpu, &d, tol, gtol, what);
-		diag("  %s compared in %.1f s", what, now() - t0);
-		cmp_batch_free(&d);
+		diag("  %s compared in %.1f s", what, gt_now() - t0);
+		nn_batch_free(&d);
 		gt_nn_free(cpu);
 		gt_nn_free(gpu);
 	}
@@ -78,7 +73,7 @@ static int check(int quick)
 static void die(gt_nn *nn, const char *what, int r)
 {
 	fprintf(stderr, "nn_gpu: %s: %s: %s\n", what, gt_strerror(r),
-	        nn ? gt_gpu_error(nn) : "");
+	        nn ? gt_nn_error(nn) : "");
 	exit(1);
 }
 
@@ -88,9 +83,9 @@ static float *random_planes(const gt_arch *a, int B, int n, float **glob)
 	float *p = malloc(sizeof(float) * np);
 	*glob = malloc(sizeof(float) * ((size_t)B * a->globals + 1));
 	for (size_t i = 0; i < np; i++)
-		p[i] = cmp_u() < 0.3;
+		p[i] = nn_rand(&cmp_rs) < 0.3;
 	for (int i = 0; i < B * a->globals; i++)
-		(*glob)[i] = (float)(cmp_u() * 2 - 1);
+		(*glob)[i] = (float)(nn_rand(&cmp_rs) * 2 - 1);
 	return p;
 }
 
@@ -102,12 +97,12 @@ static double time_forward(gt_nn *nn, int B, int n, const float *planes, const f
 	for (int w = 0; w < 2; w++)
 		if ((r = gt_nn_forward(nn, B, n, planes, glob, 0, NULL)))
 			die(nn, "forward", r);
-	double t0 = now(), t;
+	double t0 = gt_now(), t;
 	do {
 		if ((r = gt_nn_forward(nn, B, n, planes, glob, 0, NULL)))
 			die(nn, "forward", r);
 		k++;
-	} while ((t = now() - t0) < min_s || k < 3);
+	} while ((t = gt_now() - t0) < min_s || k < 3);
 	return t / k;
 }
 
@@ -177,7 +172,8 @@ static int bench(double peak)
 	       "TFLOP/s", "of peak", "conv TF/s", "of peak", "gemm TF/s", "of peak");
 	for (int k = 0; k < 2; k++) {
 		gt_arch a;
-		gt_arch_default(&a, nets[k][0], nets[k][1]);
+		gt_arch_default(&a, nets[k][0], nets[k][1], GT_FEAT_PLANES, GT_FEAT_GLOBALS,
+		                GT_FEAT_VERSION);
 		gt_nn *nn = gt_nn_new(&a, "cuda", &e);
 		if (!nn) {
 			fprintf(stderr, "nn_gpu: %s\n", e.text);
@@ -213,9 +209,9 @@ static int bench(double peak)
 
 		/* training at batch 256 */
 		int B = 256;
-		cmp_batch d;
-		cmp_batch_make(&d, &a, B, n);
-		gt_nn_target t = {d.pol, d.val, d.score, d.own, d.weight};
+		nn_batch d;
+		nn_batch_make(&d, &a, B, n, &cmp_rs);
+		gt_nn_target t = nn_batch_target(&d);
 		gt_optim_conf oc = gt_optim_defaults(GT_OPTIM_ADAMW);
 		oc.lr = 1e-5f;
 		gt_optim *opt = gt_optim_new(&oc, gt_nn_nparams(nn));
@@ -225,8 +221,8 @@ static int bench(double peak)
 			double t0 = 0;
 			for (int i = 0;; i++) {
 				if (i == 2)
-					t0 = now();   /* after two warm-up steps */
-				if (i >= 5 && now() - t0 >= 2.0)
+					t0 = gt_now();   /* after two warm-up steps */
+				if (i >= 5 && gt_now() - t0 >= 2.0)
 					break;
 				gt_nn_zero_grad(nn);
 				if ((r = gt_nn_forward(nn, B, n, d.planes, d.glob, 1, NULL)))
@@ -241,7 +237,7 @@ static int bench(double peak)
 				if (i >= 2)
 					steps++;
 			}
-			tstep[mode] = (now() - t0) / steps;
+			tstep[mode] = (gt_now() - t0) / steps;
 		}
 		double tff = 3 * gt_arch_flops(&a, n) * B / tstep[0] / 1e12;
 		printf("b%dc%d training, batch %d, 19x19: %.0f samples/s forward+backward "
@@ -249,7 +245,7 @@ static int bench(double peak)
 		       "upload\n", a.blocks, a.channels, B, B / tstep[0], tff, 100 * tff / peak,
 		       B / tstep[1]);
 		gt_optim_free(opt);
-		cmp_batch_free(&d);
+		nn_batch_free(&d);
 		gt_nn_free(nn);
 	}
 	return 0;

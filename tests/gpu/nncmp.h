@@ -20,6 +20,7 @@
 #define GT_NNCMP_H
 #include "gpu.h"
 #include "nn.h"
+#include "nn_batch.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -27,58 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the generator of the parameters and batches (nn_batch.h) */
 static uint64_t cmp_rs = 0x9e3779b97f4a7c15ULL;
-static double cmp_u(void)
-{
-	cmp_rs = cmp_rs * 6364136223846793005ULL + 1442695040888963407ULL;
-	return ((cmp_rs >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double cmp_normal(void)
-{
-	return sqrt(-2.0 * log(cmp_u())) * cos(6.283185307179586 * cmp_u());
-}
-
-typedef struct cmp_batch {
-	int B, n;
-	float *planes, *glob, *pol, *val, *score, *own, *weight;
-} cmp_batch;
-
-static void cmp_batch_make(cmp_batch *d, const gt_arch *a, int B, int n)
-{
-	int N = n * n;
-	d->B = B;
-	d->n = n;
-	d->planes = malloc(sizeof(float) * B * a->in_planes * N);
-	d->glob = malloc(sizeof(float) * B * (a->globals + 1));
-	d->pol = malloc(sizeof(float) * B * (N + 1));
-	d->val = malloc(sizeof(float) * B);
-	d->score = malloc(sizeof(float) * B);
-	d->own = malloc(sizeof(float) * B * N);
-	d->weight = malloc(sizeof(float) * B);
-	for (int i = 0; i < B * a->in_planes * N; i++)
-		d->planes[i] = cmp_u() < 0.4;
-	for (int i = 0; i < B * a->globals; i++)
-		d->glob[i] = (float)(cmp_u() * 2 - 1);
-	for (int b = 0; b < B; b++) {
-		double s = 0;
-		for (int i = 0; i <= N; i++)
-			s += d->pol[b * (N + 1) + i] = (float)cmp_u();
-		for (int i = 0; i <= N; i++)
-			d->pol[b * (N + 1) + i] /= (float)s;
-		d->val[b] = (float)(cmp_u() * 2 - 1);
-		d->score[b] = (float)(cmp_u() * 80 - 40);
-		d->weight[b] = (float)(0.5 + cmp_u());
-		for (int i = 0; i < N; i++)
-			d->own[b * N + i] = (float)(cmp_u() * 2 - 1);
-	}
-}
-
-static void cmp_batch_free(cmp_batch *d)
-{
-	free(d->planes); free(d->glob); free(d->pol); free(d->val);
-	free(d->score); free(d->own); free(d->weight);
-}
 
 /* Fixup initial parameters, then the second convolution of each block,
  * the biases and the scalars made nonzero so that every path carries
@@ -95,12 +46,12 @@ static void cmp_params(const gt_arch *a, float *p, uint64_t seed)
 		if (!strcmp(dot, ".w2")) {
 			double sd = sqrt(1.0 / (t.size / (double)t.shape[0]) / a->blocks);
 			for (size_t j = 0; j < t.size; j++)
-				q[j] = (float)(sd * cmp_normal());
+				q[j] = (float)(sd * nn_randn(&cmp_rs));
 		} else if (!strcmp(dot, ".s")) {
-			q[0] = (float)(0.8 + 0.4 * cmp_u());
+			q[0] = (float)(0.8 + 0.4 * nn_rand(&cmp_rs));
 		} else if (!strcmp(dot, ".b") || !strcmp(dot, ".b1") || !strcmp(dot, ".b2")) {
 			for (size_t j = 0; j < t.size; j++)
-				q[j] = (float)(0.2 * cmp_u() - 0.1);
+				q[j] = (float)(0.2 * nn_rand(&cmp_rs) - 0.1);
 		}
 	}
 }
@@ -133,13 +84,13 @@ static double cmp_rel(const float *got, const float *want, size_t n, double floo
 
 /* Run one batch through cpu and gpu (same parameters already synced) and
  * compare; one TAP line per array. Returns the number of failures. */
-static int cmp_run(gt_nn *cpu, gt_nn *gpu, cmp_batch *d, double tol, double gtol,
+static int cmp_run(gt_nn *cpu, gt_nn *gpu, nn_batch *d, double tol, double gtol,
                    const char *what)
 {
 	const gt_arch *a = gt_nn_arch(cpu);
 	int B = d->B, n = d->n, N = n * n, bad = 0;
 	size_t np = gt_nn_nparams(cpu);
-	gt_nn_target t = {d->pol, d->val, d->score, d->own, d->weight};
+	gt_nn_target t = nn_batch_target(d);
 	gt_nn_out oc, og;
 	gt_nn_loss lc, lg;
 	gt_nn_zero_grad(cpu);
@@ -147,7 +98,7 @@ static int cmp_run(gt_nn *cpu, gt_nn *gpu, cmp_batch *d, double tol, double gtol
 	int rc = gt_nn_forward(cpu, B, n, d->planes, d->glob, 1, &oc);
 	int rg = gt_nn_forward(gpu, B, n, d->planes, d->glob, 1, &og);
 	if (!ok(rc == 0 && rg == 0, "%s: forward on both backends", what)) {
-		diag("  cpu %d, cuda %d: %s", rc, rg, gt_gpu_error(gpu));
+		diag("  cpu %d, cuda %d: %s", rc, rg, gt_nn_error(gpu));
 		return 1;
 	}
 	struct { const char *name; const float *g, *c; size_t n; } outs[] = {
@@ -165,7 +116,7 @@ static int cmp_run(gt_nn *cpu, gt_nn *gpu, cmp_batch *d, double tol, double gtol
 	rc = gt_nn_backward(cpu, &t, NULL, &lc);
 	rg = gt_nn_backward(gpu, &t, NULL, &lg);
 	if (!ok(rc == 0 && rg == 0, "%s: backward on both backends", what)) {
-		diag("  cpu %d, cuda %d: %s", rc, rg, gt_gpu_error(gpu));
+		diag("  cpu %d, cuda %d: %s", rc, rg, gt_nn_error(gpu));
 		return bad + 1;
 	}
 	double lr = fabs(lg.total - lc.total) / fmax(fabs(lc.total), 1e-3);
@@ -216,7 +167,7 @@ static int cmp_pair(const gt_arch *a, uint64_t seed, gt_nn **cpu, gt_nn **gpu)
 	memcpy(gt_nn_params(*gpu), gt_nn_params(*cpu), sizeof(float) * gt_nn_nparams(*cpu));
 	int r = gt_nn_sync_params(*gpu);
 	if (!ok(r == 0, "parameters uploaded")) {
-		diag("  %s", gt_gpu_error(*gpu));
+		diag("  %s", gt_nn_error(*gpu));
 		return -1;
 	}
 	gt_nn_sync_params(*cpu);

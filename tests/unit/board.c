@@ -7,9 +7,13 @@
 #include "gt.h"
 #include "tap.h"
 
+#include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static const gt_rules *TT, *CN, *NZ;
 
@@ -412,6 +416,46 @@ static void test_hash_collision(void)
 	is_int(gt_board_legal(&b, GT_BLACK, V(&b, "G7")), 0, "a bare hash match does not forbid G7");
 }
 
+/* A build with GT_BOARD_CHECK (make SANITIZE=1) checks the invariants
+ * after every move: a board whose stone count was spoiled by hand makes
+ * the next move abort, saying what is broken. */
+static void test_check_after_move(void)
+{
+#ifdef GT_BOARD_CHECK
+	int fd[2];
+	if (pipe(fd) != 0) {
+		ok(0, "pipe");
+		return;
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fd[1], 2);
+		gt_board b;
+		gt_board_init(&b, 5, TT, 0);
+		play(&b, "C3");
+		b.nstones[GT_BLACK]++;
+		play(&b, "D4");
+		_exit(0);
+	}
+	close(fd[1]);
+	char msg[2048] = "";
+	size_t n = 0;
+	ssize_t k;
+	while (n < sizeof msg - 1 && (k = read(fd[0], msg + n, sizeof msg - 1 - n)) > 0)
+		n += (size_t)k;
+	msg[n] = 0;
+	close(fd[0]);
+	int st = 0;
+	waitpid(pid, &st, 0);
+	ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "a broken invariant aborts the move");
+	ok(strstr(msg, "board invariant broken after move 2, white D4: stone counts") != NULL,
+	   "and says which: %.80s", msg);
+#else
+	diag("no invariant check after each move in this build (make SANITIZE=1 has one)");
+#endif
+}
+
 int main(void)
 {
 	TT = gt_rules_find("tromp-taylor");
@@ -425,5 +469,6 @@ int main(void)
 	test_misc();
 	test_hash_collision();
 	test_random_games();
+	test_check_after_move();
 	return done_testing();
 }

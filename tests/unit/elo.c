@@ -4,6 +4,8 @@
  * give elo and CI to 2 decimals, so they are checked to 0.006. */
 #include <jansson.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "elo.h"
 #include "tap.h"
@@ -253,6 +255,30 @@ int main(void)
 		is_int(r.sprt_result, GT_SPRT_H1, "pentanomial strong result accepts H1 (llr %g)", r.llr);
 		long z[5] = { 0, 0, 0, 0, 0 };
 		is_int(gt_elo_pentanomial(z, 0, 0, 0, NULL, &r, &err), GT_EINVAL, "no pairs is an error");
+
+		/* the summary line: the players first, then gt_elo_json's keys */
+		gt_elo_pentanomial(q, 86, 105, 9, &SPRT35, &r, &err);
+		const char *head = "{\"a\":\"cand\",\"b\":\"cur\",\"games\":200,\"wins\":86,";
+		char *sum = gt_elo_summary("cand", "cur", &r);
+		ok(sum && !strncmp(sum, head, strlen(head)) &&
+		   strstr(sum, "\"score\":0.6925") && !strchr(sum, '\n'), "summary line: %s", sum);
+		free(sum);
 	}
+
+	/* --sprt's text */
+	gt_elo_sprt sp = { 0, 0, 0, 0 };
+	is_int(gt_elo_sprt_parse("-10,25.5", &sp), 0, "ELO0,ELO1");
+	ok(sp.elo0 == -10 && sp.elo1 == 25.5 && sp.alpha == 0.05 && sp.beta == 0.05,
+	   "alpha and beta 0.05 when left out");
+	is_int(gt_elo_sprt_parse("0,5,0.1,0.5", &sp), 0, "ELO0,ELO1,ALPHA,BETA");
+	ok(sp.elo0 == 0 && sp.elo1 == 5 && sp.alpha == 0.1 && sp.beta == 0.5, "all four taken");
+	const char *syntax[] = { "", "5", "1,2,3", "1,2,3,4,5", "1,,2", "1,2,", "x,2", "1,inf",
+	                         "1;2", "1,2 " };
+	for (size_t i = 0; i < sizeof syntax / sizeof *syntax; i++)
+		is_int(gt_elo_sprt_parse(syntax[i], &sp), GT_EFORMAT, "'%s' is no SPRT", syntax[i]);
+	const char *range[] = { "5,5", "10,-10", "0,5,0,0.05", "0,5,0.05,0.6" };
+	for (size_t i = 0; i < sizeof range / sizeof *range; i++)
+		is_int(gt_elo_sprt_parse(range[i], &sp), GT_EINVAL, "'%s' out of range", range[i]);
+	ok(sp.elo0 == 0 && sp.elo1 == 5 && sp.alpha == 0.1, "left unchanged by errors");
 	return done_testing();
 }

@@ -3,6 +3,9 @@
  * or "?[id] message" then an empty line; the error texts are the spec's. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "board.h"
 #include "gtp.h"
@@ -78,6 +81,258 @@ static int x_stone(void *user, gt_gtp *g, int argc, char **argv, char *out, size
 	return 0;
 }
 
+/* a streaming command: two lines, then as many more as gt_gtp_io_wait
+ * allows (it writes the next command to the pipe of user after the first
+ * wait that finds nothing) */
+struct pipe_ctx {
+	int wfd;
+	int waits, lines;
+};
+
+static int x_stream(void *user, gt_gtp *g, int argc, char **argv, gt_gtp_io *io)
+{
+	struct pipe_ctx *c = user;
+	if (argc > 0)
+		return gt_gtp_io_fail(io, "no arguments, got %s", argv[0]);
+	gt_gtp_io_line(io, "info a");
+	gt_gtp_io_line(io, "info b\n\nc\n"); /* no empty line gets out */
+	c->lines = 2;
+	while (!gt_gtp_io_wait(io, 0.01)) {
+		c->waits++;
+		gt_gtp_io_line(io, "more %d", c->waits);
+		c->lines++;
+		if (c->waits == 3 && c->wfd >= 0) {
+			(void)!write(c->wfd, "name\n", 5);
+			close(c->wfd);
+			c->wfd = -1;
+		}
+	}
+	return 0;
+}
+
+/* the 9x9 finished position of tests/cmd/gtp-sabaki.t: Black A-D, White
+ * E-J, a dead white stone B6 and a dead black one G6 (GNU Go 3.8
+ * --chinese-rules: final_status_list dead B6 G6, final_score W+16.5) */
+static const char *const finished[] = {
+	". X . X O . O . .", /* rows from 1 (bottom) up */
+	"X X X X O O O O O",
+	". X . X O . O . .",
+	"X X X X O O O O O",
+	". . . X O . . . .",
+	". O . X O . X . .",
+	". . . X O . . . .",
+	"X X X X O O O O O",
+	". X . X O . O . .",
+};
+
+static void play_finished(gt_gtp *g)
+{
+	char cmd[32];
+	gt_gtp_exec(g, "boardsize 9", NULL);
+	gt_gtp_exec(g, "komi 7.5", NULL);
+	for (int y = 0; y < 9; y++)
+		for (int x = 0; x < 9; x++) {
+			char c = finished[y][2 * x];
+			if (c == '.')
+				continue;
+			snprintf(cmd, sizeof cmd, "play %c %c%d", c == 'X' ? 'b' : 'w', "ABCDEFGHJ"[x], y + 1);
+			gt_gtp_exec(g, cmd, NULL);
+		}
+	gt_gtp_exec(g, "play b pass", NULL);
+	gt_gtp_exec(g, "play w pass", NULL);
+}
+
+/* the handicap commands, the end of the game, SGF, KGS extensions,
+ * streaming */
+static void test_more(void)
+{
+	const gt_rules *chinese = gt_rules_find("chinese");
+	gt_gtp *g = gt_gtp_new(9, chinese, 7.5, NULL, NULL);
+	int pts[9];
+
+	/* fixed handicap: the points GNU Go 3.8 answers (as sets) */
+	is_int(gt_gtp_fixed_handicap(9, 5, pts), 5, "9x9: 5 stones");
+	is_int(gt_gtp_fixed_handicap(7, 5, pts), GT_EINVAL, "7x7: at most 4");
+	is_int(gt_gtp_fixed_handicap(8, 5, pts), GT_EINVAL, "8x8: at most 4");
+	is_int(gt_gtp_fixed_handicap(6, 2, pts), GT_EINVAL, "6x6: none");
+	is_int(gt_gtp_fixed_handicap(19, 10, pts), GT_EINVAL, "19x19: at most 9");
+	is_int(gt_gtp_fixed_handicap(19, 1, pts), GT_EINVAL, "at least 2");
+	say(g, "1 fixed_handicap 5", "=1 C3 G7 C7 G3 E5\n\n", "fixed_handicap 5 on 9x9 (GNU Go: C7 G7 E5 C3 G3)");
+	is_int(gt_gtp_board(g)->to_move, GT_WHITE, "White to move after handicap");
+	say(g, "fixed_handicap 2", "? board not empty\n\n", "a second handicap: board not empty");
+	say(g, "undo", "? cannot undo\n\n", "handicap stones are not moves");
+	say(g, "play w E6", "= \n\n", "white plays");
+	say(g, "undo", "= \n\n", "undo it");
+	is_int(gt_gtp_board(g)->color[gt_vertex_parse(9, "E5")], GT_BLACK, "the handicap stays");
+	say(g, "boardsize 19", "= \n\n", "19x19");
+	say(g, "fixed_handicap 9", "= D4 Q16 D16 Q4 D10 Q10 K16 K4 K10\n\n",
+	    "fixed_handicap 9 on 19x19 (GNU Go: D16 K16 Q16 D10 K10 Q10 D4 K4 Q4)");
+	say(g, "clear_board", "= \n\n", "clear");
+	say(g, "fixed_handicap 3", "= D4 Q16 D16\n\n", "fixed_handicap 3 (GNU Go: D16 Q16 D4)");
+	say(g, "boardsize 13", "= \n\n", "13x13");
+	say(g, "fixed_handicap 6", "= D4 K10 D10 K4 D7 K7\n\n", "fixed_handicap 6 on 13x13 (GNU Go: D10 K10 D7 K7 D4 K4)");
+	say(g, "boardsize 7", "= \n\n", "7x7");
+	say(g, "fixed_handicap 5", "? invalid number of stones\n\n", "fixed_handicap 5 on 7x7");
+	say(g, "fixed_handicap x", "? syntax error\n\n", "fixed_handicap x");
+	say(g, "place_free_handicap 1", "? invalid number of stones\n\n", "place_free_handicap 1");
+	say(g, "place_free_handicap 49", "? invalid number of stones\n\n", "place_free_handicap 49 on 7x7");
+	say(g, "place_free_handicap 4", "= C3 E5 C5 E3\n\n", "place_free_handicap 4 on 7x7: the fixed points");
+	say(g, "boardsize 9", "= \n\n", "9x9");
+	{
+		const char *r = gt_gtp_exec(g, "place_free_handicap 12", NULL);
+		char *s = gt_xstrdup(r + 2), *save = NULL;
+		int k = 0, edge = 0, dup = 0;
+		for (char *t = strtok_r(s, " \n", &save); t; t = strtok_r(NULL, " \n", &save)) {
+			int p = gt_vertex_parse(9, t);
+			k++;
+			edge += p % 9 == 0 || p % 9 == 8 || p / 9 == 0 || p / 9 == 8;
+			dup += gt_gtp_board(g)->color[p] != GT_BLACK;
+		}
+		free(s);
+		ok(k == 12 && edge == 0 && dup == 0 && gt_gtp_board(g)->nstones[GT_BLACK] == 12,
+		   "place_free_handicap 12 on 9x9: 12 black stones off the first line (%d, %d, %d)", k, edge, dup);
+	}
+	say(g, "clear_board", "= \n\n", "clear");
+	say(g, "set_free_handicap A1 A1", "? bad vertex list\n\n", "a vertex twice: bad vertex list");
+	say(g, "set_free_handicap A1 pass", "? bad vertex list\n\n", "pass: bad vertex list");
+	say(g, "set_free_handicap A1 Z9", "? bad vertex list\n\n", "off the board: bad vertex list");
+	say(g, "set_free_handicap A1 x", "? syntax error\n\n", "not a vertex: syntax error");
+	say(g, "set_free_handicap", "? syntax error\n\n", "no vertex: syntax error");
+	say(g, "set_free_handicap D4 F6", "= \n\n", "set_free_handicap D4 F6");
+	ok(gt_gtp_board(g)->color[gt_vertex_parse(9, "D4")] == GT_BLACK &&
+	   gt_gtp_board(g)->color[gt_vertex_parse(9, "F6")] == GT_BLACK &&
+	   gt_gtp_board(g)->to_move == GT_WHITE, "two black stones, White to move");
+	say(g, "play w C3", "= \n\n", "a move");
+	say(g, "set_free_handicap E5 F5", "? board not empty\n\n", "then: board not empty");
+
+	/* komi */
+	say(g, "komi 6.5", "= \n\n", "komi 6.5");
+	say(g, "get_komi", "= 6.5\n\n", "get_komi");
+
+	/* KGS time settings */
+	say(g, "kgs-time_settings canadian 0 30 10", "= \n\n", "canadian");
+	is_dbl(gt_gtp_budget(g, GT_BLACK), 3, 1e-9, "canadian 30 s for 10 stones: 3 s a move");
+	say(g, "kgs-time_settings byoyomi 0 5 3", "= \n\n", "byoyomi");
+	is_dbl(gt_gtp_budget(g, GT_BLACK), 5, 1e-9, "byo-yomi periods of 5 s: 5 s a move");
+	say(g, "kgs-time_settings absolute 283.5", "= \n\n", "absolute");
+	is_dbl(gt_gtp_budget(g, GT_BLACK), 283.5 / 27.35, 1e-9, "absolute 283.5 s: / 27.35 moves");
+	say(g, "kgs-time_settings none", "= \n\n", "none");
+	is_dbl(gt_gtp_budget(g, GT_BLACK), -1, 0, "no limit");
+	say(g, "kgs-time_settings canadian 0 30", "? syntax error\n\n", "canadian needs 3 numbers");
+	say(g, "kgs-time_settings hourglass 60", "? syntax error\n\n", "unknown system");
+
+	/* KGS rules: the game is kept */
+	say(g, "kgs-rules new_zealand", "= \n\n", "kgs-rules new_zealand");
+	is_str(gt_gtp_board(g)->rules->name, "new-zealand", "new-zealand rules");
+	is_int(gt_gtp_board(g)->color[gt_vertex_parse(9, "C3")], GT_WHITE, "the game kept");
+	say(g, "kgs-rules japanese", "= \n\n", "kgs-rules japanese");
+	is_str(gt_gtp_board(g)->rules->name, "chinese", "chinese rules (area counting)");
+	say(g, "kgs-rules go-moku", "? unknown rules\n\n", "kgs-rules unknown");
+
+	/* the end of a game: dead stones and the score that agrees */
+	play_finished(g);
+	say(g, "final_status_list dead", "= B6\nG6\n\n", "final_status_list dead: B6, G6 (as GNU Go)");
+	say(g, "final_status_list seki", "= \n\n", "final_status_list seki: none");
+	{
+		const char *r = gt_gtp_exec(g, "final_status_list alive", NULL);
+		ok(r && strncmp(r, "= ", 2) == 0 && strstr(r, "D5") && strstr(r, "E5") && !strstr(r, "B6"),
+		   "final_status_list alive: the walls, not B6");
+	}
+	say(g, "final_status_list", "? syntax error\n\n", "final_status_list without argument");
+	say(g, "final_status_list dying", "? syntax error\n\n", "final_status_list dying");
+	say(g, "final_score", "= W+16.5\n\n", "final_score W+16.5 (as GNU Go)");
+	/* cleanup: a pass is not taken while dead stones are left */
+	struct cb pc = { 0, 0, GT_PASS(9), 0 };
+	gt_gtp_set_genmove(g, fixed_genmove, &pc);
+	{
+		const char *r = gt_gtp_exec(g, "kgs-genmove_cleanup b", NULL);
+		ok(r && (!strcmp(r, "= A6\n\n") || !strcmp(r, "= C6\n\n") || !strcmp(r, "= B5\n\n") ||
+		         !strcmp(r, "= B7\n\n")), "kgs-genmove_cleanup b: next to B6, not pass (%.*s)",
+		   r ? (int)strcspn(r, "\n") : 0, r ? r : "");
+	}
+	say(g, "genmove w", "= pass\n\n", "genmove w passes (the callback)");
+	gt_gtp_set_genmove(g, NULL, NULL);
+
+	/* SGF: printsgf and loadsgf */
+	char path[] = "/tmp/gt-gtp-sgf-XXXXXX";
+	int fd = mkstemp(path);
+	ok(fd >= 0, "temporary file");
+	close(fd);
+	gt_gtp_exec(g, "boardsize 9", NULL);
+	gt_gtp_exec(g, "komi 5.5", NULL);
+	gt_gtp_exec(g, "fixed_handicap 2", NULL);
+	gt_gtp_exec(g, "play w E5", NULL);
+	gt_gtp_exec(g, "play b D4", NULL);
+	gt_gtp_exec(g, "play w pass", NULL);
+	gt_gtp_exec(g, "play b pass", NULL);
+	gt_gtp_exec(g, "play w F6", NULL);
+	{
+		const char *r = gt_gtp_exec(g, "printsgf", NULL);
+		ok(r && strstr(r, "SZ[9]KM[5.5]") && strstr(r, "AB[gc][cg]PL[W]") &&
+		   strstr(r, ";W[ee];B[df];W[];B[];W[fd]") && !strstr(r, "\n\n\n"),
+		   "printsgf: size, komi, handicap, moves, passes");
+	}
+	char cmd[96];
+	snprintf(cmd, sizeof cmd, "printsgf %s", path);
+	say(g, cmd, "= \n\n", "printsgf FILE");
+	gt_board before;
+	gt_board_copy(&before, gt_gtp_board(g));
+	say(g, "clear_board", "= \n\n", "clear");
+	snprintf(cmd, sizeof cmd, "loadsgf %s", path);
+	say(g, cmd, "= black\n\n", "loadsgf FILE: Black to move");
+	ok(memcmp(before.color, gt_gtp_board(g)->color, 81) == 0, "the same position");
+	say(g, "get_komi", "= 5.5\n\n", "and komi");
+	say(g, "undo", "= \n\n", "undo after loadsgf");
+	is_int(gt_gtp_board(g)->color[gt_vertex_parse(9, "F6")], GT_EMPTY, "F6 taken back");
+	snprintf(cmd, sizeof cmd, "loadsgf %s 3", path);
+	say(g, cmd, "= white\n\n", "loadsgf FILE 3: before move 3 (White's pass)");
+	ok(gt_gtp_board(g)->color[gt_vertex_parse(9, "E5")] == GT_WHITE &&
+	   gt_gtp_board(g)->color[gt_vertex_parse(9, "D4")] == GT_BLACK && gt_gtp_board(g)->nmoves == 2,
+	   "two moves played");
+	snprintf(cmd, sizeof cmd, "loadsgf %s 1", path);
+	say(g, cmd, "= white\n\n", "loadsgf FILE 1: the handicap position, White to move");
+	unlink(path);
+	say(g, cmd, "? cannot load file\n\n", "a missing file");
+	say(g, "loadsgf", "? syntax error\n\n", "loadsgf without a file");
+	is_int(gt_gtp_board(g)->nstones[GT_BLACK], 2, "the position is kept after a failed load");
+
+	/* gogui-analyze_commands */
+	{
+		const char *r = gt_gtp_exec(g, "gogui-analyze_commands", NULL);
+		ok(r && strstr(r, "plist/Dead stones/final_status_list dead\n"), "gogui-analyze_commands");
+	}
+
+	/* a streaming command under gt_gtp_exec: it stops at the first wait */
+	struct pipe_ctx pc2 = { -1, 0, 0 };
+	is_int(gt_gtp_register_stream(g, "gt-stream", x_stream, &pc2), 0, "register a streaming command");
+	say(g, "7 gt-stream", "=7\ninfo a\ninfo b\nc\n\n", "its lines, one response");
+	say(g, "8 gt-stream x", "?8 no arguments, got x\n\n", "a failure before it begins");
+	gt_gtp_free(g);
+
+	/* and under gt_gtp_run on a pipe: it goes on until the next command
+	 * (which it writes itself after its third wait, then ends the input) */
+	{
+		int p[2];
+		char out[4096] = "";
+		if (pipe(p) != 0)
+			return;
+		(void)!write(p[1], "1 gt-stream\n", 12);
+		FILE *fi = fdopen(p[0], "r");
+		FILE *fo = fmemopen(out, sizeof out, "w");
+		g = gt_gtp_new(9, chinese, 7.5, NULL, NULL);
+		struct pipe_ctx pc3 = { p[1], 0, 0 };
+		gt_gtp_register_stream(g, "gt-stream", x_stream, &pc3);
+		int rc = gt_gtp_run(g, fi, fo);
+		fclose(fi);
+		fclose(fo);
+		is_int(rc, 0, "run returns 0");
+		is_str(out, "=1\ninfo a\ninfo b\nc\nmore 1\nmore 2\nmore 3\n\n= gt\n\n",
+		       "lines until the next command, then the empty line, then its answer");
+		is_int(pc3.waits, 3, "three waits found nothing");
+		gt_gtp_free(g);
+	}
+}
+
 int main(void)
 {
 	const gt_rules *chinese = gt_rules_find("chinese");
@@ -97,8 +352,11 @@ int main(void)
 	say(g, "known_command", "? syntax error\n\n", "known_command without argument");
 	say(g, "list_commands",
 	    "= protocol_version\nname\nversion\nknown_command\nlist_commands\nquit\n"
-	    "boardsize\nclear_board\nkomi\nplay\ngenmove\nundo\nshowboard\nfinal_score\n"
-	    "time_settings\ntime_left\ngt-rules\n\n", "list_commands");
+	    "boardsize\nclear_board\nkomi\nget_komi\nplay\ngenmove\nundo\nshowboard\n"
+	    "fixed_handicap\nplace_free_handicap\nset_free_handicap\nfinal_score\n"
+	    "final_status_list\ntime_settings\ntime_left\nkgs-time_settings\nkgs-rules\n"
+	    "kgs-genmove_cleanup\nloadsgf\nprintsgf\ngogui-analyze_commands\ngt-rules\n\n",
+	    "list_commands");
 	say(g, "xyzzy", "? unknown command\n\n", "unknown command");
 	say(g, "7 xyzzy 1 2", "?7 unknown command\n\n", "unknown command with id");
 	say(g, "Name", "? unknown command\n\n", "command names are case-sensitive");
@@ -216,11 +474,19 @@ int main(void)
 	say(g, "genmove w", "= resign\n\n", "resign");
 	is_int(gt_gtp_board(g)->nmoves, 2, "resign is not played");
 	say(g, "genmove", "? syntax error\n\n", "genmove without colour");
-	say(g, "play w pass", "= \n\n", "white passes after black's pass: game over");
-	say(g, "play b C3", "? illegal move\n\n", "no move after two passes");
+	say(g, "play w pass", "= \n\n", "white passes after black's pass");
+	say(g, "play b C3", "= \n\n", "a move after two passes: the game goes on (GTP)");
+	is_int(gt_gtp_board(g)->color[gt_vertex_parse(9, "C3")], GT_BLACK, "C3 is on the board");
+	is_int(gt_gtp_board(g)->color[40], GT_WHITE, "and E5 still");
+	say(g, "play w C3", "? illegal move\n\n", "the board goes on: C3 is taken");
+	say(g, "undo", "= \n\n", "undo C3");
+	is_int(gt_gtp_board(g)->passes, 2, "back after the two passes");
 	cb.calls = 0;
-	say(g, "genmove b", "= pass\n\n", "genmove after the game ended: pass");
-	is_int(cb.calls, 0, "without asking the callback");
+	cb.move = GT_PASS(9);
+	say(g, "genmove b", "= pass\n\n", "genmove after two passes");
+	is_int(cb.calls, 1, "asks the callback");
+	is_int(cb.color, GT_BLACK, "for black");
+	say(g, "undo", "= \n\n", "undo that pass");
 	say(g, "undo", "= \n\n", "undo the last pass");
 	cb.move = 30; /* D6 */
 	say(g, "genmove w", "= D6\n\n", "the game goes on after undo");
@@ -329,5 +595,6 @@ int main(void)
 		ok(r[0] == '=' && (r[2] == 'B' || r[2] == 'W' || r[2] == '0'), "final score %.*s", (int)strcspn(r, "\n"), r);
 		gt_gtp_free(g);
 	}
+	test_more();
 	return done_testing();
 }

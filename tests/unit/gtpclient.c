@@ -6,7 +6,8 @@
  * "final_status_list dead") and by gt_board_area on the final board with
  * exactly those dead stones removed. The two must agree to the half point.
  * The raw board (dead stones left on) is not compared: Tromp-Taylor area
- * counts them alive, GNU Go does not. */
+ * counts them alive, GNU Go does not. lib/gtp's final_score, with the dead
+ * stones it judges itself (lib/score), must agree in most games. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
@@ -109,6 +110,8 @@ static void setup(gt_gtpc *c)
 	ok(rc == 0, "engine set up for 9x9, komi 7.5");
 }
 
+static int scored, agreed; /* games scored by GNU Go, and by lib/gtp the same */
+
 /* Score a finished game with GNU Go and with gt_board. */
 static void compare_score(gt_gtpc *judge, gt_gtp *ref, const char *what)
 {
@@ -122,6 +125,13 @@ static void compare_score(gt_gtpc *judge, gt_gtp *ref, const char *what)
 	diag("%s: GNU Go final_score %s, gt area with its dead stones removed %+g, raw area %+g",
 	     what, fs, ours, gt_board_area(gt_gtp_board(ref), NULL));
 	is_dbl(ours, theirs, 0, "%s: area score agrees with GNU Go's final_score", what);
+	/* lib/gtp's own judgement of the dead stones (playouts, lib/score) */
+	const char *mine = gt_gtp_exec(ref, "final_score", NULL);
+	char m[64] = "";
+	sscanf(mine ? mine : "", "= %63s", m);
+	diag("%s: lib/gtp's final_score (its own dead stones, by playouts): %s", what, m);
+	scored++;
+	agreed += strcmp(m, fs) == 0;
 }
 
 int main(void)
@@ -257,5 +267,10 @@ int main(void)
 		gt_gtpc_close(c);
 		gt_gtp_free(ref);
 	}
+	/* GNU Go's level-1 games do not always end settled (one of these four
+	 * leaves a white pair in Black's open corner that GNU Go calls dead and
+	 * random playouts cannot kill), so most, not all */
+	ok(agreed * 4 >= scored * 3, "lib/gtp's final_score agrees with GNU Go's in %d of %d games",
+	   agreed, scored);
 	return done_testing();
 }

@@ -457,6 +457,93 @@ static void test_pass_from(void)
 	gt_mcts_free(m);
 }
 
+/* an evaluator that also gives ownership: +0.5 everywhere from Black's
+ * view, handed over from the side to move's view as the contract says */
+static int own_eval(void *ctx, int n, int nb, const gt_board *const *boards,
+                    float *logits, float *value, float *score, float *own)
+{
+	area_eval(ctx, n, nb, boards, logits, value, score, NULL);
+	for (int b = 0; own && b < nb; b++)
+		for (int i = 0; i < n * n; i++)
+			own[b * n * n + i] = boards[b]->to_move == GT_BLACK ? 0.5f : -0.5f;
+	return 0;
+}
+
+/* analysis: the moves ranked by visits with their values, bounds and
+ * principal variations; ownership averaged over the evaluations */
+static void test_analysis(void)
+{
+	gt_board b;
+	/* black to move captures C3 (atari on the white stone) at C4 */
+	setup(&b, 5, 0.5,
+	      ". . . . ."
+	      ". . . . ."
+	      ". X O X ."
+	      ". . X . ."
+	      ". . . . .", GT_BLACK);
+	area_ctx ac = { 0, 0, -1 };
+	gt_evaluator ev = { &ac, own_eval, NULL, "own" };
+	gt_mcts_params p;
+	gt_mcts_params_default(&p);
+	p.leaves = 1;
+	p.pass_from = 1000; /* no pass: no finished position in the tree */
+	gt_mcts *m = gt_mcts_new(&p);
+	gt_mcts_track_ownership(m, 1);
+	gt_mcts_set_root(m, &b);
+	is_int(gt_mcts_search(m, &ev, 300, 0, NULL), 0, "search of 300 visits");
+	gt_mcts_move_info info[26];
+	int k = gt_mcts_analysis(m, info, 8), cv[26], sum = 0, sorted = 1, pvok = 1;
+	is_int(k, 21, "every legal move listed (21 points, no pass)");
+	int child = gt_mcts_child_visits(m, cv);
+	for (int i = 0; i < k; i++) {
+		sum += info[i].visits;
+		if (i && (info[i].visits > info[i - 1].visits || info[i].order != i))
+			sorted = 0;
+		if (info[i].npv < 1 || info[i].npv > 8 || info[i].pv[0] != info[i].move ||
+		    (info[i].visits > 1 && info[i].npv < 2))
+			pvok = 0;
+	}
+	is_int(sum, child, "the moves' visits are the children's (%d)", child);
+	ok(sorted, "ranked by visits, order 0, 1, ...");
+	ok(pvok, "each principal variation starts with its move, at most 8 long");
+	is_str(vtx(5, info[0].move), "C4", "the capture first");
+	is_int(info[0].visits, cv[info[0].move], "with its child's visits");
+	ok(info[0].value > 0.3 && info[0].value <= 1, "its value %.3f is good for black", info[0].value);
+	ok(info[0].lcb < info[0].value, "its lower bound %.3f below its value", info[0].lcb);
+	ok(info[0].value - info[0].lcb < 2 * 1.96 / sqrt(info[0].visits) + 1e-9,
+	   "and within 1.96 sqrt(s2/n) of it (s2 <= 1 for values in [-1, 1])");
+	ok(info[k - 1].visits > 0 || isinf(info[k - 1].lcb), "unvisited moves have no bound");
+	is_dbl(info[0].prior, 1.0 / 21, 1e-6, "uniform prior 1/21");
+	float own[25];
+	is_int(gt_mcts_ownership(m, own), 300, "one ownership sample per evaluation");
+	int same = 1;
+	for (int i = 0; i < 25; i++)
+		same &= fabsf(own[i] - 0.5f) < 1e-6f;
+	ok(same, "every point +0.5 from Black's view, whoever was to move at the leaves");
+	float w[25];
+	for (int i = 0; i < 25; i++)
+		w[i] = 1; /* from the side to move's (Black's) view */
+	gt_mcts_ownership_add(m, w);
+	gt_mcts_ownership(m, own);
+	is_dbl(own[0], (0.5 * 300 + 1) / 301, 1e-6, "an added sample counts once");
+	gt_mcts_advance(m, info[0].move);
+	is_int(gt_mcts_ownership(m, own), 0, "advancing the root clears the average");
+	gt_mcts_free(m);
+
+	/* finished positions in the tree add their area ownership */
+	setup(&b, 3, 0.5,
+	      "X X X"
+	      "X . X"
+	      "X X X", GT_WHITE);
+	m = gt_mcts_new(NULL);
+	gt_mcts_track_ownership(m, 1);
+	gt_mcts_set_root(m, &b);
+	gt_mcts_search(m, &ev, 50, 0, NULL);
+	long ns = gt_mcts_ownership(m, own);
+	ok(ns > 0 && own[4] > 0.5 + 1e-6, "a board that is Black's: ownership %.2f at the centre", own[4]);
+	gt_mcts_free(m);
+}
+
 int main(void)
 {
 	rules = gt_rules_find("tromp-taylor");
@@ -468,5 +555,6 @@ int main(void)
 	test_reuse();
 	test_errors();
 	test_pass_from();
+	test_analysis();
 	return done_testing();
 }

@@ -17,9 +17,7 @@ int main(void)
 {
 	gt_arch a;
 	gt_error e, pe;
-	gt_arch_default(&a, 1, 8);
-	a.in_planes = 4;
-	a.globals = 2;
+	gt_arch_default(&a, 1, 8, 4, 2, 1);
 	a.head_policy = 3;
 	a.head_value = 3;
 	a.value_hidden = 5;
@@ -64,7 +62,7 @@ int main(void)
 		return done_testing();
 	is_str(gt_nn_backend_name(au), have ? "cuda" : "cpu", "auto chose %s",
 	       have ? "cuda (a device is present)" : "cpu (no device)");
-	is_str(gt_gpu_error(au), "", "no backend error after creation");
+	is_str(gt_nn_error(au), "", "no backend error after creation");
 
 	/* auto without a device computes what cpu computes, bit for bit */
 	gt_nn *cp = gt_nn_new(&a, "cpu", &e);

@@ -8,6 +8,7 @@
  * whole gradient vector (see nncmp.h). */
 #include "tap.h"
 #include "../gpu/nncmp.h"
+#include "feat.h"
 
 #define TOL 2e-2
 #define GTOL 8e-2
@@ -21,26 +22,26 @@ int main(void)
 	cmp_tols(&tol, &gtol);
 	diag("device: %s; tolerances %.0e, %.0e", pe.text, tol, gtol);
 	gt_arch a;
-	gt_arch_default(&a, 2, 32);
+	gt_arch_default(&a, 2, 32, GT_FEAT_PLANES, GT_FEAT_GLOBALS, GT_FEAT_VERSION);
 	gt_nn *cpu, *gpu;
 	if (cmp_pair(&a, 1, &cpu, &gpu))
 		return done_testing();
 	/* sizes in an order that grows, shrinks and grows the buffers */
 	static const int sizes[][2] = {{3, 9}, {1, 2}, {5, 7}, {2, 19}, {4, 13}, {3, 9}};
 	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
-		cmp_batch d;
+		nn_batch d;
 		char what[64];
-		cmp_batch_make(&d, &a, sizes[k][0], sizes[k][1]);
+		nn_batch_make(&d, &a, sizes[k][0], sizes[k][1], &cmp_rs);
 		snprintf(what, sizeof what, "b2c32 batch %d %dx%d", d.B, d.n, d.n);
 		cmp_run(cpu, gpu, &d, tol, gtol, what);
-		cmp_batch_free(&d);
+		nn_batch_free(&d);
 	}
 
 	/* a play forward gives what the training forward gave; eval_loss and
 	 * gradient accumulation (two backwards = twice one) */
-	cmp_batch d;
-	cmp_batch_make(&d, &a, 4, 9);
-	gt_nn_target t = {d.pol, d.val, d.score, d.own, d.weight};
+	nn_batch d;
+	nn_batch_make(&d, &a, 4, 9, &cmp_rs);
+	gt_nn_target t = nn_batch_target(&d);
 	gt_nn_out o;
 	gt_nn_loss l1, l2;
 	size_t np = gt_nn_nparams(gpu);
@@ -54,7 +55,7 @@ int main(void)
 	{
 		/* odd batches (padded to 8 inside a play forward): 3 rows alone */
 		gt_nn_loss l3p, l3t;
-		gt_nn_target t3 = {d.pol, d.val, d.score, d.own, d.weight};
+		gt_nn_target t3 = nn_batch_target(&d);
 		gt_nn_forward(gpu, 3, 9, d.planes, d.glob, 0, &o);
 		double r3 = cmp_rel(o.policy, keep, 3 * 82, 1e-6);
 		ok(o.batch == 3 && r3 <= 1e-5, "a play batch of 3 gives the rows of the batch of 4 "
@@ -84,9 +85,9 @@ int main(void)
 		big = fmax(big, fabs(g1[i]));
 	}
 	ok(big > 0 && m <= 1e-5 * big, "gradients accumulate (%.2g of %.2g)", m, big);
-	is_str(gt_gpu_error(gpu), "", "no backend error");
+	is_str(gt_nn_error(gpu), "", "no backend error");
 	free(keep);
-	cmp_batch_free(&d);
+	nn_batch_free(&d);
 	gt_nn_free(cpu);
 	gt_nn_free(gpu);
 	return done_testing();

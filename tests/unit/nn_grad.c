@@ -4,76 +4,31 @@
  * loss term alone and together, with row weights; plus batch consistency
  * and board-size independence of the weights. */
 #include "tap.h"
+#include "nn_batch.h"
 #include "nn.h"
 #include "nn_backend.h"
 #include "optim.h"
 
-static unsigned long long rs = 12345;
-static double urand(void)
-{
-	rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
-	return ((rs >> 11) + 0.5) / 9007199254740992.0;
-}
+static uint64_t rs = 12345;
 
-typedef struct batch {
-	int B, n;
-	float *planes, *glob, *pol, *val, *score, *own, *weight;
-} batch;
-
-static void make_batch(batch *d, const gt_arch *a, int B, int n)
+static double loss_of(gt_nn *nn, nn_batch *d, const gt_nn_lossw *w)
 {
-	int N = n * n;
-	d->B = B;
-	d->n = n;
-	d->planes = malloc(sizeof(float) * B * a->in_planes * N);
-	d->glob = malloc(sizeof(float) * B * (a->globals + 1));
-	d->pol = malloc(sizeof(float) * B * (N + 1));
-	d->val = malloc(sizeof(float) * B);
-	d->score = malloc(sizeof(float) * B);
-	d->own = malloc(sizeof(float) * B * N);
-	d->weight = malloc(sizeof(float) * B);
-	for (int i = 0; i < B * a->in_planes * N; i++)
-		d->planes[i] = urand() < 0.4;
-	for (int i = 0; i < B * a->globals; i++)
-		d->glob[i] = (float)(urand() * 2 - 1);
-	for (int b = 0; b < B; b++) {
-		double s = 0;
-		for (int i = 0; i <= N; i++)
-			s += d->pol[b * (N + 1) + i] = (float)urand();
-		for (int i = 0; i <= N; i++)
-			d->pol[b * (N + 1) + i] /= (float)s;
-		d->val[b] = (float)(urand() * 2 - 1);
-		d->score[b] = (float)(urand() * 80 - 40);
-		d->weight[b] = (float)(0.5 + urand());
-		for (int i = 0; i < N; i++)
-			d->own[b * N + i] = (float)(urand() * 2 - 1);
-	}
-}
-
-static void free_batch(batch *d)
-{
-	free(d->planes); free(d->glob); free(d->pol); free(d->val);
-	free(d->score); free(d->own); free(d->weight);
-}
-
-static double loss_of(gt_nn *nn, batch *d, const gt_nn_lossw *w)
-{
-	gt_nn_target t = {d->pol, d->val, d->score, d->own, d->weight};
+	gt_nn_target t = nn_batch_target(d);
 	gt_nn_loss l;
-	gt_nn_forward(nn, d->B, d->n, d->planes, d->glob, 0, NULL);
+	nn_batch_forward(nn, d, 0, NULL);
 	gt_nn_eval_loss(nn, &t, w, &l);
 	return l.total;
 }
 
 /* Compare every analytic gradient with a central difference; returns the
  * number of mismatches and reports the worst relative error. */
-static int gradcheck(gt_nn *nn, batch *d, const gt_nn_lossw *w, const char *what)
+static int gradcheck(gt_nn *nn, nn_batch *d, const gt_nn_lossw *w, const char *what)
 {
-	gt_nn_target t = {d->pol, d->val, d->score, d->own, d->weight};
+	gt_nn_target t = nn_batch_target(d);
 	size_t np = gt_nn_nparams(nn);
 	float *p = gt_nn_params(nn), *g = gt_nn_grads(nn);
 	gt_nn_zero_grad(nn);
-	gt_nn_forward(nn, d->B, d->n, d->planes, d->glob, 1, NULL);
+	nn_batch_forward(nn, d, 1, NULL);
 	gt_nn_backward(nn, &t, w, NULL);
 	float *ana = malloc(sizeof(float) * np);
 	memcpy(ana, g, sizeof(float) * np);
@@ -133,9 +88,7 @@ int main(void)
 {
 	gt_arch a;
 	gt_error e;
-	gt_arch_default(&a, 2, 4);
-	a.in_planes = 5;
-	a.globals = 3;
+	gt_arch_default(&a, 2, 4, 5, 3, 1);
 	a.head_policy = 3;
 	a.head_value = 3;
 	a.value_hidden = 5;
@@ -147,9 +100,9 @@ int main(void)
 	/* random parameters everywhere (not Fixup's zeros, so that every path
 	 * carries gradient), biases positive-ish so ReLUs are mixed */
 	for (size_t i = 0; i < np; i++)
-		p[i] = (float)((urand() * 2 - 1) * 0.5);
-	batch d;
-	make_batch(&d, &a, 3, 4);
+		p[i] = (float)((nn_rand(&rs) * 2 - 1) * 0.5);
+	nn_batch d;
+	nn_batch_make(&d, &a, 3, 4, &rs);
 
 	static const struct { const char *name; gt_nn_lossw w; } terms[] = {
 		{"policy", {1, 0, 0, 0}}, {"value", {0, 1, 0, 0}},
@@ -167,15 +120,15 @@ int main(void)
 	gt_nn_cpu_chunk(GT_NN_CPU_CHUNK_MAX);
 
 	/* board size 2 and 7 with the same weights */
-	batch d2;
-	make_batch(&d2, &a, 2, 7);
+	nn_batch d2;
+	nn_batch_make(&d2, &a, 2, 7, &rs);
 	is_int(gradcheck(nn, &d2, &GT_NN_LOSSW_DEFAULT, "7x7"), 0,
 	       "gradient on 7x7 with the same weights");
-	free_batch(&d2);
-	make_batch(&d2, &a, 2, 2);
+	nn_batch_free(&d2);
+	nn_batch_make(&d2, &a, 2, 2, &rs);
 	is_int(gradcheck(nn, &d2, &GT_NN_LOSSW_DEFAULT, "2x2"), 0,
 	       "gradient on 2x2 with the same weights");
-	free_batch(&d2);
+	nn_batch_free(&d2);
 
 	/* a batch evaluates each row as if alone */
 	gt_nn_out o;
@@ -191,7 +144,7 @@ int main(void)
 
 	/* gradients accumulate: twice backward = 2x */
 	{
-		gt_nn_target t = {d.pol, d.val, d.score, d.own, d.weight};
+		gt_nn_target t = nn_batch_target(&d);
 		float *g = gt_nn_grads(nn), *g1 = malloc(sizeof(float) * np);
 		gt_nn_zero_grad(nn);
 		gt_nn_forward(nn, d.B, d.n, d.planes, d.glob, 1, NULL);
@@ -229,8 +182,8 @@ int main(void)
 	ok(found, "tensor blk1.w2 exists");
 	/* training end to end: AdamW from the Fixup init fits a small batch */
 	{
-		batch f;
-		make_batch(&f, &a, 8, 5);
+		nn_batch f;
+		nn_batch_make(&f, &a, 8, 5, &rs);
 		gt_optim_conf oc = gt_optim_defaults(GT_OPTIM_ADAMW);
 		oc.lr = 1e-2f;
 		gt_optim *opt = gt_optim_new(&oc, np);
@@ -257,9 +210,9 @@ int main(void)
 		ok(l.score < 0.05 * l0.score, "training fits the scores");
 		ok(l.total < l0.total - 0.5, "total loss falls");
 		gt_optim_free(opt);
-		free_batch(&f);
+		nn_batch_free(&f);
 	}
-	free_batch(&d);
+	nn_batch_free(&d);
 	gt_nn_free(nn);
 	return done_testing();
 }

@@ -5,6 +5,7 @@
  * per output and per parameter tensor. */
 #include "tap.h"
 #include "feat.h"
+#include "nn_batch.h"
 #include "model.h"
 #include "nn.h"
 #include "nn_backend.h"
@@ -47,11 +48,10 @@ static double relerr(const float *got, const float *want, size_t n)
 	return mw > 0 ? md / mw : md;
 }
 
-static unsigned long long rs = 777;
+static uint64_t rs = 777;
 static double urand(void)
 {
-	rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
-	return ((rs >> 11) + 0.5) / 9007199254740992.0;
+	return nn_rand(&rs);
 }
 
 int main(void)

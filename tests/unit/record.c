@@ -602,6 +602,43 @@ static void test_seen(void)
 	gt_record_release(&b);
 }
 
+/* The search's root value and score of a position: written, read back,
+ * checked, and absent by default. */
+static void test_root(void)
+{
+	gt_record r, q;
+	gt_error e = {0};
+	gt_record_init(&r);
+	gt_record_init(&q);
+	gt_record_parse(&r, HAND, strlen(HAND), &e);
+	ok(!r.pos[0].has_root, "no root_value: none");
+	char *s = gt_record_format(&r, NULL, &e);
+	ok(s && !strstr(s, "root_"), "and none written");
+	free(s);
+	r.pos[1].has_root = 1;
+	r.pos[1].root_value = -0.25f;
+	r.pos[1].root_score = 3.5f;
+	size_t len;
+	s = gt_record_format(&r, &len, &e);
+	ok(s && strstr(s, "\"root_value\":-0.25,\"root_score\":3.5}"), "root_value and root_score written");
+	ok(s && !gt_record_parse(&q, s, len, &e) && q.pos[1].has_root && q.pos[1].root_value == -0.25f &&
+	   q.pos[1].root_score == 3.5f && !q.pos[0].has_root, "and read back");
+	free(s);
+	static const struct { const char *from, *to, *why; } bad[] = {
+		{"\"score\":2.5}]}", "\"score\":2.5,\"root_value\":1.5,\"root_score\":0}]}", "root_value 1.5"},
+		{"\"score\":2.5}]}", "\"score\":2.5,\"root_score\":2}]}", "root_score alone"},
+		{"\"score\":2.5}]}", "\"score\":2.5,\"root_value\":0.5}]}", "root_value alone"},
+	};
+	for (int i = 0; i < 3; i++) {
+		char *t = subst(HAND, bad[i].from, bad[i].to);
+		ok(strcmp(t, HAND) && gt_record_parse(&q, t, strlen(t), &e) == GT_EFORMAT &&
+		   strstr(e.text, "root_"), "%s refused (%s)", bad[i].why, e.text);
+		free(t);
+	}
+	gt_record_release(&r);
+	gt_record_release(&q);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "gen")) {
@@ -624,6 +661,7 @@ int main(int argc, char **argv)
 	test_compose();
 	test_json_cases();
 	test_writer();
+	test_root();
 	test_generated();
 	test_reader();
 	test_seen();

@@ -6,6 +6,7 @@
  * back with the same moves and result. */
 #include "tap.h"
 #include "evcache.h"
+#include "feat.h"
 #include "model.h"
 #include "neteval.h"
 #include "selfplay.h"
@@ -128,7 +129,7 @@ static int run(gt_selfplay_params *p, collect *c, long long *hits, long long *lo
 int main(void)
 {
 	gt_arch a;
-	gt_arch_default(&a, 1, 8);
+	gt_arch_default(&a, 1, 8, GT_FEAT_PLANES, GT_FEAT_GLOBALS, GT_FEAT_VERSION);
 	gt_error e;
 	model = gt_model_new_random(&a, 7, &e);
 	if (!model)
@@ -304,6 +305,26 @@ int main(void)
 	       "replays legally");
 	is_dbl(gt_board_area(&b, NULL), r.score, 0, "to the same area score");
 	is_str(gt_sgf_prop_get(&gs[0], "GN"), r.game_id, "GN is the game id");
+	{
+		char who[300], *text = NULL;
+		snprintf(who, sizeof who, "%s (gt %s)", r.model, GT_VERSION);
+		is_str(gt_sgf_prop_get(&gs[0], "PB"), who, "PB is the model and gt's version");
+		const char *dt = gt_sgf_prop_get(&gs[0], "DT");
+		ok(dt && strlen(dt) == 10 && dt[4] == '-' && dt[7] == '-', "DT is a date (%s)", dt ? dt : "-");
+		FILE *f = fopen(path, "r");
+		size_t cap = 0;
+		ssize_t k = f ? getdelim(&text, &cap, 0, f) : -1;
+		if (f)
+			fclose(f);
+		int searched = 0, comments = 0;
+		for (int i = 0; i < r.npos; i++)
+			searched += r.pos[i].has_root && r.pos[i].visits > 0;
+		for (const char *q = k > 0 ? text : ""; (q = strstr(q, "C[win rate B ")); q++)
+			comments++;
+		ok(searched > 0 && comments == searched, "a comment on each of the %d searched moves (%d)",
+		   searched, comments);
+		free(text);
+	}
 	gt_sgf_free(gs, ng);
 	/* nothing else left in the folder (the temporary file was renamed) */
 	DIR *dd = opendir(dir);

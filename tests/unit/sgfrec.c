@@ -120,6 +120,31 @@ int main(void)
 		same = r.moves[i] == r2.moves[i] && r.colors[i] == r2.colors[i];
 	ok(same, "back to a record: the same moves, colours, setup, komi and result");
 
+	/* the search's evaluation of a position becomes its move's comment:
+	 * Black's win rate and the leader (worked by hand: White to move at
+	 * 0.25 is Black's (1 - 0.25) / 2 = 37.5%; White ahead by 3.5) */
+	r.pos[1].has_root = 1;
+	r.pos[1].to_move = GT_BLACK;
+	r.pos[1].root_value = 0.5f;
+	r.pos[1].root_score = 1.0f;
+	r.pos[1].visits = 100;
+	r.pos[2].has_root = 1;
+	r.pos[2].to_move = GT_WHITE;
+	r.pos[2].root_value = 0.25f;
+	r.pos[2].root_score = 3.5f;
+	r.pos[2].visits = 400;
+	ok(gt_sgfrec_from_record(&r, &g, &e) == 0, "record with searched positions to SGF");
+	text = gt_sgf_write_str(&g, NULL);
+	ok(strstr(text, ";B[ec]C[win rate B 75.0%, score lead B+1.0, visits 100]\n;W[ce]"
+	                "C[win rate B 37.5%, score lead W+3.5, visits 400]\n") &&
+	   !strstr(text, "W[ee]C"), "C[] on the searched moves only");
+	gt_sgf_game_release(&g);
+	gt_sgf_game_init(&g, 9);
+	gt_sgfrec_set_date(&g, 86400 * 366);
+	is_str(gt_sgf_prop_get(&g, "DT"), "1971-01-02", "DT of 366 days after 1970-01-01");
+	gt_sgf_game_release(&g);
+	free(text);
+
 	/* komi out of range, illegal move */
 	rc = convert("(;SZ[3]KM[9.5];B[bb])", NULL, &r, &e);
 	ok(rc == GT_EUNSUPPORTED && strstr(e.text, "komi 9.5 out of range for 3x3"), "komi > N*N: %s", e.text);

@@ -215,7 +215,7 @@ static void check_handicap(void)
 	static float p0[NP + 1];
 	memset(p0, 0, sizeof p0);
 	p0[E5] = 1;
-	gt_position pos[1] = {{0, GT_WHITE, p0, NAN, NAN, 0, 1, 2.0f}};
+	gt_position pos[1] = {{0, GT_WHITE, p0, NAN, NAN, 0, 1, 2.0f, 0, 0, 0}};
 	gt_record r;
 	bare_record(&r, 0.5, 1, mv);
 	r.nsetup[GT_BLACK] = 2;
@@ -303,7 +303,7 @@ static void check_window(void)
 			memset(pp[j], 0, sizeof pp[j]);
 			pp[j][mv[j - 1]] = 1;
 			pos[j - 1] = (gt_position){j, j % 2 ? GT_WHITE : GT_BLACK, pp[j], 0.5f, 1.0f * g,
-			                           1, 1, 1.0f};
+			                           1, 1, 1.0f, 0, 0, 0};
 		}
 		r.npos = nm - 1;
 		r.pos = pos;

@@ -1,6 +1,6 @@
 /*
  * tests/gpu/mock/cuda_runtime.h: a host-only stand-in for the parts of the
- * CUDA runtime that lib/cuda/nn_cuda.cu uses, so that its kernels, index
+ * CUDA runtime that lib/nn/cuda/nn_cuda.cu uses, so that its kernels, index
  * arithmetic, GEMM operands and buffer sizes can be run (under ASan) and
  * compared with the CPU backend on a machine without a GPU
  * (tests/gpu/mock/run). Kernels run sequentially over every (block,

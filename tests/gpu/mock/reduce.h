@@ -1,5 +1,5 @@
 /* tests/gpu/mock/reduce.h: sequential k_rowdot and k_pool with the
- * contracts of lib/cuda/nn_cuda.cu (whose versions use warp shuffles and
+ * contracts of lib/nn/cuda/nn_cuda.cu (whose versions use warp shuffles and
  * shared memory). One launch covers the whole grid, so only the first
  * (block 0, thread 0) call of a launch does the work... except k_rowdot,
  * which is one block per row: its thread 0 of each block does its row. */

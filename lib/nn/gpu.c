@@ -1,12 +1,11 @@
 /* gpu.c: CUDA availability for backend selection (see gpu.h). The CUDA
- * side is lib/cuda/nn_cuda.cu, built in when GT_CUDA is defined. */
+ * side is lib/nn/cuda/nn_cuda.cu, built in when GT_CUDA is defined. */
 #include "gpu.h"
-#include "nn_backend.h"
 
-#include <stdio.h>
+#include <stddef.h>
 
 #ifdef GT_CUDA
-/* lib/cuda/nn_cuda.cu: 1 and a description, or 0 and the reason. */
+/* lib/nn/cuda/nn_cuda.cu: 1 and a description, or 0 and the reason. */
 int gt_cuda_probe(char *text, size_t len);
 #endif
 
@@ -21,9 +20,4 @@ int gt_gpu_probe(gt_error *e)
 	gt_error_set(e, GT_EUNSUPPORTED, -1, -1, "built without CUDA");
 	return 0;
 #endif
-}
-
-const char *gt_gpu_error(const gt_nn *nn)
-{
-	return nn->errtext;
 }

@@ -2,10 +2,11 @@
  * nn.h: the policy/value network (man5 gt-model): a residual tower of 3x3
  * convolutions with Fixup-style normalisation-free blocks and globally
  * pooled heads, forward for a batch and backward for training, behind a
- * backend interface ("cpu": im2col + OpenBLAS sgemm).
+ * backend interface ("cpu": im2col + OpenBLAS sgemm, lib/nn/nn_cpu.c;
+ * "cuda": lib/nn/cuda/, see gpu.h).
  *
  * All parameters live in ONE contiguous float array in the fixed order of
- * gt_arch_tensors() (the order of the model file), and the gradients in a
+ * gt_arch_tensor() (the order of the model file), and the gradients in a
  * matching array, so saving, loading, zeroing, optimizer steps and
  * DiLoCo deltas are single loops over a flat vector.
  *
@@ -30,23 +31,26 @@
 #include <stdint.h>
 #include "gt.h"
 
-/* Architecture. gt_arch_check() gives the accepted ranges. */
+/* Architecture. gt_arch_check() gives the accepted ranges. The inputs
+ * (in_planes, globals, feat_version) are the caller's: the network does
+ * not know what they mean (gt's are feat.h's GT_FEAT_*). */
 typedef struct gt_arch {
 	int blocks;        /* residual blocks, 1..GT_ARCH_MAX_BLOCKS */
 	int channels;      /* trunk channels, 1..GT_ARCH_MAX_CHANNELS */
-	int in_planes;     /* spatial input planes (GT_FEAT_PLANES) */
-	int globals;       /* global inputs (GT_FEAT_GLOBALS) */
-	int feat_version;  /* GT_FEAT_VERSION the inputs follow */
+	int in_planes;     /* spatial input planes */
+	int globals;       /* global inputs */
+	int feat_version;  /* version of the input features, 1.., kept as a tag */
 	int head_policy;   /* policy head channels Hp */
 	int head_value;    /* value head channels Hv */
 	int value_hidden;  /* value head hidden units */
-	int max_n;         /* largest board size, 2..19 */
+	int max_n;         /* largest board size, 2..GT_ARCH_MAX_N */
 } gt_arch;
 
 #define GT_ARCH_MAX_BLOCKS 128
 #define GT_ARCH_MAX_CHANNELS 1024
 #define GT_ARCH_MAX_HEAD 1024
 #define GT_ARCH_MAX_INPUTS 1024
+#define GT_ARCH_MAX_N 19     /* board.h's GT_MAX_N */
 #define GT_NN_SCORE_SCALE 20.0f /* score output = 20 * raw (points) */
 
 /* One named view into the flat parameter array. */
@@ -57,9 +61,13 @@ typedef struct gt_tensor {
 	int ndim, shape[4];/* PyTorch order, e.g. conv (out, in, 3, 3) */
 } gt_tensor;
 
-/* gt_arch_default: fill a with blocks, channels and the defaults for the
- * rest (current feature set, Hp = Hv = 32, value_hidden = 64, max_n 19). */
-void gt_arch_default(gt_arch *a, int blocks, int channels);
+/* gt_arch_default: fill a with blocks, channels, the caller's inputs
+ * (in_planes spatial planes and globals global inputs of feature version
+ * feat_version; for gt's features GT_FEAT_PLANES, GT_FEAT_GLOBALS,
+ * GT_FEAT_VERSION of feat.h) and the defaults for the rest (Hp = Hv = 32,
+ * value_hidden = 64, max_n = GT_ARCH_MAX_N). Checks nothing. */
+void gt_arch_default(gt_arch *a, int blocks, int channels, int in_planes, int globals,
+                     int feat_version);
 /* gt_arch_check: 0 if every field is in range, else GT_EFORMAT with the
  * field named in e. Never allocates, so it is safe on untrusted headers. */
 int gt_arch_check(const gt_arch *a, gt_error *e);
@@ -153,6 +161,12 @@ int gt_nn_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
  * gradients (for validation). */
 int gt_nn_eval_loss(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
                     gt_nn_loss *loss);
+
+/* gt_nn_error: the text of nn's last backend failure (on the cuda backend
+ * a failed CUDA or cuBLAS call of gt_nn_forward, gt_nn_backward or
+ * gt_nn_sync_params, which then return GT_EIO, or GT_ENOMEM when device
+ * memory ran out); "" when there was none. Owned by nn. */
+const char *gt_nn_error(const gt_nn *nn);
 
 /* gt_nn_set_threads: BLAS threads for every CPU network in the process
  * (openblas_set_num_threads; 1 unless set before or after gt_nn_new). */

@@ -1,7 +1,7 @@
 /*
  * nn_cuda.cu: the CUDA backend of lib/nn ("cuda"; see nn.h for the
- * network and the loss, lib/nn_cpu.c for the reference it is tested
- * against, lib/gpu.h for selection).
+ * network and the loss, lib/nn/nn_cpu.c for the reference it is tested
+ * against, lib/nn/gpu.h for selection).
  *
  * Layout as on the CPU: activations channel-major over the whole batch,
  * [c][b*N + p] (N = n*n), FP32 on the device. A 3x3 convolution is an
@@ -22,11 +22,11 @@
  * outputs and the loss's output gradients cross the bus.
  *
  * The loss and its gradient with respect to the head outputs are computed
- * on the host in double from the downloaded outputs (O(batch * N) work,
- * the same formulas as nn_cpu.c).
+ * on the host in double from the downloaded outputs (O(batch * N) work)
+ * by gt_nn_head_loss (nn_loss.c), the code the CPU backend calls.
  *
  * Every CUDA and cuBLAS call is checked; a failure is written to
- * nn->errtext (gt_gpu_error) and returned as GT_EIO (GT_ENOMEM when
+ * nn->errtext (gt_nn_error) and returned as GT_EIO (GT_ENOMEM when
  * device memory ran out). Nothing here prints.
  *
  * One network is used by one thread at a time (as on the CPU). Create
@@ -45,12 +45,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 extern "C" {
-#include "gpu.h"
 #include "nn.h"
 #include "nn_backend.h"
+#include "util.h"
 int gt_cuda_probe(char *text, size_t len);
 }
 
@@ -160,20 +159,11 @@ static int blas_fail(gt_nn *nn, cublasStatus_t s, const char *call, int line)
 
 /* ------------------------------------------------------------------ state */
 
-/* Named views of a flat parameter (or gradient) array in file order. */
-typedef struct views {
-	float *in_w, *in_b, *in_g;
-	float **w1, **b1, **w2, **b2, **s;
-	float *pol_w, *pol_b, *pol_ow, *pol_ob, *pol_pw, *pol_pb;
-	float *val_w, *val_b, *fc1_w, *fc1_b, *fc2_w, *fc2_b;
-	float *sc_w, *sc_b, *own_w, *own_b;
-} views;
-
 typedef struct cu {
 	cudaStream_t st;
 	cublasHandle_t blas;
 	float *dparam, *dgrad, *hgrad; /* device params and grads; pinned host grads */
-	views p, g;                    /* views of dparam and dgrad */
+	gt_nn_views p, g;              /* views of dparam and dgrad */
 	bf16 *wbf;                     /* in_w, w1[l], w2[l], w1f[l], w2f[l] in BF16 */
 	bf16 *in_wb, **w1b, **w2b, **w1f, **w2f;
 
@@ -621,64 +611,79 @@ extern "C" int gt_cuda_probe(char *text, size_t len)
 	return 1;
 }
 
-static void views_alloc(views *v, int L)
-{
-	v->w1 = (float **)gt_xcalloc((size_t)L, sizeof(float *));
-	v->b1 = (float **)gt_xcalloc((size_t)L, sizeof(float *));
-	v->w2 = (float **)gt_xcalloc((size_t)L, sizeof(float *));
-	v->b2 = (float **)gt_xcalloc((size_t)L, sizeof(float *));
-	v->s = (float **)gt_xcalloc((size_t)L, sizeof(float *));
-}
-
-static void views_free(views *v)
-{
-	free(v->w1);
-	free(v->b1);
-	free(v->w2);
-	free(v->b2);
-	free(v->s);
-}
-
-static void views_make(gt_nn *nn, float *base, views *v)
-{
-	const gt_tensor *t = nn->tensors;
-	int L = nn->arch.blocks, k = 0;
-	v->in_w = base + t[k++].offset;
-	v->in_b = base + t[k++].offset;
-	v->in_g = nn->arch.globals > 0 ? base + t[k++].offset : NULL;
-	for (int l = 0; l < L; l++) {
-		v->w1[l] = base + t[k++].offset;
-		v->b1[l] = base + t[k++].offset;
-		v->w2[l] = base + t[k++].offset;
-		v->b2[l] = base + t[k++].offset;
-		v->s[l] = base + t[k++].offset;
-	}
-	float **f[] = {&v->pol_w, &v->pol_b, &v->pol_ow, &v->pol_ob, &v->pol_pw,
-	               &v->pol_pb, &v->val_w, &v->val_b, &v->fc1_w, &v->fc1_b,
-	               &v->fc2_w, &v->fc2_b, &v->sc_w, &v->sc_b, &v->own_w, &v->own_b};
-	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-		*f[i] = base + t[k++].offset;
-}
-
 #define DFREE(p) do { if (p) cudaFree(p); (p) = NULL; } while (0)
 #define HFREE(p) do { if (p) cudaFreeHost(p); (p) = NULL; } while (0)
 
+/* The activation buffers, one table for ensure and free_acts: where each
+ * pointer lives, how many elements and of what kind. */
+enum { BUF_F32, BUF_BF16, BUF_HOST }; /* device floats, device BF16, pinned host floats */
+typedef struct cubuf {
+	void **p;
+	size_t n;
+	int kind;
+} cubuf;
+
+static void put(cubuf *t, int *k, void *p, size_t n, int kind)
+{
+	t[*k].p = (void **)p;
+	t[*k].n = n;
+	t[*k].kind = kind;
+	(*k)++;
+}
+
+/* The buffers for B boards and cb columns (cb/B bounds every board size:
+ * B*(N+1) <= cb + B) and, with tr, those of backward, into t (room for
+ * 3 L + 40 entries). Returns how many. */
+static int cu_bufs(const gt_arch *a, cu *c, size_t B, size_t cb, int tr, cubuf *t)
+{
+	int L = a->blocks, k = 0;
+	size_t C = a->channels, Hp = a->head_policy, Hv = a->head_value, H = a->value_hidden;
+	size_t Cin = a->in_planes, G = a->globals;
+	size_t kmax = (Cin > C ? Cin : C) * 9;
+	outlay o = out_layout(B, cb / B + 1);
+	headlay hl = head_layout(B, cb / B + 1);
+	for (int l = 0; l < (tr ? L + 1 : 1); l++)
+		put(t, &k, &c->Xo[l], C * cb, BUF_F32);
+	for (int l = 0; l < (tr ? L : 1); l++) {
+		put(t, &k, &c->Vo[l], C * cb, BUF_F32);
+		put(t, &k, &c->Zo[l], C * cb, BUF_F32);
+	}
+	cubuf named[] = {
+		{(void **)&c->in_raw, Cin * cb, BUF_F32}, {(void **)&c->xin, Cin * cb, BUF_F32},
+		{(void **)&c->glob, G * B, BUF_F32}, {(void **)&c->col, kmax * cb, BUF_BF16},
+		{(void **)&c->T, C * cb, BUF_F32}, {(void **)&c->P, Hp * cb, BUF_F32},
+		{(void **)&c->Vh, Hv * cb, BUF_F32}, {(void **)&c->gp, 2 * Hp * B, BUF_F32},
+		{(void **)&c->gv, 2 * Hv * B, BUF_F32}, {(void **)&c->hid, H * B, BUF_F32},
+		{(void **)&c->red, C > B ? C : B, BUF_F32}, {(void **)&c->dout, o.all, BUF_F32},
+		{(void **)&c->hin, Cin * cb + G * B, BUF_HOST}, {(void **)&c->hout, o.all, BUF_HOST},
+	};
+	cubuf back[] = {   /* backward's */
+		{(void **)&c->hb, C * cb, BUF_BF16}, {(void **)&c->dX, C * cb, BUF_F32},
+		{(void **)&c->dV, C * cb, BUF_F32}, {(void **)&c->dU, C * cb, BUF_F32},
+		{(void **)&c->dP, Hp * cb, BUF_F32}, {(void **)&c->dVh, Hv * cb, BUF_F32},
+		{(void **)&c->dh, H * B, BUF_F32}, {(void **)&c->dgv, 2 * Hv * B, BUF_F32},
+		{(void **)&c->rsb, C * B, BUF_F32}, {(void **)&c->dhead, hl.all, BUF_F32},
+		{(void **)&c->hdhead, hl.all, BUF_HOST},
+	};
+	for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+		t[k++] = named[i];
+	for (size_t i = 0; tr && i < sizeof back / sizeof back[0]; i++)
+		t[k++] = back[i];
+	return k;
+}
+
 static void free_acts(gt_nn *nn, cu *c)
 {
-	int L = nn->arch.blocks;
-	for (int l = 0; l <= L; l++) {
-		DFREE(c->Xo[l]);
-		if (l < L) {
-			DFREE(c->Vo[l]);
-			DFREE(c->Zo[l]);
-		}
+	cubuf *t = (cubuf *)gt_xcalloc(3 * (size_t)nn->arch.blocks + 40, sizeof *t);
+	int k = cu_bufs(&nn->arch, c, 1, 1, 1, t);
+	for (int i = 0; i < k; i++) {
+		if (*t[i].p && t[i].kind == BUF_HOST)
+			cudaFreeHost(*t[i].p);
+		else if (*t[i].p)
+			cudaFree(*t[i].p);
+		*t[i].p = NULL;
 	}
-	DFREE(c->in_raw); DFREE(c->xin); DFREE(c->glob); DFREE(c->col); DFREE(c->hb);
-	DFREE(c->T); DFREE(c->P); DFREE(c->Vh); DFREE(c->gp); DFREE(c->gv);
-	DFREE(c->hid); DFREE(c->red); DFREE(c->dout);
-	DFREE(c->dX); DFREE(c->dV); DFREE(c->dU); DFREE(c->dP); DFREE(c->dVh);
-	DFREE(c->dh); DFREE(c->dgv); DFREE(c->rsb); DFREE(c->dhead);
-	HFREE(c->hin); HFREE(c->hout); HFREE(c->hdhead);
+	free(t);
 	c->cap_bn = 0;
 	c->cap_b = c->cap_train = 0;
 }
@@ -699,8 +704,8 @@ static void cu_release(gt_nn *nn)
 		cublasDestroy(c->blas);
 	if (c->st)
 		cudaStreamDestroy(c->st);
-	views_free(&c->p);
-	views_free(&c->g);
+	gt_nn_views_release(&c->p);
+	gt_nn_views_release(&c->g);
 	free(c->w1b); free(c->w2b); free(c->w1f); free(c->w2f);
 	free(c->X); free(c->V); free(c->Z);
 	free(c->Xo); free(c->Vo); free(c->Zo);
@@ -723,8 +728,6 @@ static int cu_init(gt_nn *nn)
 	int L = a->blocks, C = a->channels;
 	cu *c = (cu *)gt_xcalloc(1, sizeof *c);
 	nn->state = c;
-	views_alloc(&c->p, L);
-	views_alloc(&c->g, L);
 	c->w1b = (bf16 **)gt_xcalloc((size_t)L, sizeof(bf16 *));
 	c->w2b = (bf16 **)gt_xcalloc((size_t)L, sizeof(bf16 *));
 	c->w1f = (bf16 **)gt_xcalloc((size_t)L, sizeof(bf16 *));
@@ -744,8 +747,8 @@ static int cu_init(gt_nn *nn)
 	CK(cudaMalloc((void **)&c->dgrad, np * sizeof(float)));
 	CK(cudaMallocHost((void **)&c->hgrad, np * sizeof(float)));
 	CK(cudaMalloc((void **)&c->wbf, (k1 + 4 * (size_t)L * kb) * sizeof(bf16)));
-	views_make(nn, c->dparam, &c->p);
-	views_make(nn, c->dgrad, &c->g);
+	gt_nn_views_init(&c->p, nn, c->dparam);
+	gt_nn_views_init(&c->g, nn, c->dgrad);
 	c->in_wb = c->wbf;
 	for (int l = 0; l < L; l++) {
 		c->w1b[l] = c->wbf + k1 + (4 * (size_t)l + 0) * kb;
@@ -769,10 +772,10 @@ static int cu_sync(gt_nn *nn)
 	k_bf16<<<grid(k1), THREADS, 0, c->st>>>(c->p.in_w, k1, NULL, c->in_wb);
 	CL("k_bf16");
 	for (int l = 0; l < L; l++) {
-		k_bf16<<<grid(kb), THREADS, 0, c->st>>>(c->p.w1[l], kb, NULL, c->w1b[l]);
-		k_bf16<<<grid(kb), THREADS, 0, c->st>>>(c->p.w2[l], kb, NULL, c->w2b[l]);
-		k_flip<<<grid(kb), THREADS, 0, c->st>>>(c->p.w1[l], C, c->w1f[l]);
-		k_flip<<<grid(kb), THREADS, 0, c->st>>>(c->p.w2[l], C, c->w2f[l]);
+		k_bf16<<<grid(kb), THREADS, 0, c->st>>>(c->p.blk[l].w1, kb, NULL, c->w1b[l]);
+		k_bf16<<<grid(kb), THREADS, 0, c->st>>>(c->p.blk[l].w2, kb, NULL, c->w2b[l]);
+		k_flip<<<grid(kb), THREADS, 0, c->st>>>(c->p.blk[l].w1, C, c->w1f[l]);
+		k_flip<<<grid(kb), THREADS, 0, c->st>>>(c->p.blk[l].w2, C, c->w2f[l]);
 		CL("k_flip");
 	}
 	/* the host array may change as soon as we return */
@@ -780,21 +783,13 @@ static int cu_sync(gt_nn *nn)
 	return 0;
 }
 
-static int dalloc(gt_nn *nn, float **p, size_t n)
+static int buf_alloc(gt_nn *nn, const cubuf *b)
 {
-	CK(cudaMalloc((void **)p, (n ? n : 1) * sizeof(float)));
-	return 0;
-}
-
-static int dalloc_bf(gt_nn *nn, bf16 **p, size_t n)
-{
-	CK(cudaMalloc((void **)p, (n ? n : 1) * sizeof(bf16)));
-	return 0;
-}
-
-static int halloc(gt_nn *nn, float **p, size_t n)
-{
-	CK(cudaMallocHost((void **)p, (n ? n : 1) * sizeof(float)));
+	size_t bytes = (b->n ? b->n : 1) * (b->kind == BUF_BF16 ? sizeof(bf16) : sizeof(float));
+	if (b->kind == BUF_HOST)
+		CK(cudaMallocHost(b->p, bytes));
+	else
+		CK(cudaMalloc(b->p, bytes));
 	return 0;
 }
 
@@ -804,51 +799,17 @@ static int ensure(gt_nn *nn, cu *c, int batch, int n, int train)
 	size_t bn = (size_t)batch * n * n;
 	if (bn <= c->cap_bn && batch <= c->cap_b && (!train || c->cap_train))
 		return 0;
-	const gt_arch *a = &nn->arch;
-	int L = a->blocks;
 	size_t B = (size_t)(batch > c->cap_b ? batch : c->cap_b);
 	size_t cb = bn > c->cap_bn ? bn : c->cap_bn;
-	int tr = train || c->cap_train;
-	size_t C = a->channels, Hp = a->head_policy, Hv = a->head_value, H = a->value_hidden;
-	size_t Cin = a->in_planes, G = a->globals;
-	size_t kmax = (Cin > C ? Cin : C) * 9;
-	/* cb/B bound every board size: B*(N+1) <= cb + B */
-	outlay o = out_layout(B, cb / B + 1);
-	headlay hl = head_layout(B, cb / B + 1);
+	int tr = train || c->cap_train, r = 0;
 	free_acts(nn, c);
-	for (int l = 0; l < (tr ? L + 1 : 1); l++)
-		TRY(dalloc(nn, &c->Xo[l], C * cb));
-	for (int l = 0; l < (tr ? L : 1); l++) {
-		TRY(dalloc(nn, &c->Vo[l], C * cb));
-		TRY(dalloc(nn, &c->Zo[l], C * cb));
-	}
-	TRY(dalloc(nn, &c->in_raw, Cin * cb));
-	TRY(dalloc(nn, &c->xin, Cin * cb));
-	TRY(dalloc(nn, &c->glob, G * B));
-	TRY(dalloc_bf(nn, &c->col, kmax * cb));
-	TRY(dalloc(nn, &c->T, C * cb));
-	TRY(dalloc(nn, &c->P, Hp * cb));
-	TRY(dalloc(nn, &c->Vh, Hv * cb));
-	TRY(dalloc(nn, &c->gp, 2 * Hp * B));
-	TRY(dalloc(nn, &c->gv, 2 * Hv * B));
-	TRY(dalloc(nn, &c->hid, H * B));
-	TRY(dalloc(nn, &c->red, C > B ? C : B));
-	TRY(dalloc(nn, &c->dout, o.all));
-	TRY(halloc(nn, &c->hin, Cin * cb + G * B));
-	TRY(halloc(nn, &c->hout, o.all));
-	if (tr) {
-		TRY(dalloc_bf(nn, &c->hb, C * cb));
-		TRY(dalloc(nn, &c->dX, C * cb));
-		TRY(dalloc(nn, &c->dV, C * cb));
-		TRY(dalloc(nn, &c->dU, C * cb));
-		TRY(dalloc(nn, &c->dP, Hp * cb));
-		TRY(dalloc(nn, &c->dVh, Hv * cb));
-		TRY(dalloc(nn, &c->dh, H * B));
-		TRY(dalloc(nn, &c->dgv, 2 * Hv * B));
-		TRY(dalloc(nn, &c->rsb, C * B));
-		TRY(dalloc(nn, &c->dhead, hl.all));
-		TRY(halloc(nn, &c->hdhead, hl.all));
-	}
+	cubuf *t = (cubuf *)gt_xcalloc(3 * (size_t)nn->arch.blocks + 40, sizeof *t);
+	int k = cu_bufs(&nn->arch, c, B, cb, tr, t);
+	for (int i = 0; i < k && !r; i++)
+		r = buf_alloc(nn, &t[i]);
+	free(t);
+	if (r)
+		return r;
 	c->cap_bn = cb;
 	c->cap_b = (int)B;
 	c->cap_train = tr;
@@ -856,13 +817,6 @@ static int ensure(gt_nn *nn, cu *c, int batch, int n, int train)
 }
 
 /* ------------------------------------------------------------- forward */
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* out (Cout x BN) = W (Cout x Cin*9) * im2col(f(in)) + bias, f = relu when
  * relu. With nn->profile the stream is synchronised around it and the
@@ -874,7 +828,7 @@ static int conv3x3(gt_nn *nn, cu *c, const float *in, int Cin, int Cout, int B, 
 	double t0 = 0;
 	if (nn->profile) {
 		CK(cudaStreamSynchronize(c->st));
-		t0 = now();
+		t0 = gt_now();
 	}
 	k_im2col<<<grid2(BN, 9 * Cin), THREADS, 0, c->st>>>(in, Cin, B, n, relu, NULL, c->col);
 	CL("k_im2col");
@@ -886,7 +840,7 @@ static int conv3x3(gt_nn *nn, cu *c, const float *in, int Cin, int Cout, int B, 
 	}
 	if (nn->profile) {
 		CK(cudaStreamSynchronize(c->st));
-		nn->prof_conv_s += now() - t0;
+		nn->prof_conv_s += gt_now() - t0;
 	}
 	return 0;
 }
@@ -900,7 +854,7 @@ static int cu_forward(gt_nn *nn, int Bu, int n, const float *planes, const float
 {
 	cu *c = (cu *)nn->state;
 	const gt_arch *a = &nn->arch;
-	const views *p = &c->p;
+	const gt_nn_views *p = &c->p;
 	int L = a->blocks, C = a->channels, Cin = a->in_planes, G = a->globals;
 	int Hp = a->head_policy, Hv = a->head_value, H = a->value_hidden;
 	int B = train ? Bu : (Bu + 7) / 8 * 8;
@@ -941,10 +895,11 @@ static int cu_forward(gt_nn *nn, int Bu, int n, const float *planes, const float
 
 	/* residual blocks: v = conv(relu x) + b1, z = conv(relu v) + b2, x += s z */
 	for (int l = 0; l < L; l++) {
-		TRY(conv3x3(nn, c, X[l], C, C, B, n, c->w1b[l], p->b1[l], V[l], 1));
+		TRY(conv3x3(nn, c, X[l], C, C, B, n, c->w1b[l], p->blk[l].b1, V[l], 1));
 		TRY(conv3x3(nn, c, V[l], C, C, B, n, c->w2b[l], NULL, Z[l], 1));
-		k_residual<<<grid2(BN, C), THREADS, 0, c->st>>>(X[l], Z[l], p->b2[l], p->s[l],
-		                                                (int)BN, train, X[l + 1]);
+		k_residual<<<grid2(BN, C), THREADS, 0, c->st>>>(X[l], Z[l], p->blk[l].b2,
+		                                                p->blk[l].s, (int)BN, train,
+		                                                X[l + 1]);
 		CL("k_residual");
 	}
 	k_relu<<<grid(C * BN), THREADS, 0, c->st>>>(X[L], C * BN, c->T);
@@ -992,79 +947,6 @@ static int cu_forward(gt_nn *nn, int Bu, int n, const float *planes, const float
 
 /* ------------------------------------------------------------- backward */
 
-/* softplus(a) - q a: binary cross-entropy of sigmoid(a) against q */
-static double bce(double a, double q)
-{
-	double sp = a > 0 ? a + log1p(exp(-a)) : log1p(exp(a));
-	return sp - q * a;
-}
-
-static double sigm(double a)
-{
-	return 1.0 / (1.0 + exp(-a));
-}
-
-/* The loss (as nn_cpu.c) of the first B rows of the host outputs ho
- * (out_layout of LB >= B rows), and its gradient with respect to the raw
- * head outputs into hd (head_layout of B) when hd is not NULL. */
-static void host_loss(const float *ho, int B, int LB, size_t N, const gt_nn_target *t,
-                      const gt_nn_lossw *w, gt_nn_loss *loss, float *hd)
-{
-	outlay o = out_layout(LB, N);
-	headlay hl = head_layout(B, N);
-	double lp = 0, lv = 0, ls = 0, lo = 0;
-	for (int b = 0; b < B; b++) {
-		double wb = (t->weight ? t->weight[b] : 1.0) / B;
-		const float *lg = ho + o.policy + b * (N + 1), *pi = t->policy + b * (N + 1);
-		double mx = lg[0], se = 0, spi = 0, ce = 0;
-		for (size_t i = 1; i <= N; i++)
-			mx = lg[i] > mx ? lg[i] : mx;
-		for (size_t i = 0; i <= N; i++)
-			se += exp(lg[i] - mx);
-		double lse = mx + log(se);
-		for (size_t i = 0; i <= N; i++) {
-			spi += pi[i];
-			if (pi[i] != 0)
-				ce -= pi[i] * (lg[i] - lse);
-		}
-		lp += wb * ce;
-		if (hd) {
-			for (size_t i = 0; i < N; i++)
-				hd[hl.point + b * N + i] =
-					(float)(wb * w->policy * (exp(lg[i] - lse) * spi - pi[i]));
-			hd[hl.pass + b] = (float)(wb * w->policy * (exp(lg[N] - lse) * spi - pi[N]));
-		}
-
-		double av = 2.0 * ho[o.vpre + b], qv = (1.0 + t->value[b]) / 2;
-		lv += wb * bce(av, qv);
-		double d = ho[o.sraw + b] - t->score[b] / GT_NN_SCORE_SCALE;
-		ls += wb * (fabs(d) <= 1 ? 0.5 * d * d : fabs(d) - 0.5);
-		if (hd) {
-			hd[hl.vpre + b] = (float)(wb * w->value * 2 * (sigm(av) - qv));
-			hd[hl.sr + b] = (float)(wb * w->score * (d > 1 ? 1 : d < -1 ? -1 : d));
-		}
-		for (size_t q = 0; q < N; q++) {
-			size_t i = b * N + q;
-			if (!t->own) {
-				if (hd)
-					hd[hl.opre + i] = 0;
-				continue;
-			}
-			double ao = 2.0 * ho[o.opre + i], qo = (1.0 + t->own[i]) / 2;
-			lo += wb * bce(ao, qo) / N;
-			if (hd)
-				hd[hl.opre + i] = (float)(wb * w->own * 2 * (sigm(ao) - qo) / N);
-		}
-	}
-	if (loss) {
-		loss->policy = lp;
-		loss->value = lv;
-		loss->score = ls;
-		loss->own = lo;
-		loss->total = w->policy * lp + w->value * lv + w->score * ls + w->own * lo;
-	}
-}
-
 /* rowdot launch: out[r] (+)= scale * sum_i A[r][i] v[..i] for rows r */
 static int rowdot(gt_nn *nn, cu *c, const float *A, const float *v, int vrow, int rows,
                   size_t cols, size_t ld, const float *scale, int acc, float *out)
@@ -1079,7 +961,7 @@ static int cu_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 {
 	cu *c = (cu *)nn->state;
 	const gt_arch *a = &nn->arch;
-	const views *p = &c->p, *g = &c->g;
+	const gt_nn_views *p = &c->p, *g = &c->g;
 	int B = c->batch, n = c->n;
 	int L = a->blocks, C = a->channels, Cin = a->in_planes, G = a->globals;
 	int Hp = a->head_policy, Hv = a->head_value, H = a->value_hidden;
@@ -1089,15 +971,19 @@ static int cu_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 	if (grads && !c->trained)
 		return GT_EINVAL;
 	nn->errtext[0] = 0;
+	outlay o = out_layout(c->lay_b, N);
 	if (!c->trained) {
 		/* a play forward downloaded no raw outputs: fetch them now */
-		outlay o = out_layout(c->lay_b, N);
 		CK(cudaMemcpyAsync(c->hout + o.play, c->dout + o.play,
 		                   sizeof(float) * (o.all - o.play), cudaMemcpyDeviceToHost, c->st));
 		CK(cudaStreamSynchronize(c->st));
 	}
 	headlay hl = head_layout(B, N);
-	host_loss(c->hout, B, c->lay_b, N, t, w, loss, grads ? c->hdhead : NULL);
+	gt_nn_heads heads = {c->hout + o.policy, c->hout + o.vpre, c->hout + o.sraw,
+	                     c->hout + o.opre};
+	float *hd = c->hdhead;
+	gt_nn_dheads dheads = {hd + hl.point, hd + hl.pass, hd + hl.vpre, hd + hl.sr, hd + hl.opre};
+	gt_nn_head_loss(B, N, &heads, t, w, loss, grads ? &dheads : NULL);
 	if (!grads)
 		return 0;
 	float *dh = c->dhead;
@@ -1153,17 +1039,17 @@ static int cu_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 	k_mask<<<grid(CBN), THREADS, 0, c->st>>>(dX, c->X[L], CBN);
 	CL("k_mask");
 	for (int l = L - 1; l >= 0; l--) {
-		const float *s = p->s[l];
+		const float *s = p->blk[l].s;
 		/* s grad: sum over channels of dX . Z */
 		TRY(rowdot(nn, c, dX, c->Z[l], 1, C, BN, BN, NULL, 0, c->red));
-		TRY(rowdot(nn, c, c->red, NULL, 0, 1, C, C, NULL, 1, g->s[l]));
+		TRY(rowdot(nn, c, c->red, NULL, 0, 1, C, C, NULL, 1, g->blk[l].s));
 		/* dz = s dX; b2 and w2 */
-		TRY(rowdot(nn, c, dX, NULL, 0, C, BN, BN, s, 1, g->b2[l]));
+		TRY(rowdot(nn, c, dX, NULL, 0, C, BN, BN, s, 1, g->blk[l].b2));
 		k_bf16<<<grid(CBN), THREADS, 0, c->st>>>(dX, CBN, s, c->hb);
 		k_im2col<<<grid2(BN, 9 * C), THREADS, 0, c->st>>>(c->V[l], C, B, n, 1, NULL, c->col);
 		CL("w2 operands");
 		CB(gemm_bf16(c->blas, 0, 1, C, C * 9, (int)BN, 1.0f, c->hb, (int)BN, c->col, (int)BN,
-		             1.0f, g->w2[l], C * 9));
+		             1.0f, g->blk[l].w2, C * 9));
 		/* dV = conv(dz; flipped w2) [v > 0] */
 		k_im2col<<<grid2(BN, 9 * C), THREADS, 0, c->st>>>(dX, C, B, n, 0, s, c->col);
 		CL("k_im2col");
@@ -1171,13 +1057,13 @@ static int cu_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 		             (int)BN, 0.0f, c->dV, (int)BN));
 		k_mask<<<grid(CBN), THREADS, 0, c->st>>>(c->dV, c->V[l], CBN);
 		CL("k_mask");
-		TRY(rowdot(nn, c, c->dV, NULL, 0, C, BN, BN, NULL, 1, g->b1[l]));
+		TRY(rowdot(nn, c, c->dV, NULL, 0, C, BN, BN, NULL, 1, g->blk[l].b1));
 		/* w1 */
 		k_bf16<<<grid(CBN), THREADS, 0, c->st>>>(c->dV, CBN, NULL, c->hb);
 		k_im2col<<<grid2(BN, 9 * C), THREADS, 0, c->st>>>(c->X[l], C, B, n, 1, NULL, c->col);
 		CL("w1 operands");
 		CB(gemm_bf16(c->blas, 0, 1, C, C * 9, (int)BN, 1.0f, c->hb, (int)BN, c->col, (int)BN,
-		             1.0f, g->w1[l], C * 9));
+		             1.0f, g->blk[l].w1, C * 9));
 		/* dX += conv(dV; flipped w1) [x > 0] */
 		k_im2col<<<grid2(BN, 9 * C), THREADS, 0, c->st>>>(c->dV, C, B, n, 0, NULL, c->col);
 		CL("k_im2col");

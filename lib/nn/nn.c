@@ -1,9 +1,10 @@
-/* nn.c: architecture, parameter layout, initialisation and the backend
- * dispatch of the network (see nn.h; the CPU backend is nn_cpu.c). */
+/* nn.c: architecture, parameter layout and its named views,
+ * initialisation and the backend dispatch of the network (see nn.h and
+ * nn_backend.h; the CPU backend is nn_cpu.c, the loss nn_loss.c). */
 #include "nn.h"
 #include "nn_backend.h"
-#include "feat.h"
 #include "gpu.h"
+#include "rng.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -11,18 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-void gt_arch_default(gt_arch *a, int blocks, int channels)
+void gt_arch_default(gt_arch *a, int blocks, int channels, int in_planes, int globals,
+                     int feat_version)
 {
 	memset(a, 0, sizeof *a);
 	a->blocks = blocks;
 	a->channels = channels;
-	a->in_planes = GT_FEAT_PLANES;
-	a->globals = GT_FEAT_GLOBALS;
-	a->feat_version = GT_FEAT_VERSION;
+	a->in_planes = in_planes;
+	a->globals = globals;
+	a->feat_version = feat_version;
 	a->head_policy = 32;
 	a->head_value = 32;
 	a->value_hidden = 64;
-	a->max_n = GT_MAX_N;
+	a->max_n = GT_ARCH_MAX_N;
 }
 
 static int range(gt_error *e, const char *what, int v, int lo, int hi)
@@ -44,7 +46,7 @@ int gt_arch_check(const gt_arch *a, gt_error *e)
 	    (r = range(e, "policy head channels", a->head_policy, 1, GT_ARCH_MAX_HEAD)) ||
 	    (r = range(e, "value head channels", a->head_value, 1, GT_ARCH_MAX_HEAD)) ||
 	    (r = range(e, "value hidden units", a->value_hidden, 1, GT_ARCH_MAX_HEAD)) ||
-	    (r = range(e, "max board size", a->max_n, 2, GT_MAX_N)))
+	    (r = range(e, "max board size", a->max_n, 2, GT_ARCH_MAX_N)))
 		return r;
 	return 0;
 }
@@ -146,18 +148,10 @@ double gt_arch_flops(const gt_arch *a, int n)
 	return f;
 }
 
-/* splitmix64 (Steele, Lea, Flood 2014) and Box-Muller normals. */
-static uint64_t sm64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
+/* uniforms in (0, 1) from splitmix64 (rng.h) and Box-Muller normals */
 static double unif(uint64_t *s)
 {
-	return ((sm64(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+	return ((gt_splitmix64(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
 static double normal(uint64_t *s)
@@ -197,6 +191,33 @@ void gt_arch_init_params(const gt_arch *a, float *params, uint64_t seed)
 			p[j] = sd > 0 ? (float)(sd * normal(&s)) : 0.0f;
 	}
 	free(ts);
+}
+
+void gt_nn_views_init(gt_nn_views *v, const gt_nn *nn, float *base)
+{
+	const gt_tensor *t = nn->tensors;
+	int L = nn->arch.blocks, k = 0;
+	v->in_w = base + t[k++].offset;
+	v->in_b = base + t[k++].offset;
+	v->in_g = nn->arch.globals > 0 ? base + t[k++].offset : NULL;
+	v->blk = gt_xcalloc((size_t)L, sizeof *v->blk);
+	for (int l = 0; l < L; l++) {
+		float **f[] = {&v->blk[l].w1, &v->blk[l].b1, &v->blk[l].w2, &v->blk[l].b2,
+		               &v->blk[l].s};
+		for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+			*f[i] = base + t[k++].offset;
+	}
+	float **f[] = {&v->pol_w, &v->pol_b, &v->pol_ow, &v->pol_ob, &v->pol_pw,
+	               &v->pol_pb, &v->val_w, &v->val_b, &v->fc1_w, &v->fc1_b,
+	               &v->fc2_w, &v->fc2_b, &v->sc_w, &v->sc_b, &v->own_w, &v->own_b};
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+		*f[i] = base + t[k++].offset;
+}
+
+void gt_nn_views_release(gt_nn_views *v)
+{
+	free(v->blk);
+	v->blk = NULL;
 }
 
 static const gt_nn_backend *backends[] = {
@@ -264,6 +285,7 @@ float *gt_nn_params(gt_nn *nn) { return nn->params; }
 float *gt_nn_grads(gt_nn *nn) { return nn->grads; }
 size_t gt_nn_nparams(const gt_nn *nn) { return nn->nparams; }
 int gt_nn_sync_params(gt_nn *nn) { return nn->be->sync_params(nn); }
+const char *gt_nn_error(const gt_nn *nn) { return nn->errtext; }
 
 void gt_nn_zero_grad(gt_nn *nn)
 {

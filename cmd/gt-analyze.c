@@ -1,0 +1,127 @@
+/* gt-analyze: KataGo's analysis-engine protocol on stdin and stdout over a
+ * gt network (lib/analyze; gt-analyze(1)). */
+#include "analyze.h"
+#include "evcache.h"
+#include "gt.h"
+#include "lines.h"
+#include "neteval.h"
+
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *prog = "gt-analyze";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: gt-analyze --model FILE|none [--visits N] [--parallel N] [--report-as WHO]\n"
+	    "                  [--ownership] [--policy] [--deterministic] [--backend NAME]\n"
+	    "KataGo's analysis-engine protocol: JSON queries (or gt game records) on stdin,\n"
+	    "one JSON answer a searched position on stdout.\n"
+	    "  --model FILE|none  the network, or none: uniform priors, value 0\n"
+	    "  --visits N         maxVisits of a query without one (100)\n"
+	    "  --parallel N       positions searched at once, their leaves in one batch (16)\n"
+	    "  --report-as WHO    black, white or side: whose view values are from (black)\n"
+	    "  --ownership, --policy  include them in the answers to game records\n"
+	    "  --deterministic    answers that do not depend on the batch (slower on CPU)\n"
+	    "  --backend NAME     cpu, cuda or auto (cpu)\n");
+}
+
+/* write the answers waiting; 0, or -1 on a write error */
+static int flush_out(gt_analyzer *a)
+{
+	for (char *s; (s = gt_analyzer_output(a)); free(s))
+		if (fputs(s, stdout) == EOF || putchar('\n') == EOF) {
+			free(s);
+			return -1;
+		}
+	return fflush(stdout) == EOF ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	enum { O_MODEL = 256, O_VISITS, O_PAR, O_REPORT, O_OWN, O_POL, O_DET, O_BACKEND, O_VERSION };
+	static const struct option opts[] = {
+		{ "model", required_argument, 0, O_MODEL }, { "visits", required_argument, 0, O_VISITS },
+		{ "parallel", required_argument, 0, O_PAR }, { "report-as", required_argument, 0, O_REPORT },
+		{ "ownership", no_argument, 0, O_OWN }, { "policy", no_argument, 0, O_POL },
+		{ "deterministic", no_argument, 0, O_DET }, { "backend", required_argument, 0, O_BACKEND },
+		{ "version", no_argument, 0, O_VERSION }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+	};
+	gt_analyze_params p;
+	gt_analyze_params_default(&p);
+	const char *model = NULL, *backend = NULL;
+	int det = 0, c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_MODEL: model = optarg; break;
+		case O_VISITS: p.visits = (int)cli_int("--visits", optarg, 1, 1000000000); break;
+		case O_PAR: p.parallel = (int)cli_int("--parallel", optarg, 1, 4096); break;
+		case O_REPORT:
+			p.report = !strcmp(optarg, "black") ? GT_REPORT_BLACK : !strcmp(optarg, "white") ?
+			           GT_REPORT_WHITE : !strcmp(optarg, "side") ? GT_REPORT_SIDE : -1;
+			if (p.report < 0)
+				cli_bad_value("--report-as", "black, white or side", optarg);
+			break;
+		case O_OWN: p.ownership = 1; break;
+		case O_POL: p.policy = 1; break;
+		case O_DET: det = 1; break;
+		case O_BACKEND: backend = optarg; break;
+		case O_VERSION: printf("gt-analyze %s\n", GT_VERSION); return 0;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc || !model) {
+		if (optind < argc)
+			cli_warn("unexpected argument '%s'", argv[optind]);
+		else
+			cli_warn("--model is required");
+		usage(stderr);
+		return 2;
+	}
+	gt_evaluator ev;
+	gt_error e;
+	char name[256];
+	if (gt_neteval_open_file(model, backend, &ev, name, sizeof name, &e) != 0)
+		cli_die("%s", e.text);
+	if (det)
+		gt_neteval_set_exact(&ev, 1);
+	gt_evcache_wrap(&ev, (size_t)64 << 20);
+	p.model = name;
+	gt_analyzer *a = gt_analyzer_new(&p, &ev);
+	gt_lines *in = gt_lines_new(stdin, (size_t)64 << 20);
+	long lineno = 0;
+	int busy = 0, rc = 0;
+	for (;;) {
+		/* new input: wait for it when idle, else take what has come (an
+		 * action may stop a search; a bound on the turns waiting keeps a
+		 * long input from being read into memory at once) */
+		while (gt_analyzer_queued(a) < 65536 && (!busy || gt_lines_wait(in, 0))) {
+			size_t len;
+			char *l = gt_lines_get(in, &len);
+			if (!l)
+				break;
+			gt_analyzer_add(a, l, len, ++lineno);
+			busy = 1;
+		}
+		if (flush_out(a))
+			break;
+		busy = gt_analyzer_step(a, &e);
+		if (busy < 0) {
+			cli_warn("%s", e.text);
+			rc = 1;
+		}
+		if (flush_out(a) || busy < 0 || (!busy && gt_lines_eof(in)))
+			break;
+	}
+	rc |= gt_analyzer_errors(a) > 0;
+	gt_lines_free(in);
+	gt_analyzer_free(a);
+	gt_evaluator_close(&ev);
+	return cli_fshut(stdout, "stdout") | rc;
+}

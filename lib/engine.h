@@ -1,0 +1,63 @@
+/*
+ * engine.h: the search behind gt-gtp (gt-gtp(1) is the user's view): genmove
+ * by PUCT search (mcts.h) under the GTP time controls, live analysis in
+ * the forms the GUIs speak, dead stones, and the search summary.
+ *
+ * Analysis commands (streaming, gtp.h), each "[color] [interval]" then
+ * "key value" pairs as Leela Zero and KataGo take them (interval in
+ * centiseconds; keys interval, minmoves, maxmoves, and for the kata- forms
+ * ownership, pvVisits, rootInfo):
+ *   lz-analyze, lz-genmove_analyze      Leela Zero's info lines: winrate,
+ *                                       prior and lcb in 1/10000
+ *   kata-analyze, kata-genmove_analyze  KataGo's keys: winrate, scoreMean,
+ *                                       scoreLead, prior, lcb as fractions
+ *                                       and points, "ownership" after the
+ *                                       moves
+ *   analyze, genmove_analyze            Sabaki's (its engine-analysis
+ *                                       guide): the kata- lines
+ * Every "interval" one line lists the searched moves ("info move ... pv
+ * ..."), values from the side to move's view. The search goes on from the
+ * tree kept so far for as long as no command arrives (pondering); the
+ * genmove forms stop at the visits or the time of a genmove and end with
+ * "play VERTEX". Without an interval a line comes every second.
+ *
+ * Dead stones (final_status_list, final_score): score.h's judgement from
+ * the mean of two ownership maps: the playouts', and, with a network, the
+ * network's ownership averaged over a search of max(100, visits) visits
+ * from the position in which passing is not searched (so the search plays
+ * the game out instead of ending it with dead stones on the board:
+ * KataGo's conservative pass for its status search). Without a network the
+ * playouts alone.
+ */
+#ifndef GT_ENGINE_H
+#define GT_ENGINE_H
+#include <stdio.h>
+
+#include "gtp.h"
+#include "mcts.h"
+
+typedef struct gt_engine_params {
+	int visits;        /* visits of a genmove, kept tree included: 100 */
+	double resign;     /* > 0: resign when the search's value is below -resign; 0 */
+	int pv_len;        /* longest principal variation in analysis: 15 (KataGo's) */
+	FILE *log;         /* the search summary after each genmove; NULL: none */
+	const char *name;  /* prefix of the summary's lines ("gt-gtp") */
+} gt_engine_params;
+
+/* gt_engine_params_default: the defaults above. */
+void gt_engine_params_default(gt_engine_params *p);
+
+typedef struct gt_engine gt_engine;
+
+/* gt_engine_new: an engine searching with ev (taken: closed by
+ * gt_engine_free) under p (copied; log and name borrowed). */
+gt_engine *gt_engine_new(const gt_engine_params *p, gt_evaluator *ev);
+void gt_engine_free(gt_engine *e);
+
+/* gt_engine_attach: make e g's genmove and judge of dead stones, and
+ * register the analysis commands above and gt-ownership (the ownership map
+ * of a search, for GoGui: its gogui-analyze_commands line is added).
+ * Returns 0 or gt_gtp_register's error. */
+int gt_engine_attach(gt_engine *e, gt_gtp *g);
+
+#endif

@@ -1,0 +1,729 @@
+/*
+ * nn_cpu.c: the CPU backend of lib/nn, the reference that the others are
+ * tested against: convolutions as im2col + OpenBLAS cblas_sgemm. See nn.h
+ * for the network, nn_loss.c for the loss.
+ *
+ * Activations are kept channel-major over the whole batch, [c][b*N + p],
+ * so a convolution is a few large GEMMs of (Cout x Cin*9) by (Cin*9 x
+ * columns), one per chunk of whole boards of about 1024 columns (the
+ * im2col buffer stays in cache); inputs arrive NCHW and are transposed
+ * once. Backward recomputes the im2col of the layer inputs and gets input
+ * gradients as convolutions with flipped, transposed kernels.
+ *
+ * One forward/backward pair per layer (llm.c's train_gpt2.c), with B
+ * boards of n x n, N = n*n, BN = B*N columns, C channels, Cin input
+ * planes, G globals, L blocks, Hp and Hv head channels, H hidden units:
+ *   input_forward   planes (B x Cin x N, NCHW), globals (B x G)
+ *                   -> xin (Cin x BN), glob (B x G) -> X[0] (C x BN)
+ *   block_forward   X[l] -> V[l] -> Z[l] -> X[l+1] (each C x BN), l < L
+ *   (trunk)         T = relu(X[L]) (C x BN)
+ *   policy_forward  T -> P (Hp x BN) -> gp (B x 2Hp) -> policy (B x (N+1))
+ *   value_forward   T -> Vh (Hv x BN) -> gv (B x 2Hv) -> hid (B x H)
+ *                   -> vpre, value, sraw, score (B); Vh -> opre, own (BN)
+ * Each X_backward takes the gradient of X_forward's output, adds the
+ * gradients of the layer's parameters to nn->grads and writes (or adds,
+ * as said) the gradient of its input. A play forward keeps one X, V and
+ * Z (each block works in place); a training forward keeps every layer's.
+ * All activations and scratch are views into one buffer (acts_point),
+ * sized from these shapes for the largest (B, BN) seen.
+ */
+#include "nn.h"
+#include "nn_backend.h"
+#include "util.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Under AddressSanitizer (make check SANITIZE=1) every view is followed
+ * by a poisoned guard of GUARD floats, so that running off the end of
+ * one is caught as it would be between separate allocations. */
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#define GUARD 16
+#else
+#define GUARD 0
+#define ASAN_POISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#endif
+
+/* The activations, scratch and activation gradients: views into one
+ * buffer. BN and B are the capacities (cap_bn, cap_b). */
+typedef struct acts {
+	float *xin;           /* Cin x BN: the input planes, channel-major */
+	float *glob;          /* B x G: the global inputs */
+	float *X;             /* (L+1) x C x BN in training, else C x BN */
+	float *V, *Z;         /* L x C x BN in training, else C x BN each */
+	float *T;             /* C x BN: relu(X[L]) */
+	float *P, *Vh;        /* Hp x BN, Hv x BN: the heads' 1x1 convolutions */
+	float *gp, *gv;       /* B x 2Hp, B x 2Hv: their pooled means */
+	float *hid;           /* B x H: the value MLP's hidden units */
+	float *vpre, *sraw;   /* B: value before tanh, score / 20 */
+	float *opre;          /* BN: ownership before tanh */
+	float *policy;        /* B x (N+1) <= BN + B: the outputs */
+	float *value, *score; /* B */
+	float *own;           /* BN */
+	float *tmp;           /* BN: the point logits before their bias */
+	float *col;           /* Kmax x cols: im2col of one chunk (Kmax = 9 max(Cin, C)) */
+	float *rbuf;          /* Kmax/9 x cols: a chunk's relu(input) or input gradient */
+	/* training only (NULL after play forwards alone) */
+	float *dcol;          /* Kmax x cols: im2col of a chunk's output gradient */
+	float *wt;            /* C x C*9: a block kernel transposed and flipped */
+	float *dX, *dV;       /* C x BN: gradients of X[l] (and T), V[l] */
+	float *dP, *dVh;      /* Hp x BN, Hv x BN */
+	float *dhid, *dgv;    /* B x H, B x 2Hv */
+	float *dpoint, *dpass;/* BN, B: of the policy logits */
+	float *dvpre, *dsr;   /* B, B */
+	float *dopre;         /* BN */
+} acts;
+
+typedef struct cpu {
+	gt_nn_views p, g;  /* views of nn->params and nn->grads */
+	acts act;          /* views into buf */
+	float *buf;
+	size_t nbuf;       /* floats in buf */
+	size_t cap_bn;     /* B*N the buffer holds */
+	int cap_b, cap_train;
+	int batch, n, trained; /* last forward; trained: activations kept */
+} cpu;
+
+/* Convolutions run over chunks of whole boards, about chunk_cols columns
+ * each (at most max(chunk_cols, n*n)), so that the im2col buffer stays in
+ * cache and is small. */
+static int chunk_cols = GT_NN_CPU_CHUNK_MAX;
+
+void gt_nn_cpu_chunk(int cols)
+{
+	chunk_cols = cols < 1 ? 1 : cols > GT_NN_CPU_CHUNK_MAX ? GT_NN_CPU_CHUNK_MAX : cols;
+}
+
+static int chunk_boards(int n)
+{
+	int nb = chunk_cols / (n * n);
+	return nb < 1 ? 1 : nb;
+}
+
+/* ------------------------------------------------------------ buffers */
+
+/* Point the views of v into base for B boards and BN columns, with train
+ * the views that backward needs too (else those are NULL); base NULL
+ * only counts. Returns the floats needed. Each view's offset is a
+ * multiple of 16 floats (64 bytes, a cache line); the gap after it is
+ * poisoned under ASan. */
+static size_t acts_point(acts *v, const gt_arch *a, size_t B, size_t BN, int train,
+                         float *base)
+{
+	size_t C = a->channels, Cin = a->in_planes, G = a->globals, L = a->blocks;
+	size_t Hp = a->head_policy, Hv = a->head_value, H = a->value_hidden;
+	size_t kmax = (Cin > C ? Cin : C) * 9, maxN = (size_t)a->max_n * a->max_n;
+	size_t cols = maxN > GT_NN_CPU_CHUNK_MAX ? maxN : GT_NN_CPU_CHUNK_MAX;
+	size_t nx = train ? L + 1 : 1, nv = train ? L : 1;
+	struct { float **view; size_t size; int train; } list[] = {
+		{&v->xin, Cin * BN, 0}, {&v->glob, G * B, 0},
+		{&v->X, nx * C * BN, 0}, {&v->V, nv * C * BN, 0}, {&v->Z, nv * C * BN, 0},
+		{&v->T, C * BN, 0}, {&v->P, Hp * BN, 0}, {&v->Vh, Hv * BN, 0},
+		{&v->gp, 2 * Hp * B, 0}, {&v->gv, 2 * Hv * B, 0}, {&v->hid, H * B, 0},
+		{&v->vpre, B, 0}, {&v->sraw, B, 0}, {&v->opre, BN, 0},
+		{&v->policy, BN + B, 0}, {&v->value, B, 0}, {&v->score, B, 0}, {&v->own, BN, 0},
+		{&v->tmp, BN, 0}, {&v->col, kmax * cols, 0}, {&v->rbuf, kmax / 9 * cols, 0},
+		{&v->dcol, kmax * cols, 1}, {&v->wt, C * C * 9, 1},
+		{&v->dX, C * BN, 1}, {&v->dV, C * BN, 1}, {&v->dP, Hp * BN, 1},
+		{&v->dVh, Hv * BN, 1}, {&v->dhid, H * B, 1}, {&v->dgv, 2 * Hv * B, 1},
+		{&v->dpoint, BN, 1}, {&v->dpass, B, 1}, {&v->dvpre, B, 1}, {&v->dsr, B, 1},
+		{&v->dopre, BN, 1},
+	};
+	size_t off = 0;
+	for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
+		if (list[i].train && !train) {
+			*list[i].view = NULL;
+			continue;
+		}
+		size_t next = off + (list[i].size + 15) / 16 * 16 + GUARD;
+		*list[i].view = base ? base + off : NULL;
+		if (base && next > off + list[i].size)
+			ASAN_POISON_MEMORY_REGION(base + off + list[i].size,
+			                          sizeof(float) * (next - off - list[i].size));
+		off = next;
+	}
+	return off;
+}
+
+static void free_acts(cpu *c)
+{
+	if (c->buf)
+		ASAN_UNPOISON_MEMORY_REGION(c->buf, c->nbuf * sizeof(float));
+	free(c->buf);
+	c->buf = NULL;
+}
+
+/* Make room for batch x n (and the training activations if train). */
+static void ensure(gt_nn *nn, cpu *c, int batch, int n, int train)
+{
+	size_t bn = (size_t)batch * n * n;
+	if (bn <= c->cap_bn && batch <= c->cap_b && (!train || c->cap_train))
+		return;
+	c->cap_bn = bn > c->cap_bn ? bn : c->cap_bn;
+	c->cap_b = batch > c->cap_b ? batch : c->cap_b;
+	c->cap_train = train || c->cap_train;
+	free_acts(c);
+	c->nbuf = acts_point(&c->act, &nn->arch, c->cap_b, c->cap_bn, c->cap_train, NULL);
+	c->buf = gt_xmalloc(c->nbuf * sizeof(float));
+	acts_point(&c->act, &nn->arch, c->cap_b, c->cap_bn, c->cap_train, c->buf);
+}
+
+static int cpu_init(gt_nn *nn)
+{
+	cpu *c = gt_xcalloc(1, sizeof *c);
+	gt_nn_views_init(&c->p, nn, nn->params);
+	gt_nn_views_init(&c->g, nn, nn->grads);
+	nn->state = c;
+	return 0;
+}
+
+static void cpu_release(gt_nn *nn)
+{
+	cpu *c = nn->state;
+	free_acts(c);
+	gt_nn_views_release(&c->p);
+	gt_nn_views_release(&c->g);
+	free(c);
+	nn->state = NULL;
+}
+
+static int cpu_sync(gt_nn *nn)
+{
+	return 0;
+}
+
+/* --------------------------------------------------------- primitives */
+
+/* im2col for a 3x3 convolution with zero padding 1, boards b0..b0+nb-1 of
+ * [ci][b*N + y*n + x] data whose rows hold BN floats:
+ * col[(ci*9 + ky*3 + kx)][(b-b0)*N + y*n + x] = in[ci][b, y+ky-1, x+kx-1]
+ * (0 off the board). Each board is one shifted block copy, then the
+ * wrapped row and column are zeroed. */
+static void im2col(const float *in, int Cin, size_t BN, int b0, int nb, int n,
+                   float *col)
+{
+	long N = (long)n * n, nc = nb * N;
+	for (int ci = 0; ci < Cin; ci++)
+		for (int ky = 0; ky < 3; ky++)
+			for (int kx = 0; kx < 3; kx++) {
+				float *row = col + (size_t)(ci * 9 + ky * 3 + kx) * nc;
+				long dy = ky - 1, dx = kx - 1, shift = dy * n + dx;
+				long p0 = shift < 0 ? -shift : 0, p1 = shift > 0 ? N - shift : N;
+				for (int b = 0; b < nb; b++) {
+					float *o = row + b * N;
+					const float *src = in + ci * BN + (size_t)(b0 + b) * N;
+					if (p0)
+						memset(o, 0, sizeof(float) * p0);
+					memcpy(o + p0, src + p0 + shift, sizeof(float) * (p1 - p0));
+					if (p1 < N)
+						memset(o + p1, 0, sizeof(float) * (N - p1));
+					if (dy < 0)
+						memset(o, 0, sizeof(float) * n);
+					else if (dy > 0)
+						memset(o + N - n, 0, sizeof(float) * n);
+					if (dx < 0)
+						for (long y = 0; y < n; y++)
+							o[y * n] = 0;
+					else if (dx > 0)
+						for (long y = 0; y < n; y++)
+							o[y * n + n - 1] = 0;
+				}
+			}
+}
+
+static void relu_copy(float *restrict o, const float *restrict x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		o[i] = x[i] > 0 ? x[i] : 0.0f;
+}
+
+/* d[i] = 0 where v[i] <= 0 (the ReLU's derivative) */
+static void mask_pos(float *restrict d, const float *restrict v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		d[i] = v[i] > 0 ? d[i] : 0.0f;
+}
+
+/* d[i] += u[i] where v[i] > 0 */
+static void add_masked(float *restrict d, const float *restrict u,
+                       const float *restrict v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		d[i] += v[i] > 0 ? u[i] : 0.0f;
+}
+
+/* im2col of boards b0..b0+nb-1 into col; with relu, the boards' relu
+ * is first taken into rbuf in one vectorised pass */
+static void im2col_chunk(cpu *c, const float *in, int Cin, size_t BN, int b0, int nb,
+                         int n, float *col, int relu)
+{
+	size_t N = (size_t)n * n, nc = nb * N;
+	if (!relu) {
+		im2col(in, Cin, BN, b0, nb, n, col);
+		return;
+	}
+	for (int ci = 0; ci < Cin; ci++)
+		relu_copy(c->act.rbuf + ci * nc, in + ci * BN + b0 * N, nc);
+	im2col(c->act.rbuf, Cin, nc, 0, nb, n, col);
+}
+
+/* out (Cout x BN) = W (Cout x Cin*9) * im2col(in or relu(in)) + bias[c] */
+static void conv3x3(cpu *c, const float *in, int Cin, int Cout, int B, int n,
+                    const float *W, const float *bias, float *out, int relu)
+{
+	size_t N = (size_t)n * n, BN = B * N;
+	int K = Cin * 9, step = chunk_boards(n);
+	for (int b0 = 0; b0 < B; b0 += step) {
+		int nb = B - b0 < step ? B - b0 : step;
+		int nc = (int)(nb * N);
+		im2col_chunk(c, in, Cin, BN, b0, nb, n, c->act.col, relu);
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Cout, nc, K,
+		            1.0f, W, K, c->act.col, nc, 0.0f, out + b0 * N, (int)BN);
+	}
+	for (int o = 0; o < Cout; o++) {
+		float bb = bias[o], *r = out + o * BN;
+		for (size_t i = 0; i < BN; i++)
+			r[i] += bb;
+	}
+}
+
+/* Backward of out = alpha * conv3x3(relu?(in); W): dW += alpha * dout
+ * im2col(relu?(in))^T, and if din is not NULL, the gradient with respect
+ * to relu?(in), g, computed as the 3x3 convolution of dout with the
+ * transposed, spatially flipped kernel W'[ci][co][ky][kx] =
+ * W[co][ci][2-ky][2-kx] (the forward's GEMM shape, no col2im scatter),
+ * goes through the ReLU's derivative [in > 0] (when relu) and is stored
+ * into din (acc 0) or added to it (acc 1), chunk by chunk while it is in
+ * cache. */
+static void conv3x3_back(cpu *c, const float *in, int Cin, int Cout, int B, int n,
+                         const float *W, const float *dout, float alpha, float *dW,
+                         float *din, int relu, int acc)
+{
+	size_t N = (size_t)n * n, BN = B * N;
+	int K = Cin * 9, Kt = Cout * 9, step = chunk_boards(n);
+	float *wt = c->act.wt, *rbuf = c->act.rbuf;
+	if (din)
+		for (int ci = 0; ci < Cin; ci++)
+			for (int co = 0; co < Cout; co++)
+				for (int k = 0; k < 9; k++)
+					wt[(size_t)ci * Kt + co * 9 + k] = W[(size_t)co * K + ci * 9 + 8 - k];
+	for (int b0 = 0; b0 < B; b0 += step) {
+		int nb = B - b0 < step ? B - b0 : step;
+		int nc = (int)(nb * N);
+		im2col_chunk(c, in, Cin, BN, b0, nb, n, c->act.col, relu);
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Cout, K, nc, alpha,
+		            dout + b0 * N, (int)BN, c->act.col, nc, 1.0f, dW, K);
+		if (!din)
+			continue;
+		im2col(dout, Cout, BN, b0, nb, n, c->act.dcol);
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Cin, nc, Kt, alpha,
+		            wt, Kt, c->act.dcol, nc, 0.0f, rbuf, nc);
+		for (int ci = 0; ci < Cin; ci++) {
+			float *d = din + ci * BN + b0 * N;
+			const float *g = rbuf + (size_t)ci * nc, *x = in + ci * BN + b0 * N;
+			if (!relu && !acc)
+				memcpy(d, g, sizeof(float) * nc);
+			else if (!relu)
+				for (int i = 0; i < nc; i++)
+					d[i] += g[i];
+			else if (!acc)
+				for (int i = 0; i < nc; i++)
+					d[i] = x[i] > 0 ? g[i] : 0.0f;
+			else
+				add_masked(d, g, x, (size_t)nc);
+		}
+	}
+}
+
+/* out (Cout x BN) = relu(W (Cout x Cin) * in + bias) */
+static void conv1x1_relu(const float *in, int Cin, int Cout, size_t BN,
+                         const float *W, const float *bias, float *out)
+{
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Cout, (int)BN, Cin,
+	            1.0f, W, Cin, in, (int)BN, 0.0f, out, (int)BN);
+	for (int o = 0; o < Cout; o++) {
+		float bb = bias[o], *r = out + o * BN;
+		for (size_t i = 0; i < BN; i++) {
+			float v = r[i] + bb;
+			r[i] = v > 0 ? v : 0;
+		}
+	}
+}
+
+/* pooled[b][h] = mean_p in[h][b*N+p], pooled[b][H+h] = that * (n-14)/10 */
+static void pool(const float *in, int H, int B, int n, float *pooled)
+{
+	size_t N = (size_t)n * n, BN = B * N;
+	for (int h = 0; h < H; h++)
+		for (int b = 0; b < B; b++) {
+			const float *r = in + h * BN + b * N;
+			double s = 0;
+			for (size_t p = 0; p < N; p++)
+				s += r[p];
+			float m = (float)(s / N);
+			pooled[b * 2 * H + h] = m;
+			pooled[b * 2 * H + H + h] = m * (float)(n - 14) / 10.0f;
+		}
+}
+
+/* sum of x[0..n) (y NULL) or of x[i]*y[i]: 8 float lanes over blocks of
+ * 512 (vectorisable), the blocks added in double. Inlined into sum_f and
+ * dot_f, so that each has its own loop without the test of y. */
+static inline __attribute__((always_inline)) double lanes(const float *x, const float *y,
+                                                          size_t n)
+{
+	double s = 0;
+	for (size_t i0 = 0; i0 < n; i0 += 512) {
+		size_t e = n - i0 < 512 ? n - i0 : 512, i = 0;
+		float l[8] = {0};
+		for (; i + 8 <= e; i += 8)
+			for (int j = 0; j < 8; j++)
+				l[j] += y ? x[i0 + i + j] * y[i0 + i + j] : x[i0 + i + j];
+		for (; i < e; i++)
+			l[0] += y ? x[i0 + i] * y[i0 + i] : x[i0 + i];
+		s += ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+	}
+	return s;
+}
+
+static double sum_f(const float *x, size_t n)
+{
+	return lanes(x, NULL, n);
+}
+
+static double dot_f(const float *x, const float *y, size_t n)
+{
+	return lanes(x, y, n);
+}
+
+static void rowsum_add(const float *m, int rows, size_t cols, float *acc)
+{
+	for (int r = 0; r < rows; r++)
+		acc[r] += (float)sum_f(m + r * cols, cols);
+}
+
+/* ------------------------------------------------------------- layers */
+
+/* x0 (C x BN) = conv3x3(planes; in_w) + in_b + in_g . globals per board
+ * and channel; planes (B x Cin x N) are kept transposed in xin, globals
+ * (B x G) in glob. */
+static void input_forward(cpu *c, const gt_arch *a, int B, int n, const float *planes,
+                          const float *globals, float *x0)
+{
+	const gt_nn_views *p = &c->p;
+	int C = a->channels, Cin = a->in_planes, G = a->globals;
+	size_t N = (size_t)n * n, BN = B * N;
+	float *xin = c->act.xin, *glob = c->act.glob;
+	for (int b = 0; b < B; b++)
+		for (int ci = 0; ci < Cin; ci++)
+			memcpy(xin + ci * BN + b * N, planes + ((size_t)b * Cin + ci) * N,
+			       sizeof(float) * N);
+	if (G > 0)
+		memcpy(glob, globals, sizeof(float) * B * G);
+	conv3x3(c, xin, Cin, C, B, n, p->in_w, p->in_b, x0, 0);
+	for (int o = 0; o < C && G > 0; o++)
+		for (int b = 0; b < B; b++) {
+			float add = 0, *r = x0 + o * BN + b * N;
+			for (int g = 0; g < G; g++)
+				add += p->in_g[o * G + g] * glob[b * G + g];
+			for (size_t i = 0; i < N; i++)
+				r[i] += add;
+		}
+}
+
+/* dx0 (C x BN): the gradient of x0; adds those of in_w, in_b, in_g. */
+static void input_backward(cpu *c, const gt_arch *a, int B, int n, const float *dx0)
+{
+	const gt_nn_views *p = &c->p, *g = &c->g;
+	int C = a->channels, Cin = a->in_planes, G = a->globals;
+	size_t N = (size_t)n * n, BN = B * N;
+	rowsum_add(dx0, C, BN, g->in_b);
+	for (int o = 0; o < C && G > 0; o++)
+		for (int b = 0; b < B; b++) {
+			double s = 0;
+			const float *r = dx0 + o * BN + b * N;
+			for (size_t q = 0; q < N; q++)
+				s += r[q];
+			for (int k = 0; k < G; k++)
+				g->in_g[o * G + k] += (float)s * c->act.glob[b * G + k];
+		}
+	conv3x3_back(c, c->act.xin, Cin, C, B, n, p->in_w, dx0, 1.0f, g->in_w, NULL, 0, 0);
+}
+
+/* Residual block, each array C x BN:
+ *   v = conv3x3(relu(x); w1) + b1, z = conv3x3(relu(v); w2) + b2,
+ *   y = x + s z (y may be x). */
+static void block_forward(gt_nn *nn, cpu *c, const gt_nn_block_views *bp, int B, int n,
+                          const float *x, float *v, float *z, float *y)
+{
+	int C = nn->arch.channels;
+	size_t BN = (size_t)B * n * n;
+	double t0 = nn->profile ? gt_now() : 0;
+	conv3x3(c, x, C, C, B, n, bp->w1, bp->b1, v, 1);
+	conv3x3(c, v, C, C, B, n, bp->w2, bp->b2, z, 1);
+	if (nn->profile)
+		nn->prof_conv_s += gt_now() - t0;
+	float s = bp->s[0];
+	for (size_t i = 0; i < (size_t)C * BN; i++)
+		y[i] = x[i] + s * z[i];
+}
+
+/* dx (C x BN): the gradient of y on entry, of x on return (dy passes
+ * through the skip; the block's part is added); adds the gradients of
+ * w1, b1, w2, b2, s into bg. Uses dV. */
+static void block_backward(cpu *c, const gt_arch *a, const gt_nn_block_views *bp,
+                           const gt_nn_block_views *bg, int B, int n, const float *x,
+                           const float *v, const float *z, float *dx)
+{
+	int C = a->channels;
+	size_t BN = (size_t)B * n * n;
+	float s = bp->s[0], *dv = c->act.dV;
+	bg->s[0] += (float)dot_f(dx, z, (size_t)C * BN);
+	/* z = conv(relu(v)) + b2, dz = s dy */
+	for (int o = 0; o < C; o++)
+		bg->b2[o] += (float)(s * sum_f(dx + o * BN, BN));
+	conv3x3_back(c, v, C, C, B, n, bp->w2, dx, s, bg->w2, dv, 1, 0);
+	rowsum_add(dv, C, BN, bg->b1);
+	/* v = conv(relu(x)) + b1 */
+	conv3x3_back(c, x, C, C, B, n, bp->w1, dv, 1.0f, bg->w1, dx, 1, 1);
+}
+
+/* Policy head: P (Hp x BN) = relu(pol_w T + pol_b); point logits
+ * pol_ow . P + pol_ob; gp (B x 2Hp) = pool(P); pass logit pol_pw . gp +
+ * pol_pb; into policy (B x (N+1), pass last). */
+static void policy_forward(cpu *c, const gt_arch *a, int B, int n)
+{
+	const gt_nn_views *p = &c->p;
+	acts *v = &c->act;
+	int C = a->channels, Hp = a->head_policy;
+	size_t N = (size_t)n * n, BN = B * N;
+	conv1x1_relu(v->T, C, Hp, BN, p->pol_w, p->pol_b, v->P);
+	cblas_sgemv(CblasRowMajor, CblasTrans, Hp, (int)BN, 1.0f, v->P, (int)BN,
+	            p->pol_ow, 1, 0.0f, v->tmp, 1);
+	pool(v->P, Hp, B, n, v->gp);
+	for (int b = 0; b < B; b++) {
+		float *row = v->policy + b * (N + 1);
+		for (size_t q = 0; q < N; q++)
+			row[q] = v->tmp[b * N + q] + p->pol_ob[0];
+		float s = p->pol_pb[0];
+		for (int j = 0; j < 2 * Hp; j++)
+			s += p->pol_pw[j] * v->gp[b * 2 * Hp + j];
+		row[N] = s;
+	}
+}
+
+/* From dpoint (BN) and dpass (B), the gradients of the logits: dP and
+ * the head's parameter gradients; dT (C x BN) = the gradient of T
+ * through this head (stored). */
+static void policy_backward(cpu *c, const gt_arch *a, int B, int n, float *dT)
+{
+	const gt_nn_views *p = &c->p, *g = &c->g;
+	acts *v = &c->act;
+	int C = a->channels, Hp = a->head_policy;
+	size_t N = (size_t)n * n, BN = B * N;
+	float pscale = (float)(n - 14) / 10.0f;
+	for (int h = 0; h < Hp; h++) {
+		double sw = 0;
+		const float *P = v->P + h * BN;
+		float *dP = v->dP + h * BN;
+		for (int b = 0; b < B; b++) {
+			const float *dl = v->dpoint + b * N;
+			float gpass = v->dpass[b];
+			float dpool = (p->pol_pw[h] + p->pol_pw[Hp + h] * pscale) * gpass / N;
+			for (size_t q = 0; q < N; q++) {
+				sw += (double)dl[q] * P[b * N + q];
+				float d = p->pol_ow[h] * dl[q] + dpool;
+				dP[b * N + q] = P[b * N + q] > 0 ? d : 0;
+			}
+		}
+		g->pol_ow[h] += (float)sw;
+	}
+	for (int b = 0; b < B; b++) {
+		const float *dl = v->dpoint + b * N;
+		double s = 0;
+		for (size_t q = 0; q < N; q++)
+			s += dl[q];
+		g->pol_ob[0] += (float)s;
+		g->pol_pb[0] += v->dpass[b];
+		for (int j = 0; j < 2 * Hp; j++)
+			g->pol_pw[j] += v->dpass[b] * v->gp[b * 2 * Hp + j];
+	}
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Hp, C, (int)BN, 1.0f,
+	            v->dP, (int)BN, v->T, (int)BN, 1.0f, g->pol_w, C);
+	rowsum_add(v->dP, Hp, BN, g->pol_b);
+	cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, C, (int)BN, Hp, 1.0f,
+	            p->pol_w, C, v->dP, (int)BN, 0.0f, dT, (int)BN);
+}
+
+/* Value head: Vh (Hv x BN) = relu(val_w T + val_b), gv (B x 2Hv) =
+ * pool(Vh), hid (B x H) = relu(fc1 gv), vpre = fc2 . hid, value =
+ * tanh(vpre), sraw = score.w . hid + score.b, score = 20 sraw; ownership
+ * opre (BN) = own_w . Vh + own_b, own = tanh(opre). */
+static void value_forward(cpu *c, const gt_arch *a, int B, int n)
+{
+	const gt_nn_views *p = &c->p;
+	acts *v = &c->act;
+	int C = a->channels, Hv = a->head_value, H = a->value_hidden;
+	size_t N = (size_t)n * n, BN = B * N;
+	conv1x1_relu(v->T, C, Hv, BN, p->val_w, p->val_b, v->Vh);
+	pool(v->Vh, Hv, B, n, v->gv);
+	for (int b = 0; b < B; b++) {
+		float *h = v->hid + b * H, val = p->fc2_b[0], s = p->sc_b[0];
+		for (int k = 0; k < H; k++) {
+			float u = p->fc1_b[k];
+			for (int j = 0; j < 2 * Hv; j++)
+				u += p->fc1_w[k * 2 * Hv + j] * v->gv[b * 2 * Hv + j];
+			h[k] = u > 0 ? u : 0;
+			val += p->fc2_w[k] * h[k];
+			s += p->sc_w[k] * h[k];
+		}
+		v->vpre[b] = val;
+		v->value[b] = tanhf(val);
+		v->sraw[b] = s;
+		v->score[b] = GT_NN_SCORE_SCALE * s;
+	}
+	cblas_sgemv(CblasRowMajor, CblasTrans, Hv, (int)BN, 1.0f, v->Vh, (int)BN,
+	            p->own_w, 1, 0.0f, v->opre, 1);
+	for (size_t i = 0; i < BN; i++) {
+		v->opre[i] += p->own_b[0];
+		v->own[i] = tanhf(v->opre[i]);
+	}
+}
+
+/* From dvpre, dsr (B) and dopre (BN): the value MLP's, the score's, the
+ * ownership's and the value channels' gradients; the gradient of T
+ * through this head is added to dT (C x BN). */
+static void value_backward(cpu *c, const gt_arch *a, int B, int n, float *dT)
+{
+	const gt_nn_views *p = &c->p, *g = &c->g;
+	acts *v = &c->act;
+	int C = a->channels, Hv = a->head_value, H = a->value_hidden;
+	size_t N = (size_t)n * n, BN = B * N;
+	float pscale = (float)(n - 14) / 10.0f;
+	/* value and score MLP */
+	for (int b = 0; b < B; b++) {
+		float dv = v->dvpre[b], ds = v->dsr[b], *h = v->hid + b * H;
+		float *dh = v->dhid + b * H;
+		g->fc2_b[0] += dv;
+		g->sc_b[0] += ds;
+		for (int k = 0; k < H; k++) {
+			g->fc2_w[k] += dv * h[k];
+			g->sc_w[k] += ds * h[k];
+			dh[k] = h[k] > 0 ? p->fc2_w[k] * dv + p->sc_w[k] * ds : 0;
+			g->fc1_b[k] += dh[k];
+			for (int j = 0; j < 2 * Hv; j++)
+				g->fc1_w[k * 2 * Hv + j] += dh[k] * v->gv[b * 2 * Hv + j];
+		}
+		for (int j = 0; j < 2 * Hv; j++) {
+			float s = 0;
+			for (int k = 0; k < H; k++)
+				s += p->fc1_w[k * 2 * Hv + j] * dh[k];
+			v->dgv[b * 2 * Hv + j] = s;
+		}
+	}
+	/* ownership and the value channels */
+	{
+		double s = 0;
+		for (size_t i = 0; i < BN; i++)
+			s += v->dopre[i];
+		g->own_b[0] += (float)s;
+	}
+	for (int h = 0; h < Hv; h++) {
+		const float *Vh = v->Vh + h * BN;
+		float *dVh = v->dVh + h * BN;
+		double sw = 0;
+		for (int b = 0; b < B; b++) {
+			float dpool = (v->dgv[b * 2 * Hv + h] + v->dgv[b * 2 * Hv + Hv + h] * pscale) / N;
+			for (size_t q = 0; q < N; q++) {
+				size_t i = b * N + q;
+				sw += (double)v->dopre[i] * Vh[i];
+				float d = p->own_w[h] * v->dopre[i] + dpool;
+				dVh[i] = Vh[i] > 0 ? d : 0;
+			}
+		}
+		g->own_w[h] += (float)sw;
+	}
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Hv, C, (int)BN, 1.0f,
+	            v->dVh, (int)BN, v->T, (int)BN, 1.0f, g->val_w, C);
+	rowsum_add(v->dVh, Hv, BN, g->val_b);
+	cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, C, (int)BN, Hv, 1.0f,
+	            p->val_w, C, v->dVh, (int)BN, 1.0f, dT, (int)BN);
+}
+
+/* ------------------------------------------------------------ network */
+
+static int cpu_forward(gt_nn *nn, int B, int n, const float *planes,
+                       const float *globals, int train)
+{
+	cpu *c = nn->state;
+	const gt_arch *a = &nn->arch;
+	int L = a->blocks, C = a->channels;
+	size_t BN = (size_t)B * n * n;
+	ensure(nn, c, B, n, train);
+	c->batch = B;
+	c->n = n;
+	c->trained = train;
+	acts *v = &c->act;
+	size_t layer = train ? (size_t)C * c->cap_bn : 0; /* X[l] = X + l layer */
+
+	input_forward(c, a, B, n, planes, globals, v->X);
+	for (int l = 0; l < L; l++)
+		block_forward(nn, c, &c->p.blk[l], B, n, v->X + l * layer, v->V + l * layer,
+		              v->Z + l * layer, v->X + (l + 1) * layer);
+	relu_copy(v->T, v->X + L * layer, (size_t)C * BN);
+	policy_forward(c, a, B, n);
+	value_forward(c, a, B, n);
+
+	nn->out.batch = B;
+	nn->out.n = n;
+	nn->out.policy = v->policy;
+	nn->out.value = v->value;
+	nn->out.score = v->score;
+	nn->out.own = v->own;
+	return 0;
+}
+
+static int cpu_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
+                        gt_nn_loss *loss, int grads)
+{
+	cpu *c = nn->state;
+	const gt_arch *a = &nn->arch;
+	int B = c->batch, n = c->n, L = a->blocks, C = a->channels;
+	size_t N = (size_t)n * n, BN = B * N;
+	if (!c->batch)
+		return GT_EINVAL;
+	if (grads && !c->trained)
+		return GT_EINVAL;
+	acts *v = &c->act;
+
+	/* the loss and its gradient with respect to the head outputs */
+	gt_nn_heads heads = {v->policy, v->vpre, v->sraw, v->opre};
+	gt_nn_dheads dheads = {v->dpoint, v->dpass, v->dvpre, v->dsr, v->dopre};
+	gt_nn_head_loss(B, N, &heads, t, w, loss, grads ? &dheads : NULL);
+	if (!grads)
+		return 0;
+
+	size_t layer = (size_t)C * c->cap_bn;
+	float *dX = v->dX;  /* the gradient of T, then of X[L], ..., X[0] */
+	policy_backward(c, a, B, n, dX);
+	value_backward(c, a, B, n, dX);
+	mask_pos(dX, v->X + L * layer, (size_t)C * BN);
+	for (int l = L - 1; l >= 0; l--)
+		block_backward(c, a, &c->p.blk[l], &c->g.blk[l], B, n, v->X + l * layer,
+		               v->V + l * layer, v->Z + l * layer, dX);
+	input_backward(c, a, B, n, dX);
+	return 0;
+}
+
+const gt_nn_backend gt_nn_backend_cpu = {
+	.name = "cpu",
+	.init = cpu_init,
+	.release = cpu_release,
+	.sync_params = cpu_sync,
+	.forward = cpu_forward,
+	.backward = cpu_backward,
+};
