@@ -82,13 +82,7 @@ CONF
 
 nginx_start() {
 	"$NGX_BIN" -p "$NGX" -c "$NGX/nginx.conf" -e "$NGX/error.log" 2>>"$NGX/start.err" || return 1
-	_i=0
-	while [ $_i -lt 50 ]; do
-		curl -s -o /dev/null "$NGX_URL/" && return 0
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	return 1
+	wait_http "$NGX_URL/"
 }
 
 nginx_stop() {
