@@ -4,6 +4,7 @@
 #include "fs.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,21 @@ static void state_free(state *s)
 	free(s->v);
 }
 
+/* batch_name_ok: a batch's name in the state: NAME, or FOLDER/NAME for a
+ * batch in a worker's folder, each part passing gt_store_name_ok */
+static int batch_name_ok(const char *name)
+{
+	const char *sl = strchr(name, '/');
+	if (!sl)
+		return gt_store_name_ok(name, NULL);
+	char f[256];
+	if ((size_t)(sl - name) >= sizeof f)
+		return 0;
+	memcpy(f, name, (size_t)(sl - name));
+	f[sl - name] = 0;
+	return gt_store_name_ok(f, NULL) && gt_store_name_ok(sl + 1, NULL);
+}
+
 static int state_load(state *s, const char *path, gt_error *e)
 {
 	FILE *f = fopen(path, "r");
@@ -79,7 +95,7 @@ static int state_load(state *s, const char *path, gt_error *e)
 			*tab++ = 0;
 		int mark = !tab || !strcmp(tab, "ok") ? MARK_OK : !strcmp(tab, "bad") ? MARK_BAD
 		         : !strcmp(tab, "old") ? MARK_OLD : -1;
-		if (!gt_store_name_ok(line, NULL) || mark < 0) {
+		if (!batch_name_ok(line) || mark < 0) {
 			fclose(f);
 			return gt_error_set(e, GT_EFORMAT, ln, -1, "%s:%ld: not \"name<TAB>ok|bad|old\"", path, ln);
 		}
@@ -111,17 +127,66 @@ static int ends_with(const char *s, const char *suf)
 	return a >= b && !strcmp(s + a - b, suf);
 }
 
+/* The records of a batch in a worker's folder: each must name that worker
+ * (the account that uploaded it), or it is dropped with a reason. */
+typedef struct owner_check {
+	const char *owner;    /* the folder, or NULL: no check */
+	const char *batch;    /* FOLDER/NAME, for the rejects */
+	FILE *rej;            /* the rejects' lines, or NULL */
+	char *line;           /* the line so far (grown up to max_line bytes) */
+	size_t len, cap;
+	long long dropped;
+} owner_check;
+
+/* str_or_null: the string member k of r, or JSON null */
+static json_t *str_or_null(json_t *r, const char *k)
+{
+	json_t *v = json_object_get(r, k);
+	return json_is_string(v) ? json_incref(v) : json_null();
+}
+
+/* owner_line: the line of oc (number ln) to out if its worker is the
+ * owner, else a reject line to oc->rej */
+static void owner_line(owner_check *oc, FILE *out, long long ln)
+{
+	json_t *r = json_loadb(oc->line, oc->len, 0, NULL);
+	const char *w = json_string_value(json_object_get(r, "worker"));
+	if (w && !strcmp(w, oc->owner)) {
+		fwrite(oc->line, 1, oc->len, out);
+		putc('\n', out);
+	} else {
+		oc->dropped++;
+		char detail[400];
+		snprintf(detail, sizeof detail, "worker %.100s%s%s in a batch uploaded under %.100s/",
+		         w ? "\"" : "", w ? w : "(none)", w ? "\"" : "", oc->owner);
+		json_t *j = json_pack("{ss sI so so so ss ss ss}", "file", oc->batch, "line", (json_int_t)ln,
+		                      "game_id", str_or_null(r, "game_id"), "worker", str_or_null(r, "worker"),
+		                      "model", str_or_null(r, "model"), "reason", "uploader",
+		                      "detail", detail, "uploader", oc->owner);
+		char *t = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) : NULL;
+		if (t && oc->rej)
+			fprintf(oc->rej, "%s\n", t);
+		free(t);
+		json_decref(j);
+	}
+	json_decref(r);
+	oc->len = 0;
+}
+
 /* scan_batch: read all of gz; with out == NULL only check it (line length,
- * total size, gzip integrity), else copy its non-empty lines to out.
+ * total size, gzip integrity), else copy its non-empty lines to out (with
+ * oc->owner, only those whose worker is the owner; see owner_check).
  * Returns 0, or GT_EFORMAT with the reason in why (check pass), or GT_EIO. */
-static int scan_batch(gzFile gz, FILE *out, size_t max_line, long long max_batch,
+static int scan_batch(gzFile gz, FILE *out, owner_check *oc, size_t max_line, long long max_batch,
                       long long *lines, char *why, size_t whysz)
 {
 	char buf[1 << 16];
 	long long total = 0, nl = 0;
 	size_t cur = 0;
-	int z;
+	int z, own = out && oc && oc->owner;
 	*lines = 0;
+	if (own)
+		oc->len = 0;
 	for (;;) {
 		z = gzread(gz, buf, sizeof buf);
 		if (z <= 0)
@@ -135,7 +200,9 @@ static int scan_batch(gzFile gz, FILE *out, size_t max_line, long long max_batch
 			if (buf[i] == '\n') {
 				if (cur) {
 					nl++;
-					if (out)
+					if (own)
+						owner_line(oc, out, nl);
+					else if (out)
 						putc('\n', out);
 				}
 				cur = 0;
@@ -145,7 +212,14 @@ static int scan_batch(gzFile gz, FILE *out, size_t max_line, long long max_batch
 				snprintf(why, whysz, "line %lld longer than %zu bytes (--max-line)", nl + 1, max_line);
 				return GT_EFORMAT;
 			}
-			if (out)
+			if (own) {
+				if (oc->len == oc->cap) {
+					oc->cap = oc->cap ? 2 * oc->cap : 4096;
+					oc->line = gt_xrealloc(oc->line, oc->cap);
+				}
+				oc->line[oc->len++] = buf[i];
+			}
+			else if (out)
 				putc(buf[i], out);
 		}
 	}
@@ -157,7 +231,9 @@ static int scan_batch(gzFile gz, FILE *out, size_t max_line, long long max_batch
 	}
 	if (cur) {
 		nl++;
-		if (out)
+		if (own)
+			owner_line(oc, out, nl);
+		else if (out)
 			putc('\n', out);
 	}
 	*lines = nl;
@@ -241,9 +317,74 @@ static int gz_magic(const char *path)
 	return k == 2 && m[0] == 0x1f && m[1] == 0x8b;
 }
 
+static int entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const gt_store_entry *)a)->name, ((const gt_store_entry *)b)->name);
+}
+
+/* list_batches: the objects of the folder url and of each of its
+ * sub-folders (a worker's own folder: FOLDER/NAME), sorted by name */
+static int list_batches(const gt_store_opts *o, const char *url, gt_store_entry **ents, size_t *n,
+                        gt_error *e)
+{
+	gt_store_entry *top = NULL, *v = NULL;
+	size_t nt = 0, k = 0, cap = 0;
+	int rc = gt_store_list_all(o, url, &top, &nt, e);
+	for (size_t i = 0; !rc && i < nt; i++) {
+		gt_store_entry *sub = NULL;
+		size_t ns = 0;
+		if (top[i].folder) {
+			char *fu = gt_store_join(url, top[i].name);
+			rc = gt_store_list(o, fu, &sub, &ns, e);
+			free(fu);
+			if (rc == GT_ENOTFOUND)    /* gone since the listing */
+				rc = 0;
+		}
+		for (size_t j = 0; !rc && j < (top[i].folder ? ns : 1); j++) {
+			if (k == cap) {
+				cap = cap ? 2 * cap : 64;
+				v = gt_xrealloc(v, cap * sizeof *v);
+			}
+			const gt_store_entry *x = top[i].folder ? &sub[j] : &top[i];
+			size_t l = strlen(top[i].name) + strlen(x->name) + 2;
+			v[k] = *x;
+			v[k].folder = 0;
+			v[k].name = gt_xmalloc(l);
+			snprintf(v[k].name, l, "%s%s%s", top[i].folder ? top[i].name : "",
+			         top[i].folder ? "/" : "", x->name);
+			k++;
+		}
+		gt_store_entries_free(sub, ns);
+	}
+	gt_store_entries_free(top, nt);
+	if (rc) {
+		gt_store_entries_free(v, k);
+		return rc;
+	}
+	if (k)
+		qsort(v, k, sizeof *v, entry_cmp);
+	*ents = v ? v : gt_xcalloc(1, sizeof *v);
+	*n = k;
+	return 0;
+}
+
+/* batch_url: the URL of the batch FOLDER/NAME or NAME under base (new) */
+static char *batch_url(const char *base, const char *name)
+{
+	const char *sl = strchr(name, '/');
+	if (!sl)
+		return gt_store_join(base, name);
+	char *f = gt_xstrdup(name);
+	f[sl - name] = 0;
+	char *d = gt_store_join(base, f), *u = gt_store_join(d, sl + 1);
+	free(d);
+	free(f);
+	return u;
+}
+
 int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepath,
                     const gt_pull_pick *pk, size_t max_line, long long max_batch, FILE *out,
-                    gt_pull_stats *st, gt_error *e)
+                    FILE *rejects, gt_pull_stats *st, gt_error *e)
 {
 	gt_pull_stats dummy;
 	gt_store_entry *ents = NULL;
@@ -259,7 +400,7 @@ int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepa
 		return rc;
 	if ((rc = state_load(&s, statepath, e)) != 0)
 		goto out;
-	if ((rc = gt_store_list(o, url, &ents, &n, e)) == GT_ENOTFOUND) {
+	if ((rc = list_batches(o, url, &ents, &n, e)) == GT_ENOTFOUND) {
 		gt_store_warn(o, "%s: no such folder yet; nothing to pull", url);
 		rc = 0;
 		goto out;
@@ -275,7 +416,7 @@ int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepa
 		int gz = ends_with(name, ".ndjson.gz");
 		char *path = NULL, tmpl[4096] = "";
 		if (local) {
-			path = gt_store_join(local, name);
+			path = batch_url(local, name);
 		} else {
 			const char *td = getenv("TMPDIR");
 			snprintf(tmpl, sizeof tmpl, "%s/gt-pull.XXXXXX", td && *td ? td : "/tmp");
@@ -289,7 +430,7 @@ int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepa
 				}
 				break;
 			}
-			char *u = gt_store_join(url, name);
+			char *u = batch_url(url, name);
 			rc = gt_store_get_stream(o, u, f, e);
 			free(u);
 			if (fclose(f) != 0 && !rc)
@@ -306,10 +447,14 @@ int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepa
 			}
 			path = gt_xstrdup(tmpl);
 		}
-		char why[200] = "";
+		char why[200] = "", owner[256] = "";
+		const char *sl = strchr(name, '/');
 		long long lines = 0;
 		gzFile g = NULL;
 		int bad = 0;
+		if (sl)
+			snprintf(owner, sizeof owner, "%.*s", (int)(sl - name), name);
+		owner_check oc = { .owner = sl ? owner : NULL, .batch = name, .rej = rejects };
 		if (gz && !gz_magic(path)) {
 			snprintf(why, sizeof why, "not gzip data");
 			bad = 1;
@@ -317,11 +462,13 @@ int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepa
 			rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
 		} else {
 			gzbuffer(g, 1 << 16);
-			bad = scan_batch(g, NULL, max_line, max_batch, &lines, why, sizeof why) != 0;
+			bad = scan_batch(g, NULL, NULL, max_line, max_batch, &lines, why, sizeof why) != 0;
 			if (!bad) {
 				gzrewind(g);
-				if (scan_batch(g, out, max_line, max_batch, &lines, why, sizeof why) != 0)
+				if (scan_batch(g, out, &oc, max_line, max_batch, &lines, why, sizeof why) != 0)
 					bad = 1;   /* changed under us (local store); lines already out */
+				if (rejects && (fflush(rejects) != 0 || ferror(rejects)))
+					rc = gt_error_set(e, GT_EIO, -1, -1, "write error on the rejects: %s", strerror(errno));
 				if (fflush(out) != 0 || ferror(out))
 					rc = gt_error_set(e, GT_EIO, -1, -1, "write error on output: %s", strerror(errno));
 			}
@@ -340,8 +487,15 @@ int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepa
 			st->bad++;
 		} else {
 			st->batches++;
-			st->records += lines;
+			st->records += lines - oc.dropped;
+			st->rejected += oc.dropped;
+			if (oc.dropped) {
+				char q[300];
+				gt_store_warn(o, "batch %s: %lld records whose worker is not %s dropped",
+				              gt_store_quote(name, q, sizeof q), oc.dropped, owner);
+			}
 		}
+		free(oc.line);
 		state_add(&s, name, bad ? MARK_BAD : MARK_OK);
 		rc = state_save(&s, statepath, e);
 	}

@@ -2,7 +2,8 @@
 # after tap.sh: e2e STORE-URL STORE-DIR LABEL runs two workers
 # (share/gt/worker --once, alice and bob) and a bad upload (mallory), then
 # one trainer generation (share/gt/trainer) against the store, and checks
-# the store's files in STORE-DIR. store_view URL DIR (the caller's; a
+# the store's files in STORE-DIR; e2e_trainer_cfg writes its trainer.cfg.
+# store_view URL DIR (the caller's; a
 # no-op here) makes DIR show the store where the store is no folder.
 WORKER=$GT_SRC/share/gt/worker
 TRAINER=$GT_SRC/share/gt/trainer
@@ -10,6 +11,26 @@ full=1
 command -v gt-train >/dev/null && command -v gt-elo >/dev/null || full=0
 [ $full = 1 ] || diag "gt-train or gt-elo is not built: the generation stops before training"
 command -v store_view >/dev/null || store_view() { :; }
+
+# e2e_trainer_cfg STORE WORK-DIR SERIES CURRICULUM: a tiny trainer.cfg
+e2e_trainer_cfg() {
+	cat <<EOF
+store = $1
+work_dir = $2
+series = $3
+arch = b1c8
+min_games = 6
+rows_per_shard = 100000
+window = 10000
+steps = 4
+batch = 16
+match_games = 2
+match_visits = 4
+threshold = -10000
+every_steps = 0
+curriculum = $4
+EOF
+}
 
 # a batch that fails validation: a record with a wrong komi and a cut line
 gt-selfplay --model none --games 1 --visits 8 --board-size 9 --seed 3 --worker mallory 2>/dev/null |
@@ -36,22 +57,7 @@ e2e() { # STORE-URL STORE-DIR label
 	is "$up" 8 "$L: 8 records uploaded"
 
 	printf '%s\n' '{"from_step":0,"board_size":7,"visits":8,"cheap_visits":4}' > "$R/cur"
-	cat > "$R/trainer.cfg" <<EOF
-store = $U
-work_dir = $R/tr
-series = e2e
-arch = b1c8
-min_games = 6
-rows_per_shard = 100000
-window = 10000
-steps = 4
-batch = 16
-match_games = 2
-match_visits = 4
-threshold = -10000
-every_steps = 0
-curriculum = $R/cur
-EOF
+	e2e_trainer_cfg "$U" "$R/tr" e2e "$R/cur" > "$R/trainer.cfg"
 	sh "$TRAINER" -c "$R/trainer.cfg" 2>"$R/err"
 	rc=$?
 	store_view "$U" "$SD"
