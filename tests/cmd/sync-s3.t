@@ -37,6 +37,9 @@ is "$(sed 's/"time":"[^"]*"/T/' "$T/ls" | head -1)" \
 # sub-folders are no objects of the folder
 s3aws s3 cp "$T/w/bob-1-bb.ndjson.gz" "s3://gt/games/sub/x.ndjson.gz" >/dev/null
 is "$(gt-sync ls "$U/games/" | wc -l)" 2 "a sub-folder's object is not listed with the folder's"
+gt-sync pull -q "$U/games/" --state "$T/state" --rejects "$T/rej" > "$T/out"; ok $? "pull with a worker's folder"
+is "$(wc -c < "$T/out")" 0 "its record, which names no worker, is not pulled"
+is "$(jq -r '.file + " " + .reason' "$T/rej")" "sub/x.ndjson.gz uploader" "but rejected (the folder is a common prefix)"
 # a key with characters that UriEncode escapes (signed as AWS does)
 cp "$T/w/bob-1-bb.ndjson.gz" "$T/w/b+c=d,e~f.gz"
 gt-sync put "$T/w/b+c=d,e~f.gz" "$U/odd/"; ok $? "a key with + = , ~ is put (signature accepted)"
