@@ -9,14 +9,13 @@
 
 #include <unistd.h>
 
-static char warned[8][512];
 static int nwarned;
 
-static void collect(void *ctx, const char *msg)
+/* count_warn: the store's warnings, counted */
+static void count_warn(void *ctx, const char *msg)
 {
 	(void)ctx;
-	if (nwarned < 8)
-		snprintf(warned[nwarned], sizeof warned[0], "%s", msg);
+	(void)msg;
 	nwarned++;
 }
 
@@ -131,7 +130,7 @@ int main(void)
 	rmdir(dir);
 
 	/* listings */
-	gt_store_opts o = { .warn = collect };
+	gt_store_opts o = { .warn = count_warn };
 	gt_store_entry *v = NULL;
 	size_t n = 0;
 	char *next = NULL;
