@@ -40,6 +40,7 @@ static void usage(FILE *f)
 	        "  --share K/U       pull: only the batches whose name hashes to K of U\n"
 	        "  --newest N        pull: only the N newest batches; the older marked old\n"
 	        "  --stats FILE      pull: its counts and bytes as one JSON line in FILE\n"
+	        "  --rejects FILE    pull: records not of their folder's worker appended to FILE\n"
 	        "  --retries N       retries on connection errors, timeouts, 5xx (default 5)\n"
 	        "  --timeout S       seconds per request, 0 = none (default 300)\n"
 	        "  --netrc FILE      credentials file (default ~/.netrc)\n"
@@ -254,18 +255,25 @@ static int cmd_contrib(const gt_store_opts *o, const char *store, const char *ge
 
 static int cmd_pull(const gt_store_opts *o, const char *url, const char *state,
                     const gt_pull_pick *pk, long long max_line, long long max_batch,
-                    const char *stats)
+                    const char *stats, const char *rejects)
 {
 	gt_error e = { 0 };
 	gt_pull_stats st;
-	int rc = gt_pull_batches(o, url, state, pk, (size_t)max_line, max_batch, stdout, &st, &e);
+	FILE *rf = rejects ? fopen(rejects, "a") : NULL;
+	if (rejects && !rf) {
+		cli_warn_errno("%s", rejects);
+		return 1;
+	}
+	int rc = gt_pull_batches(o, url, state, pk, (size_t)max_line, max_batch, stdout, rf, &st, &e);
+	if (rf && fclose(rf) != 0 && !rc)
+		rc = gt_error_set(&e, GT_EIO, -1, -1, "%s: %s", rejects, strerror(errno));
 	if (rc)
 		return fail(NULL, rc, &e);
 	if (stats) {
 		char line[256];
 		int k = snprintf(line, sizeof line, "{\"batches\":%ld,\"bad\":%ld,\"old\":%ld,"
-		                 "\"records\":%lld,\"bytes\":%lld}\n", st.batches, st.bad, st.old,
-		                 st.records, st.bytes);
+		                 "\"records\":%lld,\"bytes\":%lld,\"rejected\":%lld}\n", st.batches,
+		                 st.bad, st.old, st.records, st.bytes, st.rejected);
 		if ((rc = gt_fs_write_atomic(stats, line, (size_t)k, &e)) != 0)
 			return fail(NULL, rc, &e);
 	}
@@ -286,7 +294,7 @@ static void share_arg(const char *s, gt_pull_pick *pk)
 
 int main(int argc, char **argv)
 {
-	enum { O_SHA = 256, O_BYTES, O_OVERWRITE, O_STATE, O_MAXLINE, O_MAXBATCH, O_SHARE, O_NEWEST, O_STATS,
+	enum { O_SHA = 256, O_BYTES, O_OVERWRITE, O_STATE, O_MAXLINE, O_MAXBATCH, O_SHARE, O_NEWEST, O_STATS, O_REJECTS,
 	       O_RETRIES, O_TIMEOUT, O_NETRC, O_VERIFY, O_ORNONE, O_ARGS, O_INSECURE, O_VERSION };
 	static const struct option lo[] = {
 		{ "sha256", required_argument, NULL, O_SHA },
@@ -298,6 +306,7 @@ int main(int argc, char **argv)
 		{ "share", required_argument, NULL, O_SHARE },
 		{ "newest", required_argument, NULL, O_NEWEST },
 		{ "stats", required_argument, NULL, O_STATS },
+		{ "rejects", required_argument, NULL, O_REJECTS },
 		{ "retries", required_argument, NULL, O_RETRIES },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "netrc", required_argument, NULL, O_NETRC },
@@ -311,7 +320,8 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	gt_store_opts o;
-	const char *sha = NULL, *state = NULL, *verify_key = NULL, *args_file = NULL, *stats = NULL;
+	const char *sha = NULL, *state = NULL, *verify_key = NULL, *args_file = NULL, *stats = NULL,
+	           *rejects = NULL;
 	gt_pull_pick pk = { 0, 0, 0 };
 	long long bytes = -1, max_line = 64LL << 20, max_batch = 16LL << 30;
 	int overwrite = 0, quiet = 0, or_none = 0, insecure_token = 0, c;
@@ -329,6 +339,7 @@ int main(int argc, char **argv)
 		case O_SHARE: share_arg(optarg, &pk); break;
 		case O_NEWEST: pk.newest = (long)cli_int("--newest", optarg, 1, 1L << 30); break;
 		case O_STATS: stats = optarg; break;
+		case O_REJECTS: rejects = optarg; break;
 		case O_RETRIES: o.retries = (int)cli_int("--retries", optarg, 0, 100); break;
 		case O_TIMEOUT: o.timeout_s = cli_double("--timeout", optarg, 0, 86400 * 7); break;
 		case O_NETRC: o.netrc = optarg; break;
@@ -365,7 +376,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(verb, "pull") && na == 2) {
 		if (!state)
 			cli_usage_die("pull needs --state FILE");
-		rc = cmd_pull(&o, a[1], state, &pk, max_line, max_batch, stats);
+		rc = cmd_pull(&o, a[1], state, &pk, max_line, max_batch, stats, rejects);
 	} else {
 		cli_warn("unknown verb or wrong number of arguments: %s", verb);
 		usage(stderr);

@@ -25,6 +25,7 @@ const char *gt_strerror(int err)
 	case GT_ECHECKSUM: return "checksum mismatch";
 	case GT_ENOTFOUND: return "not found";
 	case GT_EREFUSED: return "refused";
+	case GT_ECONFLICT: return "changed by someone else";
 	}
 	return "unknown error";
 }

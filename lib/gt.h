@@ -27,6 +27,7 @@ typedef enum gt_err {
 	GT_ECHECKSUM = -13, /* checksum or digest mismatch */
 	GT_ENOTFOUND = -14, /* no such object */
 	GT_EREFUSED = -15,  /* well-formed but refused by a safety bound */
+	GT_ECONFLICT = -16, /* changed by someone else since it was read */
 } gt_err;
 
 /* Winner of a game (records, SGF, matches). */

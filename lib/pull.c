@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,21 @@ static int state_compact(state *s, gt_error *e)
 	return rc;
 }
 
+/* batch_name_ok: a batch's name in the state: NAME, or FOLDER/NAME for a
+ * batch in a worker's folder, each part passing gt_store_name_ok */
+static int batch_name_ok(const char *name)
+{
+	const char *sl = strchr(name, '/');
+	if (!sl)
+		return gt_store_name_ok(name, NULL);
+	char f[256];
+	if ((size_t)(sl - name) >= sizeof f)
+		return 0;
+	memcpy(f, name, (size_t)(sl - name));
+	f[sl - name] = 0;
+	return gt_store_name_ok(f, NULL) && gt_store_name_ok(sl + 1, NULL);
+}
+
 /* state_load: read the state file (absent = empty) and open it for
  * appending. A last line without its newline (a write cut by a crash) is
  * dropped with a warning and cut off the file; its batch is pulled again.
@@ -145,7 +161,7 @@ static int state_load(const gt_store_opts *o, state *s, const char *path, gt_err
 			*tab++ = 0;
 		int mark = !tab || !strcmp(tab, "ok") ? MARK_OK : !strcmp(tab, "bad") ? MARK_BAD
 		         : !strcmp(tab, "old") ? MARK_OLD : -1;
-		if (!gt_store_name_ok(l, NULL) || mark < 0) {
+		if (!batch_name_ok(l) || mark < 0) {
 			free(buf);
 			return gt_error_set(e, GT_EFORMAT, (long)lines + 1, -1,
 			                    "%s:%zu: not \"name<TAB>ok|bad|old\"", path, lines + 1);
@@ -209,17 +225,66 @@ static int ends_with(const char *s, const char *suf)
 	return a >= b && !strcmp(s + a - b, suf);
 }
 
+/* The records of a batch in a worker's folder: each must name that worker
+ * (the account that uploaded it), or it is dropped with a reason. */
+typedef struct owner_check {
+	const char *owner;    /* the folder, or NULL: no check */
+	const char *batch;    /* FOLDER/NAME, for the rejects */
+	FILE *rej;            /* the rejects' lines, or NULL */
+	char *line;           /* the line so far (grown up to max_line bytes) */
+	size_t len, cap;
+	long long dropped;
+} owner_check;
+
+/* str_or_null: the string member k of r, or JSON null */
+static json_t *str_or_null(json_t *r, const char *k)
+{
+	json_t *v = json_object_get(r, k);
+	return json_is_string(v) ? json_incref(v) : json_null();
+}
+
+/* owner_line: the line of oc (number ln) to out if its worker is the
+ * owner, else a reject line to oc->rej */
+static void owner_line(owner_check *oc, FILE *out, long long ln)
+{
+	json_t *r = json_loadb(oc->line, oc->len, 0, NULL);
+	const char *w = json_string_value(json_object_get(r, "worker"));
+	if (w && !strcmp(w, oc->owner)) {
+		fwrite(oc->line, 1, oc->len, out);
+		putc('\n', out);
+	} else {
+		oc->dropped++;
+		char detail[400];
+		snprintf(detail, sizeof detail, "worker %.100s%s%s in a batch uploaded under %.100s/",
+		         w ? "\"" : "", w ? w : "(none)", w ? "\"" : "", oc->owner);
+		json_t *j = json_pack("{ss sI so so so ss ss ss}", "file", oc->batch, "line", (json_int_t)ln,
+		                      "game_id", str_or_null(r, "game_id"), "worker", str_or_null(r, "worker"),
+		                      "model", str_or_null(r, "model"), "reason", "uploader",
+		                      "detail", detail, "uploader", oc->owner);
+		char *t = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) : NULL;
+		if (t && oc->rej)
+			fprintf(oc->rej, "%s\n", t);
+		free(t);
+		json_decref(j);
+	}
+	json_decref(r);
+	oc->len = 0;
+}
+
 /* scan_batch: read all of gz; with out == NULL only check it (line length,
- * total size, gzip integrity), else copy its non-empty lines to out.
+ * total size, gzip integrity), else copy its non-empty lines to out (with
+ * oc->owner, only those whose worker is the owner; see owner_check).
  * Returns 0, or GT_EFORMAT with the reason in why (check pass), or GT_EIO. */
-static int scan_batch(gzFile gz, FILE *out, size_t max_line, long long max_batch,
+static int scan_batch(gzFile gz, FILE *out, owner_check *oc, size_t max_line, long long max_batch,
                       long long *lines, char *why, size_t whysz)
 {
 	char buf[1 << 16];
 	long long total = 0, nl = 0;
 	size_t cur = 0;
-	int z;
+	int z, own = out && oc && oc->owner;
 	*lines = 0;
+	if (own)
+		oc->len = 0;
 	for (;;) {
 		z = gzread(gz, buf, sizeof buf);
 		if (z <= 0)
@@ -233,7 +298,9 @@ static int scan_batch(gzFile gz, FILE *out, size_t max_line, long long max_batch
 			if (buf[i] == '\n') {
 				if (cur) {
 					nl++;
-					if (out)
+					if (own)
+						owner_line(oc, out, nl);
+					else if (out)
 						putc('\n', out);
 				}
 				cur = 0;
@@ -243,7 +310,14 @@ static int scan_batch(gzFile gz, FILE *out, size_t max_line, long long max_batch
 				snprintf(why, whysz, "line %lld longer than %zu bytes (--max-line)", nl + 1, max_line);
 				return GT_EFORMAT;
 			}
-			if (out)
+			if (own) {
+				if (oc->len == oc->cap) {
+					oc->cap = oc->cap ? 2 * oc->cap : 4096;
+					oc->line = gt_xrealloc(oc->line, oc->cap);
+				}
+				oc->line[oc->len++] = buf[i];
+			}
+			else if (out)
 				putc(buf[i], out);
 		}
 	}
@@ -255,7 +329,9 @@ static int scan_batch(gzFile gz, FILE *out, size_t max_line, long long max_batch
 	}
 	if (cur) {
 		nl++;
-		if (out)
+		if (own)
+			owner_line(oc, out, nl);
+		else if (out)
 			putc('\n', out);
 	}
 	*lines = nl;
@@ -389,9 +465,74 @@ static long long gz_bound(long long max_batch, int gz)
 	return max_batch + max_batch / 8192 + 65536;
 }
 
+static int entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const gt_store_entry *)a)->name, ((const gt_store_entry *)b)->name);
+}
+
+/* list_batches: the objects of the folder url and of each of its
+ * sub-folders (a worker's own folder: FOLDER/NAME), sorted by name */
+static int list_batches(const gt_store_opts *o, const char *url, gt_store_entry **ents, size_t *n,
+                        gt_error *e)
+{
+	gt_store_entry *top = NULL, *v = NULL;
+	size_t nt = 0, k = 0, cap = 0;
+	int rc = gt_store_list_all(o, url, &top, &nt, e);
+	for (size_t i = 0; !rc && i < nt; i++) {
+		gt_store_entry *sub = NULL;
+		size_t ns = 0;
+		if (top[i].folder) {
+			char *fu = gt_store_join(url, top[i].name);
+			rc = gt_store_list(o, fu, &sub, &ns, e);
+			free(fu);
+			if (rc == GT_ENOTFOUND)    /* gone since the listing */
+				rc = 0;
+		}
+		for (size_t j = 0; !rc && j < (top[i].folder ? ns : 1); j++) {
+			if (k == cap) {
+				cap = cap ? 2 * cap : 64;
+				v = gt_xrealloc(v, cap * sizeof *v);
+			}
+			const gt_store_entry *x = top[i].folder ? &sub[j] : &top[i];
+			size_t l = strlen(top[i].name) + strlen(x->name) + 2;
+			v[k] = *x;
+			v[k].folder = 0;
+			v[k].name = gt_xmalloc(l);
+			snprintf(v[k].name, l, "%s%s%s", top[i].folder ? top[i].name : "",
+			         top[i].folder ? "/" : "", x->name);
+			k++;
+		}
+		gt_store_entries_free(sub, ns);
+	}
+	gt_store_entries_free(top, nt);
+	if (rc) {
+		gt_store_entries_free(v, k);
+		return rc;
+	}
+	if (k)
+		qsort(v, k, sizeof *v, entry_cmp);
+	*ents = v ? v : gt_xcalloc(1, sizeof *v);
+	*n = k;
+	return 0;
+}
+
+/* batch_url: the URL of the batch FOLDER/NAME or NAME under base (new) */
+static char *batch_url(const char *base, const char *name)
+{
+	const char *sl = strchr(name, '/');
+	if (!sl)
+		return gt_store_join(base, name);
+	char *f = gt_xstrdup(name);
+	f[sl - name] = 0;
+	char *d = gt_store_join(base, f), *u = gt_store_join(d, sl + 1);
+	free(d);
+	free(f);
+	return u;
+}
+
 int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepath,
                     const gt_pull_pick *pk, size_t max_line, long long max_batch, FILE *out,
-                    gt_pull_stats *st, gt_error *e)
+                    FILE *rejects, gt_pull_stats *st, gt_error *e)
 {
 	gt_pull_stats dummy;
 	gt_store_entry *ents = NULL;
@@ -407,7 +548,7 @@ int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepa
 		return rc;
 	if ((rc = state_load(o, &s, statepath, e)) != 0)
 		goto out;
-	if ((rc = gt_store_list(o, url, &ents, &n, e)) == GT_ENOTFOUND) {
+	if ((rc = list_batches(o, url, &ents, &n, e)) == GT_ENOTFOUND) {
 		gt_store_warn(o, "%s: no such folder yet; nothing to pull", url);
 		rc = 0;
 		goto out;
@@ -422,7 +563,7 @@ int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepa
 		int gz = ends_with(name, ".ndjson.gz"), fd = -1, bad = 0, link = 0;
 		char why[200] = "", q[300];
 		if (local) {
-			char *path = gt_store_join(local, name);
+			char *path = batch_url(local, name);
 			fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 			link = fd < 0 && errno == ELOOP;
 			if (fd < 0 && !link)
@@ -430,7 +571,7 @@ int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepa
 				                  path, strerror(errno));
 			free(path);
 		} else {
-			char *u = gt_store_join(url, name);
+			char *u = batch_url(url, name);
 			rc = download(o, u, gz_bound(max_batch, gz), &fd, e);
 			free(u);
 		}
@@ -450,6 +591,11 @@ int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepa
 			break;
 		long long lines = 0;
 		gzFile g = NULL;
+		char owner[256] = "";
+		const char *sl = strchr(name, '/');
+		if (sl)
+			snprintf(owner, sizeof owner, "%.*s", (int)(sl - name), name);
+		owner_check oc = { .owner = sl ? owner : NULL, .batch = name, .rej = rejects };
 		if (!bad && gz && !gz_magic(fd)) {
 			snprintf(why, sizeof why, "not gzip data");
 			bad = 1;
@@ -459,17 +605,22 @@ int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepa
 			rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", name, strerror(errno));
 		} else {
 			gzbuffer(g, 1 << 16);
-			bad = scan_batch(g, NULL, max_line, max_batch, &lines, why, sizeof why) != 0;
+			bad = scan_batch(g, NULL, NULL, max_line, max_batch, &lines, why, sizeof why) != 0;
 			if (!bad) {
 				gzrewind(g);
-				if (scan_batch(g, out, max_line, max_batch, &lines, why, sizeof why) != 0)
+				if (scan_batch(g, out, &oc, max_line, max_batch, &lines, why, sizeof why) != 0)
 					bad = 1;   /* changed under us (local store); lines already out */
-				rc = out_sync(out, e);
+				if (rejects && (fflush(rejects) != 0 || ferror(rejects)))
+					rc = gt_error_set(e, GT_EIO, -1, -1, "write error on the rejects: %s",
+					                  strerror(errno));
+				if (!rc)
+					rc = out_sync(out, e);
 			}
 			gzclose(g);
 		}
 		if (fd >= 0)
 			close(fd);
+		free(oc.line);
 		if (rc)
 			break;
 		if (size > 0)
@@ -479,7 +630,11 @@ int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepa
 			st->bad++;
 		} else {
 			st->batches++;
-			st->records += lines;
+			st->records += lines - oc.dropped;
+			st->rejected += oc.dropped;
+			if (oc.dropped)
+				gt_store_warn(o, "batch %s: %lld records whose worker is not %s dropped",
+				              gt_store_quote(name, q, sizeof q), oc.dropped, owner);
 		}
 		rc = state_add(&s, name, bad ? MARK_BAD : MARK_OK, 1, e);
 	}

@@ -17,6 +17,7 @@ typedef struct gt_pull_stats {
 	long long records;    /* lines written */
 	long old;             /* batches passed over as older than the newest taken */
 	long long bytes;      /* the listed sizes of the batches read (as stored) */
+	long long rejected;   /* records dropped: worker not the batch's folder */
 } gt_pull_stats;
 
 /* Which batches a pull takes; all zero (or a NULL pointer): every one. */
@@ -35,7 +36,8 @@ typedef struct gt_pull_pick {
  * store's batches without talking to each other (gt(7)). */
 unsigned gt_pull_share(const char *name, unsigned units);
 
-/* gt_pull_batches: for every object under the folder URL named *.ndjson or
+/* gt_pull_batches: for every object under the folder URL, or under one of
+ * its sub-folders (FOLDER/NAME: a worker's own folder), named *.ndjson or
  * *.ndjson.gz that the state file does not list and pk picks (NULL: all),
  * in name order: download it (a remote store: into a temporary file in
  * TMPDIR, removed whatever happens, the download stopped at the most bytes
@@ -56,11 +58,17 @@ unsigned gt_pull_share(const char *name, unsigned units);
  * warning (its batch comes again); a file with more than twice as many
  * lines as batches is compacted. Memory stays bounded (a 64 kB buffer,
  * whatever max_line is; the state in memory). A folder that does not
- * exist yet is empty (with a warning). st (may be NULL) gets the counts.
- * Errors: GT_EIO (store, state file or out), GT_EFORMAT (state file), the
- * store's other errors. */
+ * exist yet is empty (with a warning). A batch in a sub-folder was
+ * uploaded by the account of that name (the store lets each worker write
+ * only its own folder: gt(7)), so each of its records must have that
+ * "worker": one that does not (or is no JSON object) is not written to
+ * out but counted as rejected and, when rejects is not NULL, written to it
+ * as a line of gt-validate's rejects ({"file","line","game_id","worker",
+ * "model","reason":"uploader","detail","uploader"}). st (may be NULL) gets
+ * the counts. Errors: GT_EIO (store, state file, out or rejects),
+ * GT_EFORMAT (state file), the store's other errors. */
 int gt_pull_batches(const gt_store_opts *o, const char *url, const char *state,
-                    const gt_pull_pick *pk, size_t max_line, long long max_batch, FILE *out, gt_pull_stats *st,
-                    gt_error *e);
+                    const gt_pull_pick *pk, size_t max_line, long long max_batch, FILE *out,
+                    FILE *rejects, gt_pull_stats *st, gt_error *e);
 
 #endif

@@ -273,23 +273,25 @@ static void now_iso(char *buf, size_t n)
 	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* prev_steps: steps of the network latest.json names now (-1 if none)
- * and its "seq" (0 if none; seq may be NULL). */
+/* prev_steps: steps of the network latest.json names now (-1 if none),
+ * its "seq" (0 if none; seq may be NULL), and its version into tag
+ * (gt_store_get_tagged; "" if none), which the pointer's replacement must
+ * still find. */
 static int prev_steps(const gt_store_opts *o, const char *store, long long *steps, long long *seq,
-                      gt_error *e)
+                      char tag[GT_STORE_TAG], gt_error *e)
 {
-	char *url = gt_store_join(store, POINTER);
-	json_t *j;
-	int rc = gt_store_get_json(o, url, 1 << 20, &j, e);
+	char *url = gt_store_join(store, POINTER), *buf;
+	size_t len;
+	int rc = gt_store_get_tagged(o, url, 1 << 20, &buf, &len, tag, e);
 	free(url);
 	*steps = -1;
 	if (seq)
 		*seq = 0;
-	if (rc == GT_EFORMAT)      /* not JSON: no steps to go by */
-		return 0;
 	if (rc)
 		return rc;
-	if (seq && pointer_seq(j) > 0)
+	json_t *j = buf ? json_loadb(buf, len, 0, NULL) : NULL;
+	free(buf);
+	if (seq && j && pointer_seq(j) > 0)
 		*seq = pointer_seq(j);
 	json_t *s = json_object_get(j, "steps");
 	if (json_is_integer(s))
@@ -368,7 +370,7 @@ int gt_release_cand_decide(const gt_store_opts *o, gt_release_cand *c, const cha
 	else if (gt_release_match_parse(summary, len, &c->match, &pe) != 0)
 		snprintf(c->reason, sizeof c->reason, "bad summary: %s", pe.text);
 	else if (!swapped(summary, len, c->path, c->reason, sizeof c->reason)) {
-		if ((rc = prev_steps(o, c->store, &prev, NULL, e)) != 0)
+		if ((rc = prev_steps(o, c->store, &prev, NULL, c->pointer_tag, e)) != 0)
 			return rc;
 		c->bad = 0;
 		c->summary = summary;
@@ -380,14 +382,16 @@ int gt_release_cand_decide(const gt_store_opts *o, gt_release_cand *c, const cha
 	return 0;
 }
 
-/* put_line: text and a '\n' under url, replacing it. */
-static int put_line(const gt_store_opts *o, const char *url, const char *text, gt_error *e)
+/* put_line: text and a '\n' under url, replacing the version tag of it
+ * (gt_store_replace: GT_ECONFLICT if another writer came first). */
+static int put_line(const gt_store_opts *o, const char *url, const char *text, const char *tag,
+                    gt_error *e)
 {
 	size_t n = strlen(text);
 	char *line = gt_xmalloc(n + 1);
 	memcpy(line, text, n);
 	line[n] = '\n';
-	int rc = gt_store_put_mem(o, line, n + 1, url, 1, NULL, e);
+	int rc = gt_store_replace(o, line, n + 1, url, tag, e);
 	free(line);
 	return rc;
 }
@@ -404,11 +408,11 @@ static int publish(const gt_store_opts *o, gt_release_cand *c, gt_error *e)
 	char *dir = gt_store_join(c->store, MODELS);
 	char *url = gt_store_join(dir, c->name);
 	free(dir);
-	char sig[GT_SIGN_HEX] = "";
-	long long steps_now;
+	char sig[GT_SIGN_HEX] = "", now_tag[GT_STORE_TAG];
+	long long steps_now;       /* (the pointer is replaced over the version decide read) */
 	rc = gt_store_sha256_stream(f, sha, &bytes, e);
 	if (!rc)
-		rc = prev_steps(o, c->store, &steps_now, &c->seq, e);
+		rc = prev_steps(o, c->store, &steps_now, &c->seq, now_tag, e);
 	c->seq++;
 	now_iso(when, sizeof when);
 	json_t *l = json_object();
@@ -442,7 +446,7 @@ static int publish(const gt_store_opts *o, gt_release_cand *c, gt_error *e)
 	}
 	if (!rc) {
 		url = gt_store_join(c->store, POINTER);
-		rc = put_line(o, url, text, e);
+		rc = put_line(o, url, text, c->pointer_tag, e);
 		free(url);
 	}
 	free(text);
@@ -488,22 +492,24 @@ int gt_release_cand_history(const gt_store_opts *o, const gt_release_cand *c, ch
 	*entry = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(10));
 	json_decref(j);
 
-	char *url = gt_store_join(c->store, HISTORY), *old = NULL;
+	/* an append: read, add, replace over what was read; another writer
+	 * between the two (a second release) makes it read again */
+	char *url = gt_store_join(c->store, HISTORY), *old = NULL, tag[GT_STORE_TAG];
 	size_t len = 0;
-	int rc = gt_store_get_mem(o, url, (size_t)256 << 20, &old, &len, e);
-	if (rc == GT_ENOTFOUND) {
-		rc = 0;
-		old = gt_xcalloc(1, 1);
-		len = 0;
-	}
-	if (!rc) {
+	int rc = GT_ECONFLICT;
+	for (int tries = 0; rc == GT_ECONFLICT && tries < 5; tries++) {
+		if ((rc = gt_store_get_tagged(o, url, (size_t)256 << 20, &old, &len, tag, e)) != 0)
+			break;
+		if (!old)
+			old = gt_xcalloc(1, 1);
 		size_t n = len + strlen(*entry) + 2;
 		char *all = gt_xmalloc(n);
 		snprintf(all, n, "%s%s%s", old, len && old[len - 1] != '\n' ? "\n" : "", *entry);
-		rc = put_line(o, url, all, e);
+		rc = put_line(o, url, all, tag, e);
 		free(all);
+		free(old);
+		old = NULL;
 	}
-	free(old);
 	free(url);
 	return rc;
 }

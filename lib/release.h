@@ -96,6 +96,8 @@ typedef struct gt_release_cand {
 	char sha256[GT_SHA256_HEX]; /* of the network put into the store, "" before */
 	long long bytes;          /* its size, -1 before */
 	char error[256];          /* why the release failed, "" if it did not */
+	char pointer_tag[GT_STORE_TAG]; /* latest.json's version when decided ("" none):
+	                           * the pointer is replaced only over it */
 } gt_release_cand;
 
 /* gt_release_cand_init: c empty with the defaults above. */
@@ -125,12 +127,16 @@ int gt_release_cand_decide(const gt_store_opts *o, gt_release_cand *c, const cha
  * one latest.json has now plus 1 (1 when it has none), the signature
  * (sign_key) covers every other key (sign.h) and is made before anything
  * is uploaded. Sets seq, and sha256 and bytes once the network is in the
- * store. On failure released becomes 0, error says why
- * and the error is returned (GT_EIO, GT_ECHECKSUM, sign.h's errors). */
+ * store. latest.json is replaced only if it is still the version decide
+ * read (pointer_tag; gt_store_replace): a pointer another release wrote
+ * meanwhile is GT_ECONFLICT and stays. On failure released becomes 0,
+ * error says why and the error is returned (GT_EIO, GT_ECHECKSUM,
+ * GT_ECONFLICT, sign.h's errors). */
 int gt_release_cand_publish(const gt_store_opts *o, gt_release_cand *c, gt_error *e);
 
 /* gt_release_cand_history: append the decision to
- * STORE/models/history.ndjson (read, append, replace): {"time","series"?,
+ * STORE/models/history.ndjson (read, append, replace over the version
+ * read; read again when another writer came between): {"time","series"?,
  * "candidate","steps","selfplay"?,"released","reason","threshold",
  * "every_steps","stats","sha256"?,"bytes"?,"seq"?,"error"?}, "stats" the whole
  * summary or null. *entry receives that line (new string without '\n',

@@ -104,6 +104,7 @@ static const struct {
 	{ "file://", &gt_store_scheme_local },
 	{ "http://", &gt_store_scheme_http },
 	{ "https://", &gt_store_scheme_http },
+	{ "s3://", &gt_store_scheme_s3 },
 };
 
 static const gt_store_scheme *scheme_by_prefix(const char *url)
@@ -530,6 +531,57 @@ int gt_store_get_json(const gt_store_opts *o, const char *url, size_t max, json_
 	return 0;
 }
 
+/* A memory sink that keeps the validator of the answer. */
+typedef struct tagged_sink {
+	gt_store_mem m;
+	char validator[GT_STORE_TAG];
+} tagged_sink;
+
+static int tagged_start(gt_store_sink *sk, long long at, const char *validator, gt_error *e)
+{
+	tagged_sink *t = (tagged_sink *)sk;
+	snprintf(t->validator, sizeof t->validator, "%s", validator);
+	return mem_start(sk, at, validator, e);
+}
+
+void gt_store_tag_of(const char *validator, const char *sha256_hex, char tag[GT_STORE_TAG])
+{
+	if (validator && *validator)
+		snprintf(tag, GT_STORE_TAG, "%s", validator);
+	else
+		snprintf(tag, GT_STORE_TAG, "sha256:%s", sha256_hex);
+}
+
+int gt_store_get_tagged(const gt_store_opts *o, const char *url, size_t max, char **buf,
+                        size_t *len, char tag[GT_STORE_TAG], gt_error *e)
+{
+	const gt_store_scheme *sc;
+	tagged_sink t = { .validator = "" };
+	long long total = -1;
+	int keep = 0, rc = gt_store_scheme_of(url, &sc, e);
+	*buf = NULL;
+	*len = 0;
+	tag[0] = 0;
+	gt_store_mem_init(&t.m, max);
+	t.m.sink.start = tagged_start;
+	if (!rc)
+		rc = sc->get(o, url, &t.m.sink, &total, &keep, e);
+	if (rc) {
+		free(t.m.buf);
+		return rc == GT_ENOTFOUND ? 0 : rc;
+	}
+	if (!t.m.buf)
+		t.m.buf = gt_xcalloc(1, 1);
+	unsigned char d[32];
+	char hex[GT_SHA256_HEX];
+	EVP_Digest(t.m.buf, t.m.len, d, NULL, EVP_sha256(), NULL);
+	gt_hex(hex, d, 32);
+	gt_store_tag_of(t.validator, hex, tag);
+	*buf = t.m.buf;
+	*len = t.m.len;
+	return 0;
+}
+
 /* ---- put ---- */
 
 static int differs(const char *url, long long theirs, long long ours, gt_error *e)
@@ -587,9 +639,46 @@ int gt_store_put(const gt_store_opts *o, FILE *in, const char *url, int overwrit
 		return gt_error_set(e, GT_EINVAL, -1, -1, "no object name in %s", url);
 	if (!overwrite && (rc = same_object(o, sc, url, sha, n, existed, e)) != GT_ENOTFOUND)
 		return rc;
-	rc = sc->put(o, in, n, url, overwrite, &taken, e);
+	rc = sc->put(o, in, n, url, overwrite, NULL, &taken, e);
 	if (!rc && taken)          /* created meanwhile by someone else */
 		rc = same_object(o, sc, url, sha, n, existed, e);
+	return rc;
+}
+
+/* conflict: the GT_ECONFLICT of gt_store_replace */
+static int conflict(const char *url, const char *tag, const char *now, gt_error *e)
+{
+	return gt_error_set(e, GT_ECONFLICT, -1, -1, "%s %s since it was read; not overwritten", url,
+	                    !*tag ? "appeared" : !*now ? "went away" : "changed");
+}
+
+int gt_store_replace(const gt_store_opts *o, const void *buf, size_t len, const char *url,
+                     const char *tag, gt_error *e)
+{
+	const gt_store_scheme *sc;
+	char now[GT_STORE_TAG], *old = NULL;
+	size_t olen;
+	int taken = 0, rc = gt_store_scheme_of(url, &sc, e);
+	if (rc)
+		return rc;
+	if (!*gt_store_basename(url))
+		return gt_error_set(e, GT_EINVAL, -1, -1, "no object name in %s", url);
+	/* what a server that ignores the condition leaves to the client */
+	if ((rc = gt_store_get_tagged(o, url, (size_t)1 << 30, &old, &olen, now, e)) != 0)
+		return rc;
+	free(old);
+	if (strcmp(now, tag))
+		return conflict(url, tag, now, e);
+	FILE *f = tmpfile();
+	if (!f)
+		return gt_error_set(e, GT_EIO, -1, -1, "temporary file: %s", strerror(errno));
+	if (fwrite(buf, 1, len, f) != len || fflush(f) != 0)
+		rc = gt_error_set(e, GT_EIO, -1, -1, "temporary file: %s", strerror(errno));
+	else
+		rc = sc->put(o, f, (long long)len, url, *tag != 0, *tag ? tag : NULL, &taken, e);
+	fclose(f);
+	if (!rc && taken)
+		rc = conflict(url, tag, "?", e);
 	return rc;
 }
 
@@ -645,7 +734,7 @@ void gt_store_entries_free(gt_store_entry *ents, size_t n)
 }
 
 void gt_store_entry_add(const gt_store_opts *o, gt_store_entry **v, size_t *n, const char *name,
-                        long long bytes, long long mtime)
+                        long long bytes, long long mtime, int folder)
 {
 	const char *why;
 	char q[300];
@@ -659,27 +748,49 @@ void gt_store_entry_add(const gt_store_opts *o, gt_store_entry **v, size_t *n, c
 	(*v)[*n].name = gt_xstrdup(name);
 	(*v)[*n].bytes = bytes;
 	(*v)[*n].mtime = mtime;
+	(*v)[*n].folder = folder != 0;
 	(*n)++;
 }
 
-/* sorted: v by name, never NULL */
-static gt_store_entry *sorted(gt_store_entry *v, size_t n)
+/* sorted: v by name, never NULL; with files_only the folders dropped */
+static gt_store_entry *sorted(gt_store_entry *v, size_t *n, int files_only)
 {
+	size_t k = 0;
 	if (!v)
 		return gt_xcalloc(1, sizeof *v);
-	qsort(v, n, sizeof *v, entry_cmp);
+	for (size_t i = 0; i < *n; i++) {
+		if (files_only && v[i].folder)
+			free(v[i].name);
+		else
+			v[k++] = v[i];
+	}
+	*n = k;
+	qsort(v, k, sizeof *v, entry_cmp);
 	return v;
 }
 
 int gt_store_parse_listing(const gt_store_opts *o, const char *json, size_t len,
                            gt_store_entry **ents, size_t *n, gt_error *e)
 {
-	json_error_t je;
-	json_t *a = json_loadb(json, len, 0, &je);
 	gt_store_entry *v = NULL;
 	size_t k = 0;
+	int rc = gt_store_listing_add(o, json, len, &v, &k, e);
 	*ents = NULL;
 	*n = 0;
+	if (rc) {
+		gt_store_entries_free(v, k);
+		return rc;
+	}
+	*ents = sorted(v, &k, 1);
+	*n = k;
+	return 0;
+}
+
+int gt_store_listing_add(const gt_store_opts *o, const char *json, size_t len,
+                         gt_store_entry **v, size_t *k, gt_error *e)
+{
+	json_error_t je;
+	json_t *a = json_loadb(json, len, 0, &je);
 	if (!a)
 		return gt_error_set(e, GT_EFORMAT, je.line, je.position, "listing: %s", je.text);
 	if (!json_is_array(a)) {
@@ -696,19 +807,19 @@ int gt_store_parse_listing(const gt_store_opts *o, const char *json, size_t len,
 			gt_store_warn(o, "listing entry %zu has no name; skipped", i + 1);
 			continue;
 		}
-		if (type && strcmp(type, "file"))
+		int folder = type && !strcmp(type, "directory");
+		if (type && strcmp(type, "file") && !folder)
 			continue;
-		gt_store_entry_add(o, &v, &k, name, json_is_integer(size) ? (long long)json_integer_value(size) : -1,
-		                   mt ? (long long)curl_getdate(mt, NULL) : -1);
+		gt_store_entry_add(o, v, k, name, json_is_integer(size) ? (long long)json_integer_value(size) : -1,
+		                   mt ? (long long)curl_getdate(mt, NULL) : -1, folder);
 	}
 	json_decref(a);
-	*ents = sorted(v, k);
-	*n = k;
 	return 0;
 }
 
-int gt_store_list(const gt_store_opts *o, const char *url, gt_store_entry **ents,
-                  size_t *n, gt_error *e)
+/* list: gt_store_list and gt_store_list_all */
+static int list(const gt_store_opts *o, const char *url, int files_only, gt_store_entry **ents,
+                size_t *n, gt_error *e)
 {
 	const gt_store_scheme *sc;
 	gt_store_entry *v = NULL;
@@ -722,7 +833,19 @@ int gt_store_list(const gt_store_opts *o, const char *url, gt_store_entry **ents
 		gt_store_entries_free(v, k);
 		return rc;
 	}
-	*ents = sorted(v, k);
+	*ents = sorted(v, &k, files_only);
 	*n = k;
 	return 0;
+}
+
+int gt_store_list(const gt_store_opts *o, const char *url, gt_store_entry **ents,
+                  size_t *n, gt_error *e)
+{
+	return list(o, url, 1, ents, n, e);
+}
+
+int gt_store_list_all(const gt_store_opts *o, const char *url, gt_store_entry **ents,
+                      size_t *n, gt_error *e)
+{
+	return list(o, url, 0, ents, n, e);
 }

@@ -5,6 +5,11 @@
  *   http://host/... https://... any server that answers GET/HEAD, takes PUT
  *                               and lists a folder URL as nginx's JSON
  *                               autoindex (name, type, mtime, size)
+ *   s3://bucket/prefix          an S3 bucket or an S3-compatible server
+ *                               (store_s3.c: requests signed with AWS
+ *                               Signature Version 4 by libcurl, ListObjectsV2
+ *                               listings; credentials, region and endpoint
+ *                               as the AWS tools find them)
  * Objects are immutable: a put of different bytes under an existing name is
  * refused (unless overwrite is asked for, for pointer files such as
  * models/latest.json). Downloads go to a temporary file next to the target,
@@ -28,8 +33,16 @@
  * listing skips it with a warning, so a link planted in a shared store
  * cannot make a reader send or train on a file outside it.
  *
+ * Pointer files that more than one writer may replace (models/latest.json,
+ * stats/contributions.json, the DiLoCo lease) are read with their version
+ * (gt_store_get_tagged) and replaced only over that version
+ * (gt_store_replace): atomically where the server honours If-Match and
+ * If-None-Match (S3 since 2024, MinIO, Apache's mod_dav) and on a local
+ * store (flock); elsewhere (nginx's WebDAV, s3rver) the version is read
+ * again just before the put, which narrows the race without closing it.
+ *
  * Each scheme is a table of operations in its own file (store_local.c,
- * store_http.c; see store_scheme.h, private to lib/).
+ * store_http.c, store_s3.c; see store_scheme.h, private to lib/).
  */
 #ifndef GT_STORE_H
 #define GT_STORE_H
@@ -72,6 +85,7 @@ typedef struct gt_store_entry {
 	char *name;           /* a name that passed gt_store_name_ok() */
 	long long bytes;      /* size, -1 if unknown */
 	long long mtime;      /* seconds since the epoch, -1 if unknown */
+	int folder;           /* 1: a sub-folder (gt_store_list_all only) */
 } gt_store_entry;
 
 /* Hex sha256 of 64 lowercase digits plus NUL. */
@@ -104,6 +118,13 @@ int gt_store_parse_listing(const gt_store_opts *o, const char *json, size_t len,
  * Errors: GT_ENOTFOUND (no such folder), GT_EIO, GT_EFORMAT, GT_EINVAL. */
 int gt_store_list(const gt_store_opts *o, const char *url,
                   gt_store_entry **ents, size_t *n, gt_error *e);
+
+/* gt_store_list_all: gt_store_list with the sub-folders too (entries with
+ * folder 1, named without a trailing '/'), sorted by name: readdir for a
+ * local store, the "directory" entries of nginx's listing, the common
+ * prefixes of an S3 listing. */
+int gt_store_list_all(const gt_store_opts *o, const char *url, gt_store_entry **ents,
+                      size_t *n, gt_error *e);
 
 /* gt_store_entries_free: free an array from gt_store_list/parse_listing. */
 void gt_store_entries_free(gt_store_entry *ents, size_t n);
@@ -173,6 +194,31 @@ int gt_store_get_mem(const gt_store_opts *o, const char *url, size_t max,
  * gt_store_get_mem. */
 int gt_store_get_json(const gt_store_opts *o, const char *url, size_t max, json_t **j,
                       gt_error *e);
+
+/* Room for an object's version tag (gt_store_get_tagged), NUL included. */
+#define GT_STORE_TAG 256
+
+/* gt_store_get_tagged: download a small object (at most max bytes) into a
+ * new NUL-terminated buffer *buf of *len bytes (caller frees), and its
+ * version into tag: the ETag the HTTP or S3 server sent, else (a local
+ * store, a server without ETags) "sha256:" and the hex digest of the
+ * bytes. An absent object is no error: *buf is NULL, *len 0 and tag "".
+ * Errors as gt_store_get_mem. */
+int gt_store_get_tagged(const gt_store_opts *o, const char *url, size_t max, char **buf,
+                        size_t *len, char tag[GT_STORE_TAG], gt_error *e);
+
+/* gt_store_replace: put the len bytes at buf under url only if the object
+ * is still the version tag read by gt_store_get_tagged, or, with tag "",
+ * only if there is still none. A local store checks under flock(2) and
+ * renames; HTTP and S3 send If-Match: tag (If-None-Match: * for "") and a
+ * server that honours it answers 412 when the object changed. Before the
+ * put the version is read again and compared, which is all the protection
+ * a server that ignores the condition gives (a writer between that read
+ * and the put is not seen). Returns 0, GT_ECONFLICT (e says the object
+ * changed, appeared or went; nothing was written by this call), or the
+ * errors of gt_store_put. */
+int gt_store_replace(const gt_store_opts *o, const void *buf, size_t len, const char *url,
+                     const char *tag, gt_error *e);
 
 /* gt_store_put: upload the seekable stream in (from its start) to url.
  * Without overwrite the object is immutable: if url exists with the same

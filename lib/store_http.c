@@ -15,6 +15,7 @@ typedef struct req {
 	const char *method;       /* "GET", "HEAD", "PUT" */
 	FILE *upload;
 	long long upload_len;
+	const char *cond;         /* a header line sent with a PUT, or NULL */
 	gt_store_sink *sink;
 	long long range_from;     /* > 0: ask for bytes range_from- */
 	char if_range[256];       /* sent as If-Range with a range when not empty */
@@ -124,8 +125,8 @@ static int token_check(const gt_store_opts *o, const char *url, gt_error *e)
 }
 
 /* http: run r against url with retries, a (may be NULL) preparing each
- * handle. Returns 0 for a 2xx answer, GT_ENOTFOUND for 404, the sink's
- * error, or GT_EIO (e filled). */
+ * handle. Returns 0 for a 2xx answer, GT_ENOTFOUND for 404, GT_ECONFLICT
+ * for 409 and 412, the sink's error, or GT_EIO (e filled). */
 static int http(const gt_store_opts *o, const gt_store_http_auth *a, const char *url, req *r,
                 gt_error *e)
 {
@@ -149,6 +150,8 @@ static int http(const gt_store_opts *o, const gt_store_http_auth *a, const char 
 	hdr = curl_slist_append(hdr, "Expect:");
 	int restarted = 0, restart = 0;
 	rc = GT_EIO;
+	const char *shown = a && a->shown ? a->shown : url;
+	const char *denied = a && a->denied ? a->denied : " (check GT_STORE_TOKEN or the netrc file)";
 	r->e = e;
 	for (int attempt = 0; ; attempt++) {
 		char errbuf[CURL_ERROR_SIZE] = "";
@@ -192,6 +195,8 @@ static int http(const gt_store_opts *o, const gt_store_http_auth *a, const char 
 		if (!strcmp(r->method, "HEAD")) {
 			curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
 		} else if (!strcmp(r->method, "PUT")) {
+			if (r->cond)
+				h2 = curl_slist_append(h2, r->cond);
 			curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
 			curl_easy_setopt(c, CURLOPT_READDATA, r->upload);
 			curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)r->upload_len);
@@ -254,7 +259,12 @@ static int http(const gt_store_opts *o, const gt_store_http_auth *a, const char 
 			break;
 		}
 		if (cc == CURLE_HTTP_RETURNED_ERROR && r->code == 404) {
-			rc = gt_error_set(e, GT_ENOTFOUND, -1, -1, "%s: not found (HTTP 404)", url);
+			rc = gt_error_set(e, GT_ENOTFOUND, -1, -1, "%s: not found (HTTP 404)", shown);
+			break;
+		}
+		if (cc == CURLE_HTTP_RETURNED_ERROR && (r->code == 409 || r->code == 412)) {
+			rc = gt_error_set(e, GT_ECONFLICT, -1, -1, "%s %s: changed by someone else (HTTP %ld)",
+			                  r->method, shown, r->code);
 			break;
 		}
 		if (cc == CURLE_HTTP_RETURNED_ERROR && r->code == 416 && r->range_from > 0 && !restarted) {
@@ -271,16 +281,16 @@ static int http(const gt_store_opts *o, const gt_store_http_auth *a, const char 
 			         where[0] ? " to " : "", where);
 		else if (cc == CURLE_HTTP_RETURNED_ERROR)
 			snprintf(msg, sizeof msg, "HTTP %ld%s", r->code,
-			         r->code == 401 || r->code == 403 ? " (check GT_STORE_TOKEN or the netrc file)" : "");
+			         r->code == 401 || r->code == 403 ? denied : "");
 		else
 			snprintf(msg, sizeof msg, "%s", what);
 		int again = redirect || retryable(cc, r->code);
 		if (!again || attempt >= o->retries) {
-			rc = gt_error_set(e, GT_EIO, -1, -1, "%s %s: %s%s", r->method, url, msg,
+			rc = gt_error_set(e, GT_EIO, -1, -1, "%s %s: %s%s", r->method, shown, msg,
 			                  again ? " (retries exhausted)" : "");
 			break;
 		}
-		gt_store_warn(o, "%s %s: %s; retrying (%d of %d)", r->method, url, msg, attempt + 1, o->retries);
+		gt_store_warn(o, "%s %s: %s; retrying (%d of %d)", r->method, shown, msg, attempt + 1, o->retries);
 		backoff_sleep(o, attempt);
 	}
 	curl_slist_free_all(hdr);
@@ -309,10 +319,21 @@ int gt_store_http_get(const gt_store_opts *o, const gt_store_http_auth *a, const
 }
 
 int gt_store_http_put(const gt_store_opts *o, const gt_store_http_auth *a, FILE *in, long long n,
-                      const char *url, gt_error *e)
+                      const char *url, const char *cond, gt_error *e)
 {
-	req r = { .method = "PUT", .upload = in, .upload_len = n };
+	req r = { .method = "PUT", .upload = in, .upload_len = n, .cond = cond };
 	return http(o, a, url, &r, e);
+}
+
+const char *gt_store_http_cond(int overwrite, const char *match, char *buf, size_t size)
+{
+	if (!overwrite)
+		snprintf(buf, size, "If-None-Match: *");
+	else if (match && *match && strncmp(match, "sha256:", 7))
+		snprintf(buf, size, "If-Match: %s", match);
+	else
+		return NULL;
+	return buf;
 }
 
 /* ---- the scheme ---- */
@@ -339,9 +360,16 @@ static int http_get(const gt_store_opts *o, const char *url, gt_store_sink *s, l
 }
 
 static int http_put(const gt_store_opts *o, FILE *in, long long n, const char *url, int overwrite,
-                    int *taken, gt_error *e)
+                    const char *match, int *taken, gt_error *e)
 {
-	return gt_store_http_put(o, NULL, in, n, url, e);
+	char cond[GT_STORE_TAG + 16];
+	int rc = gt_store_http_put(o, NULL, in, n, url,
+	                           gt_store_http_cond(overwrite, match, cond, sizeof cond), e);
+	if (rc == GT_ECONFLICT) {   /* the condition failed: nothing written */
+		*taken = 1;
+		rc = 0;
+	}
+	return rc;
 }
 
 /* http_list: the folder URL's nginx JSON autoindex */
@@ -356,7 +384,7 @@ static int http_list(const gt_store_opts *o, const char *url, gt_store_entry **v
 	int rc = gt_store_http_get(o, NULL, u, &m.sink, &total, &keep, e);
 	free(u);
 	if (!rc)
-		rc = gt_store_parse_listing(o, m.buf ? m.buf : "", m.len, v, n, e);
+		rc = gt_store_listing_add(o, m.buf ? m.buf : "", m.len, v, n, e);
 	free(m.buf);
 	return rc;
 }

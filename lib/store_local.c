@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -113,11 +114,28 @@ static int local_get(const gt_store_opts *o, const char *url, gt_store_sink *s, 
 	return rc;
 }
 
+/* same_version: 0 if the file path is still the version match (its
+ * sha256 tag), GT_ECONFLICT if it changed or went, GT_EIO (e filled). */
+static int same_version(const char *path, const char *match, gt_error *e)
+{
+	char hex[GT_SHA256_HEX], tag[GT_STORE_TAG];
+	int rc = gt_store_sha256_file(path, hex, NULL, e);
+	if (rc == GT_ENOTFOUND)
+		return GT_ECONFLICT;
+	if (rc)
+		return rc;
+	gt_store_tag_of("", hex, tag);
+	return strcmp(tag, match) ? GT_ECONFLICT : 0;
+}
+
 /* local_put: a temporary file in the target's folder (created if missing),
  * fsynced, then renamed over the target (overwrite) or linked to its name,
- * which fails if the name exists (*taken). */
+ * which fails if the name exists (*taken). With a match the target is
+ * locked (flock on the file the name holds now) and compared first: a
+ * writer waiting on the same lock finds another file under the name once
+ * it gets the lock, and so sees the change. */
 static int local_put(const gt_store_opts *o, FILE *in, long long n, const char *url, int overwrite,
-                     int *taken, gt_error *e)
+                     const char *match, int *taken, gt_error *e)
 {
 	char *path = local_path(url), buf[65536];
 	size_t k, dl = (size_t)(gt_store_basename(path) - path);
@@ -138,7 +156,19 @@ static int local_put(const gt_store_opts *o, FILE *in, long long n, const char *
 			rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
 	if (!rc && ferror(in))
 		rc = gt_error_set(e, GT_EIO, -1, -1, "input: read error: %s", strerror(errno));
-	if (!rc && overwrite) {
+	if (!rc && overwrite && match) {
+		int lk = open(path, O_RDONLY | O_CLOEXEC);
+		if (lk < 0 && errno == ENOENT)
+			*taken = 1;           /* gone since it was read */
+		else if (lk < 0 || flock(lk, LOCK_EX) < 0)
+			rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
+		else if ((rc = same_version(path, match, e)) == GT_ECONFLICT)
+			*taken = 1, rc = 0;
+		else if (!rc)
+			rc = gt_fs_atomic_commit(&a, e);
+		if (lk >= 0)
+			close(lk);            /* the lock goes with it, after the rename */
+	} else if (!rc && overwrite) {
 		rc = gt_fs_atomic_commit(&a, e);
 	} else if (!rc) {
 		if (fsync(a.fd) != 0)
@@ -177,9 +207,13 @@ static int local_list(const gt_store_opts *o, const char *url, gt_store_entry **
 				              gt_store_quote(de->d_name, q, sizeof q));
 			continue;
 		}
-		if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
+		if (fstatat(dirfd(d), de->d_name, &st, 0) < 0)
 			continue;
-		gt_store_entry_add(o, v, n, de->d_name, (long long)st.st_size, (long long)st.st_mtime);
+		if (S_ISREG(st.st_mode))
+			gt_store_entry_add(o, v, n, de->d_name, (long long)st.st_size,
+			                   (long long)st.st_mtime, 0);
+		else if (S_ISDIR(st.st_mode))
+			gt_store_entry_add(o, v, n, de->d_name, -1, (long long)st.st_mtime, 1);
 	}
 	closedir(d);
 	free(path);

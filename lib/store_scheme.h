@@ -2,9 +2,8 @@
  * store_scheme.h: the URL schemes behind lib/store (private to lib/).
  *
  * A scheme is one table of operations (gt_store_scheme) in its own file,
- * and one line in the table of prefixes in store.c; adding a scheme (say
- * s3:// over HTTP with SigV4 signing and XML listings) touches nothing
- * else. store.c does what every scheme shares: choosing the scheme of a
+ * and one line in the table of prefixes in store.c (s3:// is store_s3.c:
+ * the HTTP requests of store_http.c signed with SigV4, XML listings). store.c does what every scheme shares: choosing the scheme of a
  * URL, the temporary file, size, sha256 and rename of a download, the
  * immutability of objects (a put without overwrite compares an existing
  * object through head and get), the name gate and the order of listings.
@@ -75,46 +74,77 @@ typedef struct gt_store_scheme {
 	           int *keep, gt_error *e);
 	/* put: the n bytes of in (from its start) under url. overwrite 0: the
 	 * name is new (store.c has checked); a scheme that can create it
-	 * exclusively sets *taken to 1 and writes nothing if the name appeared
-	 * meanwhile, others write anyway. */
+	 * exclusively (link, If-None-Match: *) sets *taken to 1 and writes
+	 * nothing if the name appeared meanwhile, others write anyway.
+	 * overwrite 1 with match (not NULL): the object must still be the
+	 * version match (a gt_store_get_tagged tag, which store.c has compared
+	 * just before); a scheme that can check it atomically (flock, If-Match)
+	 * sets *taken to 1 and writes nothing when it is not, others write
+	 * anyway. */
 	int (*put)(const gt_store_opts *o, FILE *in, long long n, const char *url, int overwrite,
-	           int *taken, gt_error *e);
-	/* list: the objects directly under the folder url, each added with
-	 * gt_store_entry_add (or gt_store_parse_listing, which does), in any
-	 * order: store.c sorts them */
+	           const char *match, int *taken, gt_error *e);
+	/* list: the objects and sub-folders directly under the folder url,
+	 * each added with gt_store_entry_add (or gt_store_listing_add), in any
+	 * order: store.c sorts them and leaves the folders out where asked */
 	int (*list)(const gt_store_opts *o, const char *url, gt_store_entry **v, size_t *n,
 	            gt_error *e);
 } gt_store_scheme;
 
 extern const gt_store_scheme gt_store_scheme_local;   /* store_local.c */
 extern const gt_store_scheme gt_store_scheme_http;    /* store_http.c */
+extern const gt_store_scheme gt_store_scheme_s3;      /* store_s3.c */
 
 /* gt_store_scheme_of: *sc receives the scheme of url (a plain path is
  * local), which has checked it. Returns 0, GT_EINVAL (empty or refused
  * URL) or GT_EUNSUPPORTED (unknown scheme), e filled. */
 int gt_store_scheme_of(const char *url, const gt_store_scheme **sc, gt_error *e);
 
-/* gt_store_entry_add: append (name, bytes, mtime) to the array *v of *n
- * entries if name passes gt_store_name_ok; a refused name is reported
+/* gt_store_entry_add: append (name, bytes, mtime, folder) to the array *v
+ * of *n entries if name passes gt_store_name_ok; a refused name is reported
  * through o->warn (hidden names, starting with '.', silently). */
 void gt_store_entry_add(const gt_store_opts *o, gt_store_entry **v, size_t *n, const char *name,
-                        long long bytes, long long mtime);
+                        long long bytes, long long mtime, int folder);
+
+/* gt_store_listing_add: the files and folders ("type":"directory") of
+ * nginx's JSON autoindex appended to *v, *n as gt_store_parse_listing
+ * reads them. Returns 0 or GT_EFORMAT (e filled). */
+int gt_store_listing_add(const gt_store_opts *o, const char *json, size_t len,
+                         gt_store_entry **v, size_t *n, gt_error *e);
+
+/* gt_store_tag_of: the version tag of an object (gt_store_get_tagged)
+ * from the validator a server sent ("" if none) and the hex sha256 of its
+ * bytes, into tag. */
+void gt_store_tag_of(const char *validator, const char *sha256_hex, char tag[GT_STORE_TAG]);
 
 /* The HTTP requests of the http(s) scheme, for schemes that speak HTTP.
  * auth (may be NULL) is called on each libcurl handle after gt's own
- * options (bearer token, netrc, timeouts), to set more and to append
- * request headers to *hdr: where a scheme signs its requests. Retries and
- * errors as gt_store_opts says; GT_ENOTFOUND for HTTP 404. */
+ * options (bearer token, netrc, timeouts), to set more and to change the
+ * request headers *hdr (a new list may replace it; the old one is then
+ * the hook's to free): where a scheme signs its requests. shown (may be
+ * NULL: the request URL) is the URL that messages name, denied (NULL: a
+ * word on GT_STORE_TOKEN and netrc) what they add after HTTP 401 and 403.
+ * Retries and errors as gt_store_opts says; GT_ENOTFOUND for HTTP 404,
+ * GT_ECONFLICT for 409 and 412 (a condition of the request failed). */
 typedef struct gt_store_http_auth {
 	int (*prepare)(CURL *c, struct curl_slist **hdr, void *ctx, gt_error *e);
 	void *ctx;
+	const char *shown;
+	const char *denied;
 } gt_store_http_auth;
 
 int gt_store_http_head(const gt_store_opts *o, const gt_store_http_auth *a, const char *url,
                        long long *bytes, gt_error *e);
 int gt_store_http_get(const gt_store_opts *o, const gt_store_http_auth *a, const char *url,
                       gt_store_sink *s, long long *total, int *keep, gt_error *e);
+/* gt_store_http_put: PUT the n bytes of in; cond (may be NULL) is a
+ * header line sent with it, e.g. "If-None-Match: *". */
 int gt_store_http_put(const gt_store_opts *o, const gt_store_http_auth *a, FILE *in, long long n,
-                      const char *url, gt_error *e);
+                      const char *url, const char *cond, gt_error *e);
+
+/* gt_store_http_cond: the condition header line for a put (into buf of
+ * size bytes; returns buf, or NULL for none): "If-None-Match: *" without
+ * overwrite, "If-Match: match" with a match that is an ETag (not a
+ * "sha256:" tag). */
+const char *gt_store_http_cond(int overwrite, const char *match, char *buf, size_t size);
 
 #endif

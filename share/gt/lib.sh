@@ -185,7 +185,9 @@ run_step() {
 # data_pull STATE MIN [gt-sync pull options...]: the records of the batches
 # of STORE/games/ that STATE does not list appended to $G/pulled.ndjson,
 # a line of counts and bytes per try in $G/pull.ndjson (gt-sync pull
-# --stats); 10 (wait) while pulled.ndjson holds fewer than MIN records. A
+# --stats); the records of a worker's folder that name another worker in
+# $G/pull-rejects.ndjson (--rejects); 10 (wait) while pulled.ndjson holds
+# fewer than MIN records. A
 # line cut by a crash is dropped; its batch comes again (not in the state
 # yet) and duplicates are gt-validate's to reject.
 data_pull() {
@@ -193,8 +195,8 @@ data_pull() {
 	shift 2
 	whole_lines "$G/pulled.ndjson" || return 1
 	rm -f "$G/pull.json"
-	gt-sync -q pull "$store/games/" --state "$_st" --stats "$G/pull.json" "$@" \
-		>> "$G/pulled.ndjson" 2>> "$log" || return 1
+	gt-sync -q pull "$store/games/" --state "$_st" --stats "$G/pull.json" \
+		--rejects "$G/pull-rejects.ndjson" "$@" >> "$G/pulled.ndjson" 2>> "$log" || return 1
 	# (a try that found nothing leaves no line)
 	grep -qv '"batches":0,"bad":0,"old":0,' "$G/pull.json" 2>/dev/null && cat "$G/pull.json" >> "$G/pull.ndjson"
 	_n=$(wc -l < "$G/pulled.ndjson")
@@ -208,7 +210,8 @@ data_pull() {
 # data_validate SEEN: $G/pulled.ndjson through gt-validate (with the
 # board sizes, komi and rules of the run: run_accepts) into
 # $G/valid.ndjson, rejects in $G/rejects.ndjson, the summary in
-# $G/validate.json; SEEN (the hashes of the games taken before) gains this
+# $G/validate.json (with the pull's rejects added); SEEN (the hashes of the
+# games taken before) gains this
 # run's. Every try starts from the hashes seen before this run. 10 (wait)
 # when no record passed: the pull step is then undone, so that the next
 # try pulls more records onto these.
@@ -225,6 +228,15 @@ data_validate() {
 	_rc=$?
 	# 1 is "some records were rejected" when the summary was written
 	[ $_rc = 0 ] || { [ $_rc = 1 ] && [ -s "$G/validate.json" ]; } || return 1
+	# the records the pull dropped (worker not the uploading account) are
+	# rejects too, counted against the account that uploaded them
+	if [ -s "$G/pull-rejects.ndjson" ]; then
+		cat "$G/pull-rejects.ndjson" >> "$G/rejects.ndjson" &&
+			jq -c --slurpfile r "$G/pull-rejects.ndjson" '.rejected += ($r | length)
+			| .rejects_by_reason.uploader = ((.rejects_by_reason.uploader // 0) + ($r | length))
+			| .rejects_by_worker = (reduce $r[] as $x (.rejects_by_worker // {}; .[$x.uploader] += 1))' \
+			"$G/validate.json" > "$G/validate.tmp" && mv "$G/validate.tmp" "$G/validate.json" || return 1
+	fi
 	mv "$G/seen.work" "$1" || return 1
 	_ok=$(wc -l < "$G/valid.ndjson")
 	say "$what: $_ok games passed, $(jfield rejected < "$G/validate.json") rejected (rejects.ndjson)"

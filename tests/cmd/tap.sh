@@ -25,5 +25,14 @@ check_help() { # check_help CMD OPTION: "CMD -h" exits 0 and lists OPTION (two a
 	grep -q -- "$2" "$T/help"; ok $? "-h lists the options"
 }
 diag() { echo "# $*"; }
+wait_http() { # wait_http URL: 0 once URL answers anything over HTTP (10 s at most)
+	_w=0
+	while [ $_w -lt 100 ]; do
+		curl -s -o /dev/null "$1" && return 0
+		sleep 0.1
+		_w=$((_w + 1))
+	done
+	return 1
+}
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 done_testing() { echo "1..$_n"; [ "$_fail" -eq 0 ]; }

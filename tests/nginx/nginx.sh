@@ -8,7 +8,8 @@
 #   /slow/   the store at 100 kB/s (to interrupt downloads)
 # The access log ($NGX/access.log) has one line per request:
 #   METHOD URI STATUS "RANGE-HEADER" "IF-RANGE-HEADER"
-#   nginx_start / nginx_stop / nginx_need (skip_all when nginx is absent).
+#   nginx_start / nginx_stop / nginx_need (skip_all when nginx is absent);
+#   nginx_head (the conf's common part, for a test's own server).
 NGX=$T/nginx
 NGX_BIN=$(command -v nginx || ls /usr/sbin/nginx 2>/dev/null)
 
@@ -21,23 +22,8 @@ nginx_need() {
 	chmod 755 "$T" "$T/fix"
 	NGX_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 	NGX_URL=http://127.0.0.1:$NGX_PORT
-	_user=""
-	[ "$(id -u)" -eq 0 ] && _user="user root;"
-	cat > "$NGX/nginx.conf" <<CONF
-$_user
-daemon on;
-pid $NGX/nginx.pid;
-worker_processes 1;
-error_log $NGX/error.log;
-events { worker_connections 64; }
-http {
-	log_format gt '\$request_method \$uri \$status "\$http_range" "\$http_if_range"';
-	access_log $NGX/access.log gt;
-	client_body_temp_path $NGX/body;
-	proxy_temp_path $NGX/proxy;
-	fastcgi_temp_path $NGX/fastcgi;
-	uwsgi_temp_path $NGX/uwsgi;
-	scgi_temp_path $NGX/scgi;
+	{ nginx_head '$request_method $uri $status "$http_range" "$http_if_range"'
+	cat <<CONF
 	client_max_body_size 0;
 	server {
 		listen 127.0.0.1:$NGX_PORT;
@@ -77,18 +63,34 @@ http {
 	}
 }
 CONF
+	} > "$NGX/nginx.conf"
 	trap 'nginx_stop; rm -rf "$T"' EXIT
+}
+
+# nginx_head LOG-FORMAT: the conf up to the inside of http {} (pid, logs
+# and temporary files under $NGX, the access log in that format)
+nginx_head() {
+	[ "$(id -u)" -eq 0 ] && echo "user root;"
+	cat <<CONF
+daemon on;
+pid $NGX/nginx.pid;
+worker_processes 1;
+error_log $NGX/error.log;
+events { worker_connections 64; }
+http {
+	log_format gt '$1';
+	access_log $NGX/access.log gt;
+	client_body_temp_path $NGX/body;
+	proxy_temp_path $NGX/proxy;
+	fastcgi_temp_path $NGX/fastcgi;
+	uwsgi_temp_path $NGX/uwsgi;
+	scgi_temp_path $NGX/scgi;
+CONF
 }
 
 nginx_start() {
 	"$NGX_BIN" -p "$NGX" -c "$NGX/nginx.conf" -e "$NGX/error.log" 2>>"$NGX/start.err" || return 1
-	_i=0
-	while [ $_i -lt 50 ]; do
-		curl -s -o /dev/null "$NGX_URL/" && return 0
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	return 1
+	wait_http "$NGX_URL/"
 }
 
 nginx_stop() {
