@@ -9,6 +9,7 @@
 
 typedef struct kataeval {
 	gt_kata *k;
+	gt_katafeat_ws *ws;
 	float *planes, *globals;
 	int cap_pos, cap_n;
 	int exact;
@@ -28,7 +29,7 @@ static int ke_eval(void *ctx, int n, int nb, const gt_board *const *boards, floa
 		                          (size_t)ke->cap_pos * GT_KATAFEAT_GLOBALS * sizeof(float));
 	}
 	for (int i = 0; i < nb; i++) {
-		int r = gt_katafeat_encode(boards[i], -1, -1, ke->planes + (size_t)i * GT_KATAFEAT_PLANES * np,
+		int r = gt_katafeat_encode(boards[i], -1, -1, ke->ws, ke->planes + (size_t)i * GT_KATAFEAT_PLANES * np,
 		                           ke->globals + (size_t)i * GT_KATAFEAT_GLOBALS);
 		if (r)
 			return r;
@@ -66,6 +67,7 @@ static void ke_close(void *ctx)
 {
 	kataeval *ke = ctx;
 	gt_kata_free(ke->k);
+	gt_katafeat_ws_free(ke->ws);
 	free(ke->planes);
 	free(ke->globals);
 	free(ke);
@@ -83,6 +85,7 @@ int gt_kataeval_open(const char *path, const char *backend, gt_evaluator *ev, gt
 		return r;
 	kataeval *ke = gt_xcalloc(1, sizeof *ke);
 	ke->k = k;
+	ke->ws = gt_katafeat_ws_new();
 	ev->ctx = ke;
 	ev->eval = ke_eval;
 	ev->close = ke_close;

@@ -244,6 +244,7 @@ typedef struct ladder {
 	int cap;
 	int nodes, aborted, stack;
 	int16_t *buf;      /* move lists of all depths */
+	size_t nbuf;
 	int loc;
 } ladder;
 
@@ -368,26 +369,44 @@ static int ladder_search(ladder *l, int loc, int defender_first)
 	l->aborted = 0;
 	l->stack = b->npts * 3 / 2 + 1;
 	int r = ladder_node(l, 0, 0, defender_first);
-	b->ko = ko;
+	l->bd[0].ko = ko; /* l->bd may have moved */
 	return l->aborted ? 0 : r;
 }
 
+/* ladder_init: l's root board is a copy of b with the ladder's rules
+ * (simple ko, no suicide, no move cap); keeps l's buffers */
 static void ladder_init(ladder *l, const gt_board *b)
 {
-	memset(l, 0, sizeof *l);
 	gt_board *r = ladder_board(l, 0);
 	gt_board_copy(r, b);
 	r->rules = &ladder_rules;
 	r->passes = 0;
 	r->max_moves = 0;
 	/* depth x (captures + liberties): the lists of all depths together */
-	l->buf = gt_xmalloc(sizeof(int16_t) * (size_t)(b->npts * 3 / 2 + 2) * (GT_MAX_PTS + 4));
+	size_t need = (size_t)(b->npts * 3 / 2 + 2) * (b->npts + 4);
+	if (need > l->nbuf) {
+		l->buf = gt_xrealloc(l->buf, sizeof(int16_t) * need);
+		l->nbuf = need;
+	}
 }
 
-static void ladder_release(ladder *l)
+struct gt_katafeat_ws {
+	ladder l;
+	gt_board prev;
+};
+
+gt_katafeat_ws *gt_katafeat_ws_new(void)
 {
-	free(l->bd);
-	free(l->buf);
+	return gt_xcalloc(1, sizeof(gt_katafeat_ws));
+}
+
+void gt_katafeat_ws_free(gt_katafeat_ws *ws)
+{
+	if (!ws)
+		return;
+	free(ws->l.bd);
+	free(ws->l.buf);
+	free(ws);
 }
 
 /* searchIsLadderCapturedAttackerFirst2Libs on l->bd[0], then restores it */
@@ -420,10 +439,9 @@ static int ladder_2libs(ladder *l, int loc, int16_t *working, int *nworking)
 
 /* iterLadders: plane[p] = 1 for stones in laddered groups; plane17 (may be
  * NULL) receives the working moves against opponent 2-liberty groups */
-static void iter_ladders(const gt_board *b, int opp, float *plane, float *plane17)
+static void iter_ladders(ladder *lw, const gt_board *b, int opp, float *plane, float *plane17)
 {
-	ladder l;
-	ladder_init(&l, b);
+	ladder_init(lw, b);
 	int heads[GT_MAX_PTS], vals[GT_MAX_PTS], nh = 0;
 	for (int p = 0; p < b->npts; p++) {
 		int c = b->color[p];
@@ -444,9 +462,9 @@ static void iter_ladders(const gt_board *b, int opp, float *plane, float *plane1
 		int16_t working[2];
 		int nw = 0, r;
 		if (nl == 1)
-			r = ladder_search(&l, p, 1);
+			r = ladder_search(lw, p, 1);
 		else
-			r = ladder_2libs(&l, p, working, &nw);
+			r = ladder_2libs(lw, p, working, &nw);
 		heads[nh] = h;
 		vals[nh++] = r;
 		if (!r)
@@ -456,7 +474,6 @@ static void iter_ladders(const gt_board *b, int opp, float *plane, float *plane1
 			for (int i = 0; i < nw; i++)
 				plane17[working[i]] = 1;
 	}
-	ladder_release(&l);
 }
 
 int gt_katafeat_ladder(const gt_board *b, int pt, int16_t *working, int *nworking)
@@ -465,14 +482,14 @@ int gt_katafeat_ladder(const gt_board *b, int pt, int16_t *working, int *nworkin
 	int nw = 0, r = 0;
 	if (pt < 0 || pt >= b->npts || b->color[pt] == GT_EMPTY)
 		return 0;
-	ladder l;
-	ladder_init(&l, b);
+	gt_katafeat_ws *ws = gt_katafeat_ws_new();
+	ladder_init(&ws->l, b);
 	int nl = libs(b, pt);
 	if (nl == 1)
-		r = ladder_search(&l, pt, 1);
+		r = ladder_search(&ws->l, pt, 1);
 	else if (nl == 2)
-		r = ladder_2libs(&l, pt, w, &nw);
-	ladder_release(&l);
+		r = ladder_2libs(&ws->l, pt, w, &nw);
+	gt_katafeat_ws_free(ws);
 	if (working)
 		memcpy(working, w, sizeof(int16_t) * nw);
 	if (nworking)
@@ -623,7 +640,8 @@ void gt_katafeat_area(const gt_board *b, int suicide, uint8_t *area)
 
 /* ---- the features ---- */
 
-int gt_katafeat_encode(const gt_board *b, int ko, int max_history, float *planes, float *globals)
+int gt_katafeat_encode(const gt_board *b, int ko, int max_history, gt_katafeat_ws *ws,
+                       float *planes, float *globals)
 {
 	if (!b || b->n < 2 || b->n > GT_MAX_N || !b->rules)
 		return GT_EINVAL;
@@ -669,22 +687,23 @@ int gt_katafeat_encode(const gt_board *b, int ko, int max_history, float *planes
 		for (int h = 0; h < 5; h++)
 			if (histpt[h] >= 0)
 				planes[(9 + h) * N + histpt[h]] = 1;
-		iter_ladders(b, opp, planes + 14 * N, planes + 17 * N);
-		gt_board prev;
+		gt_katafeat_ws *own = ws ? NULL : gt_katafeat_ws_new();
+		if (!ws)
+			ws = own;
+		iter_ladders(&ws->l, b, opp, planes + 14 * N, planes + 17 * N);
+		gt_board *prev = &ws->prev;
 		int have = 0;
 		for (int k = 1; k <= 2; k++) {
 			if (included >= k) {
 				if (!have)
-					gt_board_copy(&prev, b);
+					gt_board_copy(prev, b);
 				have = 1;
-				if (gt_board_undo(&prev) != 0)
+				if (gt_board_undo(prev) != 0)
 					have = 0;
 			}
-			if (have)
-				iter_ladders(&prev, opp, planes + (14 + k) * N, NULL);
-			else
-				iter_ladders(b, opp, planes + (14 + k) * N, NULL);
+			iter_ladders(&ws->l, have ? prev : b, opp, planes + (14 + k) * N, NULL);
 		}
+		gt_katafeat_ws_free(own);
 		uint8_t area[GT_MAX_PTS];
 		gt_katafeat_area(b, b->rules->multi_suicide, area);
 		for (int p = 0; p < N; p++) {

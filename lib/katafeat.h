@@ -40,6 +40,12 @@
 #define GT_KATAFEAT_GLOBALS 19
 #define GT_KATAFEAT_LADDER_BUDGET 25000 /* KataGo's node budget of one ladder search */
 
+/* A workspace of gt_katafeat_encode (about 1 MB for 19x19), reused across
+ * calls by one thread: new with gt_katafeat_ws_new, freed by _free. */
+typedef struct gt_katafeat_ws gt_katafeat_ws;
+gt_katafeat_ws *gt_katafeat_ws_new(void);
+void gt_katafeat_ws_free(gt_katafeat_ws *ws);
+
 /* gt_katafeat_encode: the planes of b into planes (GT_KATAFEAT_PLANES * n
  * * n floats, plane-major) and the globals into globals
  * (GT_KATAFEAT_GLOBALS floats), for the ko rule ko (GT_KO_*; -1: b's
@@ -48,8 +54,10 @@
  * analysisIgnorePreRootHistory, and the planes 15 and 16 then repeat 14).
  * The ko rule is separate because KataGo's "chinese" is simple ko where
  * gt's is positional superko. Either array may be NULL. Returns 0 or
- * GT_EINVAL (no rules, bad size). Allocates only transient memory. */
-int gt_katafeat_encode(const gt_board *b, int ko, int max_history, float *planes, float *globals);
+ * GT_EINVAL (no rules, bad size). ws: the ladder search's boards and
+ * lists, kept between calls (NULL: allocated and freed in the call). */
+int gt_katafeat_encode(const gt_board *b, int ko, int max_history, gt_katafeat_ws *ws,
+                       float *planes, float *globals);
 
 /* gt_katafeat_ladder: 1 when the group at pt (1 or 2 liberties) is captured
  * by a ladder as KataGo's search decides it (1 liberty: the defender moves

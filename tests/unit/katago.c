@@ -98,7 +98,7 @@ int main(void)
 		ok(!bad, "%s: %zu moves replayed", id, json_array_size(moves));
 		/* KataGo's "chinese" is simple ko; its analysis engine hides the
 		 * moves before the root (analysisIgnorePreRootHistory) */
-		gt_katafeat_encode(&b, GT_KO_SIMPLE, 0, planes, globals);
+		gt_katafeat_encode(&b, GT_KO_SIMPLE, 0, NULL, planes, globals);
 		gt_kata_out out;
 		gt_kata_forward(k, 1, n, planes, globals, &out);
 		int N = n * n;
