@@ -2,6 +2,7 @@
  * katago.h). The layer order follows KataGo's cpp/neuralnet/desc.cpp, the
  * arithmetic its Eigen backend (read, not copied). */
 #include "katago.h"
+#include "nn.h"
 
 #include <cblas.h>
 #include <ctype.h>
@@ -405,7 +406,7 @@ static int rd_model(rd *r, gt_kata *k)
 		return rc;
 	if (strlen(r->tok) > 96)
 		return gt_error_set(r->e, GT_EFORMAT, -1, -1, "katago model: name longer than 96 characters");
-	snprintf(in->name, sizeof in->name, "%s", r->tok);
+	snprintf(in->name, sizeof in->name, "%.96s", r->tok);
 	if ((rc = rd_token(r, "model version")))
 		return rc;
 	char *end;
@@ -626,6 +627,7 @@ int gt_kata_read(const char *path, gt_kata **out, gt_error *e)
 		gt_kata_free(k);
 		return rc;
 	}
+	gt_nn_threads_default();
 	*out = k;
 	return 0;
 }
@@ -681,13 +683,19 @@ static void conv(gt_kata *k, const kconv *c, int B, int n, const float *x, float
 						float *row = k->col + ((size_t)(ci * c->ky + ky) * c->kx + kx) * N;
 						const float *in = xp + (size_t)ci * N;
 						int dy = ky - hy, dx = kx - hx;
+						int x0 = dx < 0 ? -dx : 0, x1 = dx > 0 ? n - dx : n;
 						for (int yy = 0; yy < n; yy++) {
 							int sy = yy + dy;
-							for (int xx = 0; xx < n; xx++) {
-								int sx = xx + dx;
-								row[yy * n + xx] = sy >= 0 && sy < n && sx >= 0 && sx < n ?
-								                   in[sy * n + sx] : 0.0f;
+							float *o = row + yy * n;
+							if (sy < 0 || sy >= n || x1 <= x0) {
+								memset(o, 0, sizeof(float) * n);
+								continue;
 							}
+							for (int xx = 0; xx < x0; xx++)
+								o[xx] = 0.0f;
+							memcpy(o + x0, in + sy * n + x0 + dx, sizeof(float) * (x1 - x0));
+							for (int xx = x1; xx < n; xx++)
+								o[xx] = 0.0f;
 						}
 					}
 			src = k->col;
