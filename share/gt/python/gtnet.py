@@ -188,7 +188,7 @@ class ShardWindow(torch.utils.data.Dataset):
     folder (from its manifest, newest last), of the board size of the
     newest shard, each row under a random symmetry as gt-train takes them.
     Items: (planes C x n x n, globals G, policy n*n+1, value, score (NaN:
-    unknown), ownership n*n, ownership weight), float32 tensors."""
+    unknown), ownership n*n, ownership weight, row weight), float32."""
 
     def __init__(self, folder, window=250000, seed=None):
         import json
@@ -229,18 +229,21 @@ class ShardWindow(torch.utils.data.Dataset):
                 torch.from_numpy(np.append(pts, pol[N]).astype(np.float32)),
                 torch.tensor(float(a["value"][i])), torch.tensor(float(a["score"][i])),
                 torch.from_numpy(symmetry(own, k).reshape(N).copy().astype(np.float32)),
-                torch.tensor(float(np.asarray(mask).reshape(-1)[0])))
+                torch.tensor(float(np.asarray(mask).reshape(-1)[0])),
+                torch.tensor(float(a["weight"][i]) if "weight" in a else 1.0))
 
 
 def loss(net, batch, weights=(1.0, 1.0, 0.5, 0.5)):
-    """gt's training loss (gt-model(5), Loss) of a ShardWindow batch."""
-    planes, glob, pol, value, score, own, ownw = batch
+    """gt-train's loss (gt-model(5), Loss) of a ShardWindow batch: each term
+    sum_r w_r term_r / R; scores that are NaN (unknown) left out."""
+    planes, glob, pol, value, score, own, ownw, w = batch
+    R = len(value)
     logits, vp, s, op = net(planes, glob, raw=True)
-    lp = -(pol * F.log_softmax(logits, 1)).sum(1).mean()
-    lv = F.binary_cross_entropy_with_logits(2 * vp, (1 + value) / 2)
+    lp = -(pol * F.log_softmax(logits, 1)).sum(1)
+    lv = F.binary_cross_entropy_with_logits(2 * vp, (1 + value) / 2, reduction="none")
     known = ~torch.isnan(score)
-    ls = (F.huber_loss(s[known] / 20, score[known] / 20, delta=1.0, reduction="sum") /
-          max(1, len(score)))
-    lo = (F.binary_cross_entropy_with_logits(2 * op, (1 + own) / 2, reduction="none").mean(1) *
-          ownw).mean()
-    return weights[0] * lp + weights[1] * lv + weights[2] * ls + weights[3] * lo
+    ls = torch.zeros_like(s)
+    ls[known] = F.huber_loss(s[known] / 20, score[known] / 20, delta=1.0, reduction="none")
+    lo = F.binary_cross_entropy_with_logits(2 * op, (1 + own) / 2, reduction="none").mean(1) * ownw
+    terms = [(w * t).sum() / R for t in (lp, lv, ls, lo)]
+    return sum(k * t for k, t in zip(weights, terms))
