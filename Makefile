@@ -74,8 +74,42 @@ BINDIR    = bin
 endif
 CMDS     := $(CMD_SRC:cmd/%.c=$(BINDIR)/%)
 
-.PHONY: all check bench install clean lint deps
-all: $(CMDS) $(TESTS) $(BENCHES)
+# Fuzz harnesses, one per parser (tests/fuzz/*.c, see tests/fuzz/fuzz.h):
+# `make` builds each with tests/fuzz/driver.c into $(OBJDIR)/fuzz/NAME, a
+# program that replays files, and make check replays tests/fuzz/corpus/NAME/
+# through it (tests/cmd/fuzz.t); `make fuzz` builds them with clang's
+# libFuzzer and ASan+UBSan (build/fuzz/, CUDA off) and runs each for
+# FUZZ_TIME seconds from its corpus (new inputs in build/fuzz/corpus/NAME/).
+FUZZ_SRC := $(filter-out tests/fuzz/driver.c,$(wildcard tests/fuzz/*.c))
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(OBJDIR)/fuzz/%)
+FUZZ_TIME ?= 10
+FUZZ_CFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
+ifeq ($(FUZZ),1)
+FUZZ_MAIN = -fsanitize=fuzzer,address,undefined
+else
+FUZZ_MAIN = tests/fuzz/driver.c
+endif
+
+.PHONY: all check bench install clean lint deps fuzz fuzz-build
+all: $(CMDS) $(TESTS) $(BENCHES) $(FUZZ_BIN)
+
+$(OBJDIR)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h tests/fuzz/driver.c $(LIBGT)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	@$(CC) $(CPPFLAGS) -Itests/fuzz $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(FUZZ_MAIN) $(LIBGT) $(LDLIBS)
+
+fuzz:
+	@command -v clang >/dev/null || { echo "make fuzz: needs clang (share/gt/install-deps)"; exit 1; }
+	@$(MAKE) --no-print-directory CC=clang CUDA=0 SANITIZE=0 FUZZ=1 OBJDIR=build/fuzz \
+	  CFLAGS="$(FUZZ_CFLAGS)" LDFLAGS= fuzz-build
+	@for n in $(FUZZ_SRC:tests/fuzz/%.c=%); do \
+	  mkdir -p build/fuzz/corpus/$$n; echo "== fuzz $$n ($(FUZZ_TIME) s)"; \
+	  build/fuzz/fuzz/$$n -max_total_time=$(FUZZ_TIME) -rss_limit_mb=2048 -print_final_stats=1 \
+	    build/fuzz/corpus/$$n tests/fuzz/corpus/$$n > build/fuzz/$$n.log 2>&1; rc=$$?; \
+	  grep -E '^(Done|stat::number_of_executed_units)' build/fuzz/$$n.log; \
+	  [ $$rc = 0 ] || { tail -n 40 build/fuzz/$$n.log; exit 1; }; \
+	done
+fuzz-build: $(FUZZ_BIN)
 
 $(OBJDIR)/lib/%.o: lib/%.c $(LIB_H)
 	@mkdir -p $(@D)

@@ -92,6 +92,11 @@ int main(int argc, char **argv)
 			gt_gtp_free(g);
 			cli_die("%s", err.text);
 		}
+		if (size > gt_neteval_max_n(&ev)) {
+			gt_gtp_free(g);
+			cli_die("--board-size %d: %s plays boards up to %dx%d", size, model,
+			        gt_neteval_max_n(&ev), gt_neteval_max_n(&ev));
+		}
 		e = gt_engine_new(&ep, &ev);
 		gt_engine_attach(e, g);
 	}

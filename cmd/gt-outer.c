@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <unistd.h>
 
 const char *prog = "gt-outer";
 static int progress;
@@ -26,7 +28,10 @@ static void usage(FILE *f)
 	    "usage: gt-outer --store URL --state DIR [--init MODEL] [--quorum K]\n"
 	    "                [--grace S] [--poll S] [--max-staleness S] [--lr LR]\n"
 	    "                [--momentum M] [--stale-decay C] [--versions N]\n"
-	    "                [--units U] [--lease-ttl S] [--owner ID] [--progress]\n");
+	    "                [--units U] [--lease-ttl S] [--owner ID] [--unit-keys DIR]\n"
+	    "                [--max-value X] [--norm-ratio K] [--clip-ratio C] [--norm-window N]\n"
+	    "                [--max-samples N] [--samples-ratio R] [--max-param X]\n"
+	    "                [--max-growth G] [--progress]\n");
 	if (f != stdout)
 		return;
 	printf(
@@ -48,6 +53,15 @@ static void usage(FILE *f)
 	    "  --versions N          stop after publishing N versions; 0: until a signal (0)\n"
 	    "  --lease-ttl S         seconds the lease on the store lasts unrenewed (30)\n"
 	    "  --owner ID            the lease's owner (host:state directory)\n"
+	    "  --unit-keys DIR       admit only deltas signed by DIR/UNIT.pub (Ed25519)\n"
+	    "  --max-value X         refuse a delta with a value beyond +-X (1000; 0: off)\n"
+	    "  --norm-ratio K        refuse a delta over K x the median norm of the last (4)\n"
+	    "  --clip-ratio C        clip a delta to C x that median norm (2; 0: off)\n"
+	    "  --norm-window N       the last N admitted deltas of the medians (16)\n"
+	    "  --max-samples N       a delta's samples count at most N (0: no fixed cap)\n"
+	    "  --samples-ratio R     ... and at most R x the median samples (4; 0: off)\n"
+	    "  --max-param X         refuse a version with a parameter beyond +-X (10000)\n"
+	    "  --max-growth G        refuse a version whose norm grows over G times (10)\n"
 	    "  --progress            a line per version on stderr\n");
 }
 
@@ -55,14 +69,19 @@ static void usage(FILE *f)
 static void options(int argc, char **argv, gt_outerproc_conf *c, long *versions)
 {
 	enum { O_STORE = 256, O_STATE, O_INIT, O_QUORUM, O_GRACE, O_POLL, O_SMAX, O_LR, O_MOM,
-	       O_DECAY, O_VERSIONS, O_TTL, O_OWNER, O_UNITS, O_PROGRESS };
+	       O_DECAY, O_VERSIONS, O_TTL, O_OWNER, O_UNITS, O_PROGRESS, O_KEYS, O_MAXVAL,
+	       O_NRATIO, O_CLIP, O_NWIN, O_MAXSAMP, O_SRATIO, O_MAXPAR, O_GROWTH };
 	static const struct option opts[] = {
 		{"store", 1, 0, O_STORE}, {"state", 1, 0, O_STATE}, {"init", 1, 0, O_INIT},
 		{"quorum", 1, 0, O_QUORUM}, {"grace", 1, 0, O_GRACE}, {"poll", 1, 0, O_POLL},
 		{"max-staleness", 1, 0, O_SMAX}, {"lr", 1, 0, O_LR}, {"momentum", 1, 0, O_MOM},
 		{"stale-decay", 1, 0, O_DECAY}, {"versions", 1, 0, O_VERSIONS},
 		{"lease-ttl", 1, 0, O_TTL}, {"units", 1, 0, O_UNITS}, {"owner", 1, 0, O_OWNER},
-		{"progress", 0, 0, O_PROGRESS}, CLI_OPTS_END};
+		{"progress", 0, 0, O_PROGRESS}, {"unit-keys", 1, 0, O_KEYS},
+		{"max-value", 1, 0, O_MAXVAL}, {"norm-ratio", 1, 0, O_NRATIO},
+		{"clip-ratio", 1, 0, O_CLIP}, {"norm-window", 1, 0, O_NWIN},
+		{"max-samples", 1, 0, O_MAXSAMP}, {"samples-ratio", 1, 0, O_SRATIO},
+		{"max-param", 1, 0, O_MAXPAR}, {"max-growth", 1, 0, O_GROWTH}, CLI_OPTS_END};
 	int ch;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
@@ -83,11 +102,24 @@ static void options(int argc, char **argv, gt_outerproc_conf *c, long *versions)
 		case O_OWNER: c->owner = optarg; break;
 		case O_UNITS: c->units = (int)cli_int("--units", optarg, 0, 100000); break;
 		case O_PROGRESS: progress = 1; break;
+		case O_KEYS: c->unit_keys = optarg; break;
+		case O_MAXVAL: c->guard.max_value = cli_double("--max-value", optarg, 0, 1e30); break;
+		case O_NRATIO: c->guard.norm_ratio = cli_double("--norm-ratio", optarg, 0, 1e6); break;
+		case O_CLIP: c->guard.clip_ratio = cli_double("--clip-ratio", optarg, 0, 1e6); break;
+		case O_NWIN: c->guard.norm_window = (int)cli_int("--norm-window", optarg, 1, 1024); break;
+		case O_MAXSAMP:
+			c->guard.max_samples = (uint64_t)cli_int("--max-samples", optarg, 0, INT64_MAX);
+			break;
+		case O_SRATIO: c->guard.samples_ratio = cli_double("--samples-ratio", optarg, 0, 1e6); break;
+		case O_MAXPAR: c->guard.max_param = cli_double("--max-param", optarg, 0, 1e30); break;
+		case O_GROWTH: c->guard.max_growth = cli_double("--max-growth", optarg, 0, 1e6); break;
 		default: cli_opt_other(ch, usage);
 		}
 	}
 	if (optind < argc)
 		cli_usage_die("unexpected argument '%s'", argv[optind]);
+	if (c->unit_keys && access(c->unit_keys, R_OK | X_OK))
+		cli_usage_die("--unit-keys %s: %s", c->unit_keys, strerror(errno));
 	if (!c->store || !c->dir) {
 		cli_warn("--store and --state are required");
 		usage(stderr);
@@ -108,6 +140,19 @@ static void print_delta(void *ctx, const gt_outerproc_delta *d)
 	fflush(stdout);
 	free(str);
 	json_decref(j);
+}
+
+static void print_refused(void *ctx, const gt_outerproc_refusal *r)
+{
+	(void)ctx;
+	json_t *j = json_pack("{s:s,s:I,s:I,s:s}", "event", "refused", "version",
+	                      (json_int_t)r->version, "deltas", (json_int_t)r->deltas, "why", r->why);
+	char *str = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	printf("%s\n", str);
+	fflush(stdout);
+	free(str);
+	json_decref(j);
+	cli_warn("%s", r->why);
 }
 
 /* the test hook: die between a version's state and its pointer */
@@ -145,6 +190,7 @@ int main(int argc, char **argv)
 	c.on_delta = print_delta;
 	c.on_saved = on_saved;
 	c.on_version = print_version;
+	c.on_refused = print_refused;
 	gt_error e = {0};
 	gt_outerproc *op = NULL;
 	int how = 0;

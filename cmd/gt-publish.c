@@ -30,9 +30,11 @@ static void usage(FILE *f)
 	        "  --timeout S       seconds per request (default 300)\n"
 	        "  --netrc FILE      credentials file (default ~/.netrc)\n"
 	        "  --sign-key PEM    sign latest.json with this Ed25519 private key\n"
+	        "  --insecure-token  send GT_STORE_TOKEN over plain http:// to other hosts\n"
 	        "  -h, --help        this text\n"
 	        "  --version         print the version\n"
-	        "environment: GT_STORE_TOKEN (bearer token for HTTP stores)\n");
+	        "environment: GT_STORE_TOKEN (bearer token for HTTP stores),\n"
+	        "  GT_STORE_INSECURE_TOKEN=1 (as --insecure-token)\n");
 }
 
 static void warn_cb(void *ctx, const char *msg)
@@ -107,7 +109,7 @@ static char *last_line(FILE *f, size_t *len)
 int main(int argc, char **argv)
 {
 	enum { O_CAND = 256, O_STORE, O_THRESH, O_EVERY, O_SERIES, O_NAME, O_STEPS, O_CURR,
-	       O_RETRIES, O_TIMEOUT, O_NETRC, O_SIGN, O_VERSION };
+	       O_RETRIES, O_TIMEOUT, O_NETRC, O_SIGN, O_INSECURE, O_VERSION };
 	static const struct option lo[] = {
 		{ "candidate", required_argument, NULL, O_CAND },
 		{ "store", required_argument, NULL, O_STORE },
@@ -121,6 +123,7 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "netrc", required_argument, NULL, O_NETRC },
 		{ "sign-key", required_argument, NULL, O_SIGN },
+		{ "insecure-token", no_argument, NULL, O_INSECURE },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -131,7 +134,7 @@ int main(int argc, char **argv)
 	const char *curriculum = NULL, *why;
 	char *selfplay = NULL, *line, *entry;
 	size_t len;
-	int c;
+	int c, insecure_token = 0;
 	gt_store_opts_init(&o);
 	o.warn = warn_cb;
 	gt_release_cand_init(&cand);
@@ -149,6 +152,7 @@ int main(int argc, char **argv)
 		case O_TIMEOUT: o.timeout_s = cli_double("--timeout", optarg, 0, 86400 * 7); break;
 		case O_NETRC: o.netrc = optarg; break;
 		case O_SIGN: cand.sign_key = optarg; break;
+		case O_INSECURE: insecure_token = 1; break;
 		case 'h': usage(stdout); return 0;
 		case O_VERSION: printf("gt-publish %s\n", GT_VERSION); return 0;
 		default: usage(stderr); return 2;
@@ -159,7 +163,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	o.token = getenv("GT_STORE_TOKEN");
+	gt_store_opts_env(&o);
+	o.insecure_token |= insecure_token;
 	if (gt_release_cand_read(&cand, &e) != 0)
 		cli_die("%s", e.text);
 	if (!gt_store_name_ok(cand.name, &why))

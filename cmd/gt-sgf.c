@@ -22,11 +22,12 @@ static int progress;
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: gt-sgf [--rules NAME] [--progress] [FILE ...]\n"
+	        "usage: gt-sgf [--rules NAME] [--max-file BYTES] [--progress] [FILE ...]\n"
 	        "       gt-sgf --to-sgf [-o DIR] [--max-line BYTES] [FILE ...]\n"
 	        "SGF games to NDJSON game records on stdout (gt-record(5)), or records to SGF.\n"
 	        "  --rules NAME   replay every game under NAME (tromp-taylor, chinese, new-zealand)\n"
 	        "                 and count numeric results as area scores; default: from RU\n"
+	        "  --max-file BYTES  largest SGF file read (suffix K, M, G; default 256M)\n"
 	        "  --to-sgf       read records, write SGF: a collection on stdout, or with\n"
 	        "  -o DIR         one file per game in DIR, named by its game_id\n"
 	        "  --max-line BYTES  longest record read (suffix K, M, G; default 64M)\n"
@@ -34,13 +35,19 @@ static void usage(FILE *f)
 	        "  -h, --help     this text;  --version  the version\n");
 }
 
-/* the whole of f in a new buffer (NUL-terminated); NULL with errno on error */
-static char *slurp(FILE *f, size_t *len)
+/* the whole of f in a new buffer (NUL-terminated); NULL with errno on an
+ * error, EFBIG when f holds more than max bytes */
+static char *slurp(FILE *f, size_t max, size_t *len)
 {
 	size_t cap = 1 << 16, n = 0, k;
 	char *buf = gt_xmalloc(cap);
 	while ((k = fread(buf + n, 1, cap - n - 1, f)) > 0) {
 		n += k;
+		if (n > max) {
+			free(buf);
+			errno = EFBIG;
+			return NULL;
+		}
 		if (cap - n - 1 == 0)
 			buf = gt_xrealloc(buf, cap *= 2);
 	}
@@ -64,51 +71,55 @@ static int write_record(const gt_record *r)
 	return w;
 }
 
-/* the SGF file f, named name, to records on stdout; returns 0, or 1 if a
- * game or the file was bad */
-static int sgf_to_records(FILE *f, const char *name, const gt_rules *rules, long *ngames,
-                          long *nout)
+/* the SGF file f, named name, to records on stdout, one game at a time
+ * (memory: the file and one game); returns 0, or 1 if a game or the file
+ * was bad */
+static int sgf_to_records(FILE *f, const char *name, const gt_rules *rules, size_t max,
+                          long *ngames, long *nout)
 {
-	int bad = 0;
+	int bad = 0, n = 0;
 	size_t len = 0;
-	char *buf = slurp(f, &len);
+	char *buf = slurp(f, max, &len);
 	if (!buf) {
-		cli_warn_errno("%s", name);
+		if (errno == EFBIG)
+			cli_warn("%s: larger than --max-file (%zu bytes); skipped", name, max);
+		else
+			cli_warn_errno("%s", name);
 		return 1;
 	}
-	gt_sgf_game *games;
-	int n;
-	gt_error e;
-	if (gt_sgf_parse(buf, len, &games, &n, &e)) {
-		cli_warn("%s: %s", name, e.text);
-		free(buf);
-		return 1;
-	}
+	gt_sgf_reader *it = gt_sgf_reader_new(buf, len);
+	gt_sgf_game g;
 	gt_record r;
 	gt_record_init(&r);
-	for (int i = 0; i < n; i++) {
+	gt_error e;
+	for (; gt_sgf_reader_next(it, &g); gt_sgf_game_release(&g)) {
 		char id[65];
 		(*ngames)++;
-		if (gt_sgfrec_to_record(&games[i], rules, &r, &e)) {
+		n++;
+		if (gt_sgfrec_to_record(&g, rules, &r, &e)) {
 			cli_warn("%s: %s", name, e.text);
 			bad = 1;
 			continue;
 		}
-		if (gt_sgfrec_game_id(buf, len, games[i].index, id)) {
-			cli_warn("%s: game %d: sha256 failed", name, games[i].index);
+		if (gt_sgfrec_game_id(buf + g.offset, (size_t)(g.end - g.offset), g.index, id)) {
+			cli_warn("%s: game %d: sha256 failed", name, g.index);
 			bad = 1;
 			continue;
 		}
 		r.game_id = gt_xstrdup(id);
 		if (write_record(&r)) {
-			cli_warn("%s: game %d: cannot write the record", name, games[i].index);
+			cli_warn("%s: game %d: cannot write the record", name, g.index);
 			bad = 1;
 			continue;
 		}
 		(*nout)++;
 	}
+	if (n == 0) {
+		cli_warn("%s: no SGF game found", name);
+		bad = 1;
+	}
 	gt_record_release(&r);
-	gt_sgf_free(games, n);
+	gt_sgf_reader_free(it);
 	free(buf);
 	return bad;
 }
@@ -194,12 +205,13 @@ static int records_to_sgf(FILE *f, const char *name, const char *dir, size_t max
 	return bad;
 }
 
-enum { O_RULES = 256, O_TOSGF, O_MAXLINE, O_PROGRESS };
+enum { O_RULES = 256, O_TOSGF, O_MAXLINE, O_MAXFILE, O_PROGRESS };
 static const struct option lo[] = {
 	{"rules", required_argument, NULL, O_RULES},
 	{"to-sgf", no_argument, NULL, O_TOSGF},
 	{"output", required_argument, NULL, 'o'},
 	{"max-line", required_argument, NULL, O_MAXLINE},
+	{"max-file", required_argument, NULL, O_MAXFILE},
 	{"progress", no_argument, NULL, O_PROGRESS},
 	CLI_OPTS_END,
 };
@@ -209,7 +221,7 @@ int main(int argc, char **argv)
 	const gt_rules *rules = NULL;
 	const char *dir = NULL, *why;
 	int to_sgf = 0, c, bad = 0;
-	size_t max_line = (size_t)64 << 20;
+	size_t max_line = (size_t)64 << 20, max_file = (size_t)256 << 20;
 	progress = isatty(2);
 	while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
 		switch (c) {
@@ -221,6 +233,7 @@ int main(int argc, char **argv)
 		case O_TOSGF: to_sgf = 1; break;
 		case 'o': dir = optarg; break;
 		case O_MAXLINE: max_line = (size_t)cli_size("--max-line", optarg, 1, 1ULL << 40); break;
+		case O_MAXFILE: max_file = (size_t)cli_size("--max-file", optarg, 1, 1ULL << 40); break;
 		case O_PROGRESS: progress = 1; break;
 		default: cli_opt_other(c, usage);
 		}
@@ -238,7 +251,7 @@ int main(int argc, char **argv)
 		if (to_sgf)
 			bad |= records_to_sgf(f, in.name, dir, max_line, &ngames, &nout);
 		else
-			bad |= sgf_to_records(f, in.name, rules, &ngames, &nout);
+			bad |= sgf_to_records(f, in.name, rules, max_file, &ngames, &nout);
 		if (progress && !to_sgf && in.i % 100 == 0)
 			cli_warn("%d files, %ld games, %ld records", in.i, ngames, nout);
 	}

@@ -2,6 +2,7 @@
 #include "gt.h"
 #include "record.h"
 #include "shard.h"
+#include "board.h"
 
 #include "cli.h"
 
@@ -16,7 +17,7 @@ const char *prog = "gt-shard";
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: gt-shard -o DIR [--rows R] [--seed S] [--run N] [--level L]\n"
-	           "                [--progress] [FILE ...]\n");
+	           "                [--board-size LIST] [--progress] [FILE ...]\n");
 }
 
 static void print_line(const char *line, void *ctx)
@@ -25,6 +26,9 @@ static void print_line(const char *line, void *ctx)
 	printf("%s\n", line);
 	fflush(stdout);
 }
+
+static uint32_t sizes;            /* --board-size: bit n, n x n taken; 0 all */
+static long games_of[GT_MAX_N + 1]; /* records taken by board size */
 
 /* one input; returns the number of records refused */
 static long shard_file(gt_shard_writer *w, FILE *f, const char *name, int progress)
@@ -37,9 +41,14 @@ static long shard_file(gt_shard_writer *w, FILE *f, const char *name, int progre
 	gt_error e;
 	while (!cli_stop && cli_records_next(&it)) {
 		n++;
-		if (gt_record_parse(&rec, it.line, it.len, &e) != 0 ||
-		    gt_shard_add_record(w, &rec, &e) != 0)
+		if (gt_record_parse(&rec, it.line, it.len, &e) != 0)
 			cli_records_warn(&it, e.text);
+		else if (sizes && !(sizes >> rec.board_size & 1))
+			cli_records_warn(&it, "board size not one of --board-size");
+		else if (gt_shard_add_record(w, &rec, &e) != 0)
+			cli_records_warn(&it, e.text);
+		else
+			games_of[rec.board_size]++;
 		if (progress && n % 1000 == 0) {
 			const gt_shard_stats *st = gt_shard_writer_stats(w);
 			cli_warn("%s: %ld records, %ld rows, %ld shards", name, n,
@@ -58,6 +67,7 @@ static const struct option opts[] = {
 	{"run", required_argument, NULL, 'R'},
 	{"level", required_argument, NULL, 'L'},
 	{"progress", no_argument, NULL, 'p'},
+	{"board-size", required_argument, NULL, 'b'},
 	CLI_OPTS_END,
 };
 
@@ -75,6 +85,15 @@ int main(int argc, char **argv)
 		case 'R': o.run = (int)cli_int("--run", optarg, 0, 999); break;
 		case 'L': o.level = (int)cli_int("--level", optarg, 0, 9); break;
 		case 'p': progress = 1; break;
+		case 'b': {
+			char *copy = strdup(optarg), *save = NULL;
+			for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+				sizes |= (uint32_t)1 << cli_int("--board-size", t, 2, GT_MAX_N);
+			free(copy);
+			if (!sizes)
+				cli_usage_die("--board-size: no size given");
+			break;
+		}
 		default: cli_opt_other(c, usage);
 		}
 	}
@@ -110,6 +129,18 @@ int main(int argc, char **argv)
 		cli_warn("%ld rows with NaN or infinity dropped", st->nonfinite);
 	if (bad)
 		cli_warn("%ld records refused", bad);
+	/* games of several sizes are never mixed in a shard, but say so: a
+	 * trainer that takes the newest shard's size would follow the few */
+	int nsizes = 0;
+	char said[256] = "";
+	for (int n = 2; n <= GT_MAX_N; n++)
+		if (games_of[n]) {
+			size_t l = strlen(said);
+			snprintf(said + l, sizeof said - l, "%s%dx%d %ld", nsizes++ ? ", " : "", n, n,
+			         games_of[n]);
+		}
+	if (nsizes > 1)
+		cli_warn("games of %d board sizes (%s), each size in shards of its own", nsizes, said);
 	if (progress || cli_stop)
 		cli_warn("%s%ld games, %ld rows in %ld shards, %ld positions skipped",
 		         cli_stop ? "stopped by a signal: " : "", st->games, st->rows, st->shards,

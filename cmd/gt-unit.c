@@ -7,6 +7,7 @@
 #include "optim.h"
 #include "unit.h"
 
+#include "sign.h"
 #include "cli.h"
 
 #include <getopt.h>
@@ -26,7 +27,8 @@ static void usage(FILE *f)
 	    "               [--window ROWS] [--board-size N] [--optimizer adam|adamw|sgd]\n"
 	    "               [--lr LR] [--weight-decay W] [--codec fp32|bf16|int8|int4]\n"
 	    "               [--rounds N] [--step-sleep S] [--poll S] [--wait-version S]\n"
-	    "               [--seed S] [--threads T] [--backend NAME] [--progress]\n");
+	    "               [--seed S] [--threads T] [--backend NAME] [--sign-key FILE]\n"
+	    "               [--progress]\n");
 	if (f != stdout)
 		return;
 	printf(
@@ -58,6 +60,7 @@ static void usage(FILE *f)
 	    "  --seed S              sampler seed (1)\n"
 	    "  --threads T           BLAS threads (1)\n"
 	    "  --backend NAME        cpu, cuda or auto (cpu)\n"
+	    "  --sign-key FILE       sign each delta with this Ed25519 private key (PEM)\n"
 	    "  --progress            a line per round on stderr\n");
 }
 
@@ -66,7 +69,7 @@ static void options(int argc, char **argv, gt_unit_conf *c, long *rounds)
 {
 	enum { O_STORE = 256, O_DATA, O_UNIT, O_UNITS, O_SLICE, O_STATE, O_CACHE, O_INNER,
 	       O_BATCH, O_WINDOW, O_BOARD, O_OPT, O_LR, O_WD, O_CODEC, O_ROUNDS, O_SLEEP,
-	       O_POLL, O_WAITV, O_SEED, O_THREADS, O_BACKEND, O_PROGRESS };
+	       O_POLL, O_WAITV, O_SEED, O_THREADS, O_BACKEND, O_PROGRESS, O_SIGNKEY };
 	static const struct option opts[] = {
 		{"store", 1, 0, O_STORE}, {"data", 1, 0, O_DATA}, {"unit", 1, 0, O_UNIT},
 		{"units", 1, 0, O_UNITS}, {"slice", 1, 0, O_SLICE}, {"state", 1, 0, O_STATE},
@@ -77,7 +80,7 @@ static void options(int argc, char **argv, gt_unit_conf *c, long *rounds)
 		{"step-sleep", 1, 0, O_SLEEP}, {"poll", 1, 0, O_POLL},
 		{"wait-version", 1, 0, O_WAITV}, {"seed", 1, 0, O_SEED},
 		{"threads", 1, 0, O_THREADS}, {"backend", 1, 0, O_BACKEND},
-		{"progress", 0, 0, O_PROGRESS}, CLI_OPTS_END};
+		{"progress", 0, 0, O_PROGRESS}, {"sign-key", 1, 0, O_SIGNKEY}, CLI_OPTS_END};
 	const char *optname = "adamw";
 	double lr = -1, wd = -1;
 	int ch;
@@ -109,6 +112,7 @@ static void options(int argc, char **argv, gt_unit_conf *c, long *rounds)
 		case O_THREADS: gt_nn_set_threads((int)cli_int("--threads", optarg, 1, 256)); break;
 		case O_BACKEND: c->train.backend = optarg; break;
 		case O_PROGRESS: progress = 1; break;
+		case O_SIGNKEY: c->sign_key = optarg; break;
 		default: cli_opt_other(ch, usage);
 		}
 	}
@@ -132,6 +136,10 @@ static void options(int argc, char **argv, gt_unit_conf *c, long *rounds)
 		c->train.optim.lr = (float)lr;
 	if (wd >= 0)
 		c->train.optim.weight_decay = (float)wd;
+	char sig[GT_SIGN_HEX];
+	gt_error e;
+	if (c->sign_key && gt_sign(c->sign_key, "gt", 2, sig, &e))
+		cli_usage_die("--sign-key %s: %s", c->sign_key, e.text);
 }
 
 /* a round's line on stdout (and on stderr with --progress) */

@@ -21,6 +21,8 @@ static void usage(FILE *f)
 	fprintf(f,
 	        "usage: gt-validate [--rejects FILE] [--seen FILE] [--stats[=FILE]] [--max-line BYTES]\n"
 	        "                   [--min-moves N] [--max-moves N] [--allow-unscored-results]\n"
+	        "                   [--board-size LIST] [--komi LIST] [--rules LIST]\n"
+	        "                   [--max-weight W] [--max-visits N]\n"
 	        "                   [--progress] [FILE ...]\n"
 	        "Check NDJSON game records (gt-record(5), gzip or plain; stdin when no FILE) and\n"
 	        "write each one that passes, unchanged, to stdout.\n"
@@ -30,6 +32,10 @@ static void usage(FILE *f)
 	        "  --max-line BYTES longest line read (suffix K, M, G; default 64M)\n"
 	        "  --min-moves N, --max-moves N   accepted game length (default 10..500)\n"
 	        "  --allow-unscored-results       accept games whose result area scoring cannot check\n"
+	        "  --board-size LIST, --komi LIST, --rules LIST   what the run takes (comma-separated;\n"
+	        "                   default anything the format allows)\n"
+	        "  --max-weight W   largest position weight (4)\n"
+	        "  --max-visits N   most visits of a position (1000000)\n"
 	        "  --progress       a count on stderr every 1000 records (default when it is a terminal)\n"
 	        "  -h, --help       this text;  --version  the version\n"
 	        "Exit status: 0 all records passed, 1 some were rejected or an error, 2 usage.\n");
@@ -91,19 +97,23 @@ static void do_file(run *R, FILE *f, const char *name)
 		if (fwrite(line, 1, len, stdout) != len || putchar('\n') == EOF)
 			cli_die_errno("write error on stdout");
 		if (gt_seen_commit(R->seen, &k, R->seen_fd) != 0)
-			cli_die_errno("writing the seen file");
+			cli_die_errno("%s: writing the seen file", R->seen_name);
 		gt_vstats_accept(R->st, &R->rec);
 	}
 	gt_record_reader_free(rd);
 }
 
-/* --seen FILE: its hashes into R->seen, and the file open to append */
+/* --seen FILE: its hashes into R->seen, and the file open to append; a
+ * torn last line (a write cut short) is dropped with a warning */
 static void open_seen(run *R)
 {
 	FILE *f = fopen(R->seen_name, "r");
 	gt_error e;
+	long long whole = 0, size = 0;
 	if (f) {
-		int rc = gt_seen_load(R->seen, f, &e);
+		int rc = gt_seen_load(R->seen, f, &whole, &e);
+		if (rc == 0 && fseeko(f, 0, SEEK_END) == 0)
+			size = ftello(f);
 		fclose(f);
 		if (rc)
 			cli_die("%s:%ld: %s", R->seen_name, e.line, e.text);
@@ -112,6 +122,12 @@ static void open_seen(run *R)
 	}
 	if ((R->seen_fd = open(R->seen_name, O_WRONLY | O_APPEND | O_CREAT, 0644)) < 0)
 		cli_die_errno("%s", R->seen_name);
+	if (size > whole) {
+		cli_warn("%s: a torn last line (%lld bytes, a write cut short) dropped", R->seen_name,
+		         size - whole);
+		if (ftruncate(R->seen_fd, (off_t)whole) != 0)
+			cli_die_errno("%s: cutting the torn line", R->seen_name);
+	}
 }
 
 /* the end of the run: close the outputs, --stats; 1 on an error */
@@ -139,7 +155,7 @@ static int finish(run *R, int stats, const char *stats_name)
 }
 
 enum { O_REJECTS = 256, O_SEEN, O_STATS, O_MAXLINE, O_MINMOVES, O_MAXMOVES, O_UNSCORED,
-       O_PROGRESS };
+       O_PROGRESS, O_SIZE, O_KOMI, O_RULES, O_MAXWEIGHT, O_MAXVISITS };
 static const struct option lo[] = {
 	{"rejects", required_argument, NULL, O_REJECTS},
 	{"seen", required_argument, NULL, O_SEEN},
@@ -149,6 +165,11 @@ static const struct option lo[] = {
 	{"max-moves", required_argument, NULL, O_MAXMOVES},
 	{"allow-unscored-results", no_argument, NULL, O_UNSCORED},
 	{"progress", no_argument, NULL, O_PROGRESS},
+	{"board-size", required_argument, NULL, O_SIZE},
+	{"komi", required_argument, NULL, O_KOMI},
+	{"rules", required_argument, NULL, O_RULES},
+	{"max-weight", required_argument, NULL, O_MAXWEIGHT},
+	{"max-visits", required_argument, NULL, O_MAXVISITS},
 	CLI_OPTS_END,
 };
 
@@ -161,6 +182,7 @@ int main(int argc, char **argv)
 	R.seen_fd = -1;
 	const char *stats_name = NULL;
 	int stats = 0, c;
+	gt_error e;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case O_REJECTS: R.rejects_name = optarg; break;
@@ -171,6 +193,14 @@ int main(int argc, char **argv)
 		case O_MAXMOVES: R.opts.max_moves = (int)cli_int("--max-moves", optarg, 0, GT_MAX_HIST); break;
 		case O_UNSCORED: R.opts.allow_unscored = 1; break;
 		case O_PROGRESS: R.progress = 1; break;
+		case O_SIZE: case O_KOMI: case O_RULES:
+			if (gt_validate_accept(&R.opts, c == O_SIZE ? "board-size" : c == O_KOMI ? "komi" : "rules",
+			                       optarg, &e))
+				cli_usage_die("--%s: %s", c == O_SIZE ? "board-size" : c == O_KOMI ? "komi" : "rules",
+				              e.text);
+			break;
+		case O_MAXWEIGHT: R.opts.max_weight = cli_double("--max-weight", optarg, 0, 1e30); break;
+		case O_MAXVISITS: R.opts.max_visits = cli_int("--max-visits", optarg, 0, INT32_MAX); break;
 		default: cli_opt_other(c, usage);
 		}
 	}

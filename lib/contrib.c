@@ -1,5 +1,6 @@
 /* contrib.c: per-worker contributions counted into STORE/stats/contributions.json. */
 #include "contrib.h"
+#include "validate.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -14,10 +15,20 @@ static void add_count(json_t *j, const char *k, long long v)
 	json_object_set_new(j, k, json_integer(have + v));
 }
 
-/* worker_of: the object for worker w in obj, created empty if missing
+#define CONTRIB_KEEP 1000   /* generation ids remembered against double counting */
+#define CONTRIB_MAX_WORKERS 10000 /* names counted one by one; the rest "(others)" */
+
+/* worker_of: the object for worker w in obj, created empty if missing;
+ * a name gt_validate_name refuses counts as "(bad name)", and past
+ * CONTRIB_MAX_WORKERS names a new one as "(others)", so that the file
+ * stays small whatever the names a stranger sends
  * (borrowed). */
 static json_t *worker_of(json_t *obj, const char *w)
 {
+	if (!gt_validate_name(w) && strcmp(w, "?") && strcmp(w, "(others)"))
+		w = "(bad name)";
+	if (!json_object_get(obj, w) && json_object_size(obj) >= CONTRIB_MAX_WORKERS)
+		w = "(others)";
 	json_t *x = json_object_get(obj, w);
 	if (!json_is_object(x)) {
 		x = json_object();
@@ -26,7 +37,6 @@ static json_t *worker_of(json_t *obj, const char *w)
 	return x;
 }
 
-#define CONTRIB_KEEP 1000   /* generation ids remembered against double counting */
 
 int gt_contrib_update(const gt_store_opts *o, const char *store, const char *generation,
                       FILE *records, const char *vstats, char **summary, gt_error *e)

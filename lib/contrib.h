@@ -19,7 +19,10 @@
  * "rejected". A generation id already among the last 1000 counted is not
  * counted again (a rerun after a crash). *summary receives a new JSON text
  * {"generation","workers":{...},"counted_before":true?} of this
- * generation's counts (caller frees). Errors: GT_EFORMAT (a record line,
+ * generation's counts (caller frees). Names that are not 1 to 64
+ * characters of [A-Za-z0-9._-] count as "(bad name)" and names past the
+ * first 10000 of the file as "(others)", so the file stays under about
+ * 2 MB. Errors: GT_EFORMAT (a record line,
  * vstats or the store's file is not JSON), GT_EIO, the store's errors. */
 int gt_contrib_update(const gt_store_opts *o, const char *store, const char *generation,
                       FILE *records, const char *vstats, char **summary, gt_error *e);

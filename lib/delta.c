@@ -1,5 +1,6 @@
 /* delta.c: DiLoCo pseudo-gradients, their codecs and wire format. */
 #include "delta.h"
+#include "sign.h"
 #include "fs.h"
 #include "util.h"
 
@@ -84,7 +85,7 @@ uint64_t gt_delta_packed_bytes(const gt_delta_hdr *h)
 	size_t sum = gt_delta_sum_bytes(h->sum);
 	if (!pay || !sum || h->nparams > GT_DELTA_MAX_PARAMS)
 		return 0;
-	return GT_DELTA_HEADER_BYTES + pay + sum;
+	return GT_DELTA_HEADER_BYTES + pay + sum + (h->sig ? GT_DELTA_SIG_BYTES : 0);
 }
 
 void gt_delta_compute(const float *base, const float *unit, size_t n, float *delta)
@@ -379,6 +380,7 @@ int gt_delta_pack(const gt_delta_hdr *h, const float *delta, gt_delta_ef *ef,
 	gt_le_put32(out + OFF_FORMAT, GT_DELTA_FORMAT);
 	out[OFF_CODEC] = (uint8_t)h->codec;
 	out[OFF_SUM] = (uint8_t)h->sum;
+	out[OFF_RESERVED] = h->sig ? 1 : 0;
 	gt_le_put64(out + OFF_VERSION, h->base_version);
 	memcpy(out + OFF_SHA, h->base_sha256, 32);
 	gt_le_put64(out + OFF_GEN, h->generation);
@@ -398,6 +400,8 @@ int gt_delta_pack(const gt_delta_hdr *h, const float *delta, gt_delta_ef *ef,
 			gt_delta_codec_name(h->codec));
 	if (checksum(h->sum, out, GT_DELTA_HEADER_BYTES + pay, out + GT_DELTA_HEADER_BYTES + pay))
 		return gt_error_set(e, GT_EIO, -1, -1, "sha256 failed");
+	if (h->sig)
+		memset(out + total - GT_DELTA_SIG_BYTES, 0, GT_DELTA_SIG_BYTES);
 	*len = total;
 	return 0;
 }
@@ -426,8 +430,9 @@ int gt_delta_read_header(const uint8_t *buf, size_t len, gt_delta_hdr *h,
 		return gt_error_set(e, GT_EFORMAT, -1, OFF_CODEC, "unknown codec %d", h->codec);
 	if (!gt_delta_sum_bytes(h->sum))
 		return gt_error_set(e, GT_EFORMAT, -1, OFF_SUM, "unknown checksum kind %d", h->sum);
-	if (buf[OFF_RESERVED] || buf[OFF_RESERVED + 1])
-		return gt_error_set(e, GT_EFORMAT, -1, OFF_RESERVED, "reserved bytes not zero");
+	if ((buf[OFF_RESERVED] & ~1) || buf[OFF_RESERVED + 1])
+		return gt_error_set(e, GT_EFORMAT, -1, OFF_RESERVED, "unknown flags");
+	h->sig = buf[OFF_RESERVED] & 1;
 	h->base_version = gt_le_get64(buf + OFF_VERSION);
 	memcpy(h->base_sha256, buf + OFF_SHA, 32);
 	h->generation = gt_le_get64(buf + OFF_GEN);
@@ -487,9 +492,78 @@ int gt_delta_unpack(const uint8_t *buf, size_t len, gt_delta_hdr *h, float *out,
 	return rc;
 }
 
+int gt_delta_sign_message(const uint8_t *buf, size_t len, char msg[GT_DELTA_SIG_MSG],
+		size_t *msglen, gt_error *e)
+{
+	gt_delta_hdr h;
+	uint8_t md[32];
+	char hx[65];
+	int rc = gt_delta_read_header(buf, len, &h, NULL, e);
+	if (rc)
+		return rc;
+	uint64_t n = GT_DELTA_HEADER_BYTES + gt_delta_payload_bytes(h.codec, h.nparams);
+	if (len < n)
+		return gt_error_set(e, GT_EFORMAT, -1, (long)len, "truncated: %zu bytes", len);
+	if (sha256(buf, n, md))
+		return gt_error_set(e, GT_EIO, -1, -1, "sha256 failed");
+	*msglen = (size_t)snprintf(msg, GT_DELTA_SIG_MSG, "gt-delta-sig-v1\n%s\n", gt_hex(hx, md, 32));
+	return 0;
+}
+
+/* the header of buf[len], a whole delta packed for a signature */
+static int whole_signed(const uint8_t *buf, size_t len, gt_error *e)
+{
+	gt_delta_hdr h;
+	uint64_t total;
+	int rc = gt_delta_read_header(buf, len, &h, &total, e);
+	if (rc)
+		return rc;
+	if (!h.sig)
+		return gt_error_set(e, GT_EFORMAT, -1, OFF_RESERVED, "not signed");
+	if (len != total)
+		return gt_error_set(e, GT_EFORMAT, -1, (long)len, "%zu bytes, header says %llu", len,
+			(unsigned long long)total);
+	return 0;
+}
+
+int gt_delta_sign(uint8_t *buf, size_t len, const char *keyfile, gt_error *e)
+{
+	char msg[GT_DELTA_SIG_MSG], sig[GT_SIGN_HEX];
+	size_t ml;
+	int rc;
+	if ((rc = whole_signed(buf, len, e)))
+		return rc == GT_EFORMAT ? GT_EINVAL : rc;
+	if ((rc = gt_delta_sign_message(buf, len, msg, &ml, e)) ||
+	    (rc = gt_sign(keyfile, msg, ml, sig, e)))
+		return rc;
+	memcpy(buf + len - GT_DELTA_SIG_BYTES, sig, GT_DELTA_SIG_BYTES);
+	return 0;
+}
+
+int gt_delta_verify(const uint8_t *buf, size_t len, const char *pubfile, gt_error *e)
+{
+	char msg[GT_DELTA_SIG_MSG], sig[GT_SIGN_HEX];
+	size_t ml;
+	int rc;
+	if ((rc = whole_signed(buf, len, e)) || (rc = gt_delta_sign_message(buf, len, msg, &ml, e)))
+		return rc;
+	memcpy(sig, buf + len - GT_DELTA_SIG_BYTES, GT_DELTA_SIG_BYTES);
+	sig[GT_DELTA_SIG_BYTES] = 0;
+	return gt_sign_verify(pubfile, msg, ml, sig, e);
+}
+
 int gt_delta_save(const char *path, const gt_delta_hdr *h, const float *delta,
 		gt_delta_ef *ef, gt_error *e)
 {
+	return gt_delta_save_signed(path, h, delta, ef, NULL, e);
+}
+
+int gt_delta_save_signed(const char *path, const gt_delta_hdr *h0, const float *delta,
+		gt_delta_ef *ef, const char *keyfile, gt_error *e)
+{
+	gt_delta_hdr hs = *h0;
+	const gt_delta_hdr *h = &hs;
+	hs.sig = keyfile != NULL;
 	uint64_t total = gt_delta_packed_bytes(h);
 	uint8_t *buf;
 	size_t len = 0;
@@ -498,6 +572,8 @@ int gt_delta_save(const char *path, const gt_delta_hdr *h, const float *delta,
 		return gt_error_set(e, GT_EINVAL, -1, -1, "bad codec, checksum kind or parameter count");
 	buf = gt_xmalloc(total);
 	rc = gt_delta_pack(h, delta, ef, buf, total, &len, e);
+	if (!rc && keyfile)
+		rc = gt_delta_sign(buf, len, keyfile, e);
 	if (rc) {
 		free(buf);
 		return rc;

@@ -51,6 +51,7 @@ enum gt_delta_sum {                   /* checksum of header + payload */
 #define GT_DELTA_HEADER_BYTES 168     /* fixed header, see gt-delta(5) */
 #define GT_DELTA_UNIT_MAX 63          /* unit id: 1..63 bytes of [A-Za-z0-9._-] */
 #define GT_DELTA_MAX_PARAMS ((uint64_t)1 << 31) /* readers refuse more */
+#define GT_DELTA_SIG_BYTES 128        /* signature trailer: Ed25519, 128 hex digits */
 
 /* The header of a serialized delta. Plain data, caller-owned. */
 typedef struct gt_delta_hdr {
@@ -64,6 +65,8 @@ typedef struct gt_delta_hdr {
 	int codec;                    /* enum gt_delta_codec */
 	int sum;                      /* enum gt_delta_sum */
 	uint64_t nparams;             /* P */
+	int sig;                      /* 1: signed (flag bit 0); a signature trailer
+	                               * of GT_DELTA_SIG_BYTES follows the checksum */
 } gt_delta_hdr;
 
 /* gt_delta_codec_name: "fp32", "bf16", "int8", "int4"; NULL for an
@@ -81,8 +84,9 @@ uint64_t gt_delta_payload_bytes(int codec, uint64_t n);
 double gt_delta_bytes_per_param(int codec);
 /* gt_delta_sum_bytes: 32 for sha256, 4 for crc32, 0 if unknown. */
 size_t gt_delta_sum_bytes(int sum);
-/* gt_delta_packed_bytes: header + payload + checksum of a whole
- * serialized delta for h->codec, h->sum and h->nparams; 0 if invalid. */
+/* gt_delta_packed_bytes: header + payload + checksum (+ signature when
+ * h->sig) of a whole serialized delta for h->codec, h->sum and
+ * h->nparams; 0 if invalid. */
 uint64_t gt_delta_packed_bytes(const gt_delta_hdr *h);
 
 /* gt_delta_compute: delta[i] = base[i] - unit[i] for i < n (the DiLoCo
@@ -133,7 +137,8 @@ int gt_delta_ef_codec(const gt_delta_ef *ef);
 /* gt_delta_pack: serialize header h and delta[h->nparams] (compressed with
  * h->codec, through ef when ef is not NULL, which must then have the same
  * codec and size) into out[cap], cap >= gt_delta_packed_bytes(h); *len
- * gets the bytes written. Returns 0, GT_EINVAL (bad header field, short
+ * gets the bytes written. With h->sig the signature trailer is left as
+ * zeros for gt_delta_sign. Returns 0, GT_EINVAL (bad header field, short
  * buffer, bad value; e says which) or GT_EIO (OpenSSL). */
 int gt_delta_pack(const gt_delta_hdr *h, const float *delta, gt_delta_ef *ef,
 		uint8_t *out, size_t cap, size_t *len, gt_error *e);
@@ -158,6 +163,36 @@ int gt_delta_read_header(const uint8_t *buf, size_t len, gt_delta_hdr *h,
  * GT_ECHECKSUM (checksum mismatch), GT_EINVAL (cap too small). */
 int gt_delta_unpack(const uint8_t *buf, size_t len, gt_delta_hdr *h, float *out,
 		size_t cap, gt_error *e);
+
+/* gt_delta_sign_message: the text a delta's signature is of, for the
+ * header and payload at the start of buf (len >= header + payload, as
+ * the header says): "gt-delta-sig-v1\n" and the sha256 of the 168-byte
+ * header and the payload in 64 lowercase hex digits and "\n" (82 bytes)
+ * into msg, which holds GT_DELTA_SIG_MSG bytes. The header covers every
+ * field (base version and sha256, unit, generation, seq, samples, the
+ * signed flag), so nothing of it can be changed under a signature.
+ * Returns 0, GT_EFORMAT (a bad header or short buffer) or GT_EIO. */
+#define GT_DELTA_SIG_MSG 96
+int gt_delta_sign_message(const uint8_t *buf, size_t len, char msg[GT_DELTA_SIG_MSG],
+		size_t *msglen, gt_error *e);
+
+/* gt_delta_sign: sign the packed delta buf[len] (packed with h->sig) with
+ * the Ed25519 private key in the PEM file keyfile (lib/sign.h): its
+ * trailer receives the signature in hex. Returns 0, GT_EINVAL (not packed
+ * for a signature), or gt_sign's errors. */
+int gt_delta_sign(uint8_t *buf, size_t len, const char *keyfile, gt_error *e);
+
+/* gt_delta_verify: 0 when buf[len] is a whole signed delta whose
+ * signature is valid under the Ed25519 public key in the PEM file
+ * pubfile; GT_EFORMAT (malformed, or not signed), GT_ECHECKSUM (a bad
+ * signature), GT_EIO or GT_EFORMAT for the key (gt_sign_verify). The
+ * checksum and payload are checked by gt_delta_unpack, not here. */
+int gt_delta_verify(const uint8_t *buf, size_t len, const char *pubfile, gt_error *e);
+
+/* gt_delta_save_signed: gt_delta_save, with keyfile (may be NULL: not
+ * signed) signing the delta (h->sig is then taken as 1). */
+int gt_delta_save_signed(const char *path, const gt_delta_hdr *h, const float *delta,
+		gt_delta_ef *ef, const char *keyfile, gt_error *e);
 
 /* gt_delta_save: pack h and delta as gt_delta_pack does and write the
  * result to path atomically (a temporary file in the same directory,

@@ -475,6 +475,7 @@ int gt_engine_attach(gt_engine *e, gt_gtp *g)
 	};
 	gt_gtp_set_genmove(g, genmove, e);
 	gt_gtp_set_status(g, status, e);
+	gt_gtp_set_max_size(g, gt_neteval_max_n(&e->ev));
 	int err = 0;
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0] && !err; i++)
 		err = gt_gtp_register_stream(g, cmds[i].name, cmds[i].fn, e);

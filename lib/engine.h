@@ -54,9 +54,11 @@ typedef struct gt_engine gt_engine;
 gt_engine *gt_engine_new(const gt_engine_params *p, gt_evaluator *ev);
 void gt_engine_free(gt_engine *e);
 
-/* gt_engine_attach: make e g's genmove and judge of dead stones, and
- * register the analysis commands above and gt-ownership (the ownership map
- * of a search, for GoGui: its gogui-analyze_commands line is added).
+/* gt_engine_attach: make e g's genmove and judge of dead stones, limit
+ * g's board sizes to those its network plays (gt_gtp_set_max_size of
+ * gt_neteval_max_n), and register the analysis commands above and
+ * gt-ownership (the ownership map of a search, for GoGui: its
+ * gogui-analyze_commands line is added).
  * Returns 0 or gt_gtp_register's error. */
 int gt_engine_attach(gt_engine *e, gt_gtp *g);
 

@@ -220,7 +220,8 @@ int gt_fs_mkdir_p(const char *dir, gt_error *e)
 	return rc;
 }
 
-void gt_fs_remove_stale(const char *dir)
+/* gt_fs_remove_stale, of the names that start with prefix ("": all) */
+static void remove_stale(const char *dir, const char *prefix)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -228,7 +229,7 @@ void gt_fs_remove_stale(const char *dir)
 		return;
 	while ((de = readdir(d))) {
 		const char *t = strstr(de->d_name, ".tmp.");
-		if (de->d_name[0] != '.' || !t)
+		if (de->d_name[0] != '.' || !t || strncmp(de->d_name, prefix, strlen(prefix)))
 			continue;
 		char *end;
 		long pid = strtol(t + 5, &end, 10);
@@ -243,4 +244,20 @@ void gt_fs_remove_stale(const char *dir)
 		}
 	}
 	closedir(d);
+}
+
+void gt_fs_remove_stale(const char *dir)
+{
+	remove_stale(dir, "");
+}
+
+void gt_fs_remove_stale_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	size_t n = strlen(path) + 8;
+	char *d = dir_of(path), *prefix = gt_xmalloc(n);
+	snprintf(prefix, n, ".%s.tmp.", s ? s + 1 : path);
+	remove_stale(d, prefix);
+	free(prefix);
+	free(d);
 }

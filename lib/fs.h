@@ -84,5 +84,9 @@ int gt_fs_sync_parent(const char *path);
  * exists; a ".tmp." not followed by such a PID is removed too. Errors are
  * ignored (what cannot be removed stays). */
 void gt_fs_remove_stale(const char *dir);
+/* gt_fs_remove_stale_of: the same for the temporary files of one file
+ * path only (".NAME.tmp.PID..." in its folder), for a command that
+ * writes path atomically and shares its folder with others. */
+void gt_fs_remove_stale_of(const char *path);
 
 #endif

@@ -24,6 +24,7 @@ const char *gt_strerror(int err)
 	case GT_ETOOLONG: return "game too long";
 	case GT_ECHECKSUM: return "checksum mismatch";
 	case GT_ENOTFOUND: return "not found";
+	case GT_EREFUSED: return "refused";
 	}
 	return "unknown error";
 }

@@ -26,6 +26,7 @@ typedef enum gt_err {
 	GT_ETOOLONG = -12,  /* more moves than the board's history can hold */
 	GT_ECHECKSUM = -13, /* checksum or digest mismatch */
 	GT_ENOTFOUND = -14, /* no such object */
+	GT_EREFUSED = -15,  /* well-formed but refused by a safety bound */
 } gt_err;
 
 /* Winner of a game (records, SGF, matches). */

@@ -37,6 +37,7 @@ struct gt_gtp {
 	move *hist;      /* the moves played since base */
 	int nhist, caphist;
 	int n;
+	int max_n;       /* largest board size boardsize and loadsgf accept */
 	const gt_rules *rules;
 	double komi;
 	char *name, *version;
@@ -176,6 +177,7 @@ gt_gtp *gt_gtp_new(int n, const gt_rules *rules, double komi,
 	g->base = gt_xmalloc(sizeof *g->base);
 	gt_board_copy(g->base, &g->b);
 	g->n = n;
+	g->max_n = GT_MAX_N;
 	g->rules = rules;
 	g->komi = komi;
 	g->name = gt_xstrdup(name ? name : "gt");
@@ -465,7 +467,7 @@ static int c_boardsize(gt_gtp *g, int argc, char **argv, int *quit)
 	long n;
 	if (argc != 1 || parse_int(argv[0], -1000000, 1000000, &n))
 		return fail(g, "syntax error");
-	if (n < 2 || n > GT_MAX_N || reset(g, (int)n))
+	if (n < 2 || n > g->max_n || reset(g, (int)n))
 		return fail(g, "unacceptable size");
 	return 0;
 }
@@ -864,6 +866,11 @@ static int c_loadsgf(gt_gtp *g, int argc, char **argv, int *quit)
 		gt_sgf_free(gs, ng);
 		return -1;
 	}
+	if (sg->size > g->max_n) {
+		putf(g, "cannot load file: board size %d is more than %d", sg->size, g->max_n);
+		gt_sgf_free(gs, ng);
+		return -1;
+	}
 	const gt_rules *r = g->rules, *ru;
 	if (gt_sgfrec_rules(gt_sgf_prop_get(sg, "RU"), &ru) != GT_COUNT_UNKNOWN)
 		r = ru;
@@ -1213,13 +1220,25 @@ const char *gt_gtp_exec(gt_gtp *g, const char *line, int *quit)
 	return r == 0 ? NULL : g->res;
 }
 
+void gt_gtp_set_max_size(gt_gtp *g, int n)
+{
+	g->max_n = n < 2 ? 2 : n > GT_MAX_N ? GT_MAX_N : n;
+}
+
 int gt_gtp_run(gt_gtp *g, FILE *in, FILE *out)
 {
-	gt_lines *rd = gt_lines_new(in, 0);
+	gt_lines *rd = gt_lines_new(in, GT_GTP_MAX_LINE);
 	int quit = 0, err = 0;
 	char *line;
-	while (!quit && !err && (line = gt_lines_get(rd, NULL)) != NULL)
+	size_t len;
+	while (!quit && !err && (line = gt_lines_get(rd, &len)) != NULL) {
+		if (len == (size_t)-1) { /* dropped: answer it, read on */
+			err = fprintf(out, "? command line too long (more than %d bytes)\n\n",
+			              GT_GTP_MAX_LINE) < 0 || fflush(out) == EOF;
+			continue;
+		}
 		err = exec_line(g, line, &quit, rd, out) < 0;
+	}
 	gt_lines_free(rd);
 	return err || ferror(out) ? GT_EIO : 0;
 }

@@ -131,6 +131,12 @@ int gt_gtp_play(gt_gtp *g, int color, int move);
  * (e.g. setup stones before the first move), borrowed. */
 gt_board *gt_gtp_board_mut(gt_gtp *g);
 
+/* gt_gtp_set_max_size: the largest board size (2..GT_MAX_N, clamped) that
+ * boardsize accepts ("unacceptable size" above it) and loadsgf loads, for
+ * a genmove that cannot play larger boards (a network's largest size);
+ * GT_MAX_N by default. The current board is not changed. */
+void gt_gtp_set_max_size(gt_gtp *g, int n);
+
 /* gt_gtp_seed: seed the random default genmove (xorshift64*). */
 void gt_gtp_seed(gt_gtp *g, uint64_t seed);
 
@@ -146,8 +152,15 @@ const gt_board *gt_gtp_board(const gt_gtp *g);
  * their first gt_gtp_io_wait. */
 const char *gt_gtp_exec(gt_gtp *g, const char *line, int *quit);
 
+/* The longest command line gt_gtp_run reads, in bytes (without its
+ * newline); a longer one is answered "? command line too long (more than
+ * N bytes)" without an id, its bytes dropped as they come (memory stays
+ * bounded), and the next line is read. */
+#define GT_GTP_MAX_LINE (1 << 20)
+
 /* gt_gtp_run: read commands from in until EOF or quit, writing each
- * response to out and flushing it. in is read through its file descriptor
+ * response to out and flushing it; lines longer than GT_GTP_MAX_LINE are
+ * refused as above. in is read through its file descriptor
  * (poll and read, so that a streaming command sees the next command
  * arrive); a FILE without one (fmemopen) is read with getline. Returns 0,
  * or GT_EIO when writing failed. */

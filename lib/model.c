@@ -234,6 +234,49 @@ static int fmt_err(gt_error *e, const char *path, long off, const char *what)
 	return gt_error_set(e, GT_EFORMAT, -1, off, "%s: %s", path, what);
 }
 
+/* Does path go on after its first gzip member (zlib's gzread skips bytes
+ * there that are no gzip header)? 1 with *end the member's length when
+ * it does, 0 when the member ends the file, -1 when it cannot tell (the
+ * read then reports the stream's own error). */
+static int gz_trailing(const char *path, long long *end)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	z_stream z;
+	memset(&z, 0, sizeof z);
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+		fclose(f);
+		return -1;
+	}
+	size_t bs = 1 << 16;
+	unsigned char *in = gt_xmalloc(bs), *outb = gt_xmalloc(bs);
+	long long pos = 0;
+	int rc = Z_OK, more = -1;
+	while (rc == Z_OK) {
+		if (z.avail_in == 0) {
+			size_t k = fread(in, 1, bs, f);
+			if (k == 0)
+				break;
+			z.next_in = in;
+			z.avail_in = (uInt)k;
+			pos += (long long)k;
+		}
+		z.next_out = outb;
+		z.avail_out = (uInt)bs;
+		rc = inflate(&z, Z_NO_FLUSH);
+	}
+	if (rc == Z_STREAM_END) {
+		*end = pos - z.avail_in;
+		more = z.avail_in > 0 || fgetc(f) != EOF;
+	}
+	inflateEnd(&z);
+	free(in);
+	free(outb);
+	fclose(f);
+	return more;
+}
+
 int gt_model_read(const char *path, gt_model **out, gt_error *e)
 {
 	*out = NULL;
@@ -357,6 +400,11 @@ int gt_model_read(const char *path, gt_model **out, gt_error *e)
 		goto fail;
 	}
 	gz = NULL;
+	long long end = 0;
+	if (gz_trailing(path, &end) == 1) {
+		r = fmt_err(e, path, (long)end, "trailing data after the gzip stream");
+		goto fail;
+	}
 	gt_error ce;
 	if ((r = gt_model_check(m, &ce))) {
 		r = fmt_err(e, path, -1, ce.text);

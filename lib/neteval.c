@@ -85,6 +85,14 @@ const char *gt_neteval_backend(const gt_evaluator *ev)
 	return gt_nn_backend_name(((const neteval *)ev->ctx)->nn);
 }
 
+int gt_neteval_max_n(const gt_evaluator *ev)
+{
+	if (ev->eval != ne_eval)
+		return GT_MAX_N;
+	int n = gt_nn_arch(((const neteval *)ev->ctx)->nn)->max_n;
+	return n < GT_MAX_N ? n : GT_MAX_N;
+}
+
 int gt_neteval_set_exact(gt_evaluator *ev, int on)
 {
 	if (gt_kataeval_is(ev))

@@ -31,6 +31,11 @@ int gt_neteval_open_file(const char *path, const char *backend, gt_evaluator *ev
  * "cuda"), or NULL for an evaluator that is not a network (e.g. "none"). */
 const char *gt_neteval_backend(const gt_evaluator *ev);
 
+/* gt_neteval_max_n: the largest board size the evaluator ev can play:
+ * its network's max_n (gt_arch), or GT_MAX_N for one that is not a
+ * network (e.g. "none"). */
+int gt_neteval_max_n(const gt_evaluator *ev);
+
 /* gt_neteval_set_exact: with on != 0, every position is evaluated in a
  * forward pass of its own (batch 1), so that its outputs depend only on
  * the position, never on the other positions of the call or their number.

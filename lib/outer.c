@@ -13,13 +13,15 @@
 #include <openssl/evp.h>
 
 #define OUTER_MAGIC "gtouter\n"
-#define OUTER_FORMAT 1
+#define OUTER_FORMAT 2            /* 2: ledger entries carry the delta's norm */
 #define OUTER_HEADER 72
-#define ENTRY_BYTES 112
+#define ENTRY_BYTES_1 112
+#define ENTRY_BYTES 120
 #define LEDGER_MAX ((uint64_t)1 << 28)
 
 struct gt_outer {
 	gt_outer_cfg cfg;
+	gt_outer_guard guard;
 	size_t n;
 	uint64_t version;
 	float *theta, *m;
@@ -41,10 +43,43 @@ void gt_outer_cfg_default(gt_outer_cfg *cfg)
 	cfg->stale_decay = 0.25;
 }
 
+void gt_outer_guard_default(gt_outer_guard *g)
+{
+	memset(g, 0, sizeof *g);
+	g->max_value = 1000;
+	g->norm_ratio = 4;
+	g->clip_ratio = 2;
+	g->samples_ratio = 4;
+	g->norm_window = 16;
+	g->max_param = 10000;
+	g->max_growth = 10;
+}
+
+static int nonneg(double x)
+{
+	return isfinite(x) && x >= 0;
+}
+
+int gt_outer_guard_set(gt_outer *o, const gt_outer_guard *g, gt_error *e)
+{
+	if (!nonneg(g->max_value) || !nonneg(g->norm_ratio) || !nonneg(g->clip_ratio)
+			|| !nonneg(g->samples_ratio)
+			|| g->norm_window < 1 || g->norm_window > 1024 || !nonneg(g->max_param)
+			|| !nonneg(g->max_growth))
+		return gt_error_set(e, GT_EINVAL, -1, -1, "bad outer guard settings");
+	o->guard = *g;
+	return 0;
+}
+
+void gt_outer_guard_get(const gt_outer *o, gt_outer_guard *g)
+{
+	*g = o->guard;
+}
+
 const char *gt_outer_decision_name(int d)
 {
 	static const char *names[] = { "fresh", "stale", "too-stale", "duplicate", "checksum",
-		"base-sha256", "future", "shape", "format" };
+		"base-sha256", "future", "shape", "format", "value", "norm", "unsigned" };
 	return d >= 0 && d < (int)(sizeof names / sizeof *names) ? names[d] : "unknown";
 }
 
@@ -59,6 +94,7 @@ static gt_outer *alloc(size_t n, const gt_outer_cfg *cfg)
 {
 	gt_outer *o = gt_xcalloc(1, sizeof *o);
 	o->cfg = *cfg;
+	gt_outer_guard_default(&o->guard);
 	o->n = n;
 	o->theta = gt_xcalloc(n, sizeof *o->theta);
 	o->m = gt_xcalloc(n, sizeof *o->m);
@@ -158,6 +194,42 @@ static void push(gt_outer_entry **v, size_t *n, size_t *cap, const gt_outer_entr
 	(*v)[(*n)++] = *x;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *x, size_t n)
+{
+	qsort(x, n, sizeof *x, cmp_double);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+/* the medians of the norms and samples of the last norm_window admitted
+ * deltas (pending ones first, then the ledger's newest) with a known
+ * norm; 1 when at least 3 are known, else 0 */
+static int recent_medians(const gt_outer *o, double *norm, double *samples)
+{
+	double nv[1024], sv[1024];
+	size_t k = 0, want = (size_t)o->guard.norm_window;
+	for (size_t i = o->npend; i > 0 && k < want; i--)
+		if (o->pend[i - 1].norm > 0) {
+			nv[k] = o->pend[i - 1].norm;
+			sv[k++] = (double)o->pend[i - 1].samples;
+		}
+	for (size_t i = o->nledger; i > 0 && k < want; i--)
+		if (o->ledger[i - 1].norm > 0) {
+			nv[k] = o->ledger[i - 1].norm;
+			sv[k++] = (double)o->ledger[i - 1].samples;
+		}
+	if (k < 3)
+		return 0;
+	*norm = median(nv, k);
+	*samples = median(sv, k);
+	return 1;
+}
+
 int gt_outer_admit(gt_outer *o, const gt_delta_hdr *h, const float *delta, double *weight,
 		gt_error *e)
 {
@@ -197,12 +269,40 @@ int gt_outer_admit(gt_outer *o, const gt_delta_hdr *h, const float *delta, doubl
 	if (gt_outer_version_sha256(o, h->base_version, sha) || memcmp(sha, h->base_sha256, 32))
 		return gt_error_set(e, GT_REFUSE_BASE_SHA, -1, -1,
 			"base sha256 is not that of version %llu", (unsigned long long)h->base_version);
-	for (size_t i = 0; i < o->n; i++)
+	double sq = 0;
+	for (size_t i = 0; i < o->n; i++) {
 		if (!isfinite(delta[i]))
-			return gt_error_set(e, GT_REFUSE_FORMAT, -1, -1, "value %zu is not finite", i);
-	w = (double)h->samples / (1 + o->cfg.stale_decay * (double)s);
+			return gt_error_set(e, GT_REFUSE_VALUE, -1, -1, "value %zu is not finite", i);
+		if (o->guard.max_value > 0 && fabs(delta[i]) > o->guard.max_value)
+			return gt_error_set(e, GT_REFUSE_VALUE, -1, -1, "value %zu is %g, beyond %g", i,
+				delta[i], o->guard.max_value);
+		sq += (double)delta[i] * delta[i];
+	}
+	double norm = sqrt(sq), med_norm, med_samples, clip = 1;
+	uint64_t samples = h->samples;
+	char note[160] = "";
+	if (recent_medians(o, &med_norm, &med_samples)) {
+		if (o->guard.norm_ratio > 0 && norm > o->guard.norm_ratio * med_norm)
+			return gt_error_set(e, GT_REFUSE_NORM, -1, -1,
+				"norm %g over %g x the median %g of the last admitted deltas", norm,
+				o->guard.norm_ratio, med_norm);
+		if (o->guard.clip_ratio > 0 && norm > o->guard.clip_ratio * med_norm) {
+			clip = o->guard.clip_ratio * med_norm / norm;
+			snprintf(note, sizeof note, ", norm %g clipped to %g", norm, norm * clip);
+		}
+		if (o->guard.samples_ratio > 0 && (double)samples > o->guard.samples_ratio * med_samples)
+			samples = (uint64_t)(o->guard.samples_ratio * med_samples);
+	}
+	if (o->guard.max_samples && samples > o->guard.max_samples)
+		samples = o->guard.max_samples;
+	if (samples != h->samples) {
+		size_t l = strlen(note);
+		snprintf(note + l, sizeof note - l, ", samples %llu taken as %llu",
+			(unsigned long long)h->samples, (unsigned long long)samples);
+	}
+	w = (double)samples / (1 + o->cfg.stale_decay * (double)s);
 	for (size_t i = 0; i < o->n; i++)
-		o->acc[i] += (float)w * delta[i];
+		o->acc[i] += (float)(w * clip) * delta[i];
 	o->wsum += w;
 	memset(&ent, 0, sizeof ent);
 	ent.version = o->version + 1;
@@ -211,15 +311,16 @@ int gt_outer_admit(gt_outer *o, const gt_delta_hdr *h, const float *delta, doubl
 	ent.unit[GT_DELTA_UNIT_MAX] = 0;
 	ent.generation = h->generation;
 	ent.seq = h->seq;
-	ent.samples = h->samples;
+	ent.samples = samples;
 	ent.weight = w;
+	ent.norm = norm;
 	push(&o->pend, &o->npend, &o->cappend, &ent);
 	if (weight)
 		*weight = w;
 	if (s == 0)
-		return gt_error_set(e, GT_ADMIT_FRESH, -1, -1, "fresh, weight %g", w);
-	return gt_error_set(e, GT_ADMIT_STALE, -1, -1, "staleness %llu, weight %g",
-		(unsigned long long)s, w);
+		return gt_error_set(e, GT_ADMIT_FRESH, -1, -1, "fresh, weight %g%s", w, note);
+	return gt_error_set(e, GT_ADMIT_STALE, -1, -1, "staleness %llu, weight %g%s",
+		(unsigned long long)s, w, note);
 }
 
 int gt_outer_admit_packed(gt_outer *o, const uint8_t *buf, size_t len, double *weight,
@@ -257,10 +358,44 @@ int gt_outer_step_scaled(gt_outer *o, double scale, gt_error *e)
 	if (!(scale > 0 && scale <= 1))
 		return gt_error_set(e, GT_EINVAL, -1, -1, "step scale %g not in (0, 1]", scale);
 	inv = (float)(scale / o->wsum);
+	/* the new parameters into scratch first: a version that fails the
+	 * guard's check is refused and nothing changes but the pending */
+	double sq0 = 0, sq1 = 0;
+	const char *why = NULL;
+	size_t at = 0;
+	for (size_t i = 0; i < o->n; i++) {
+		float g = o->acc[i] * inv, m = mu * o->m[i] + g;
+		float t = o->theta[i] - lr * (g + mu * m);
+		o->scratch[i] = t;
+		sq0 += (double)o->theta[i] * o->theta[i];
+		sq1 += (double)t * t;
+		if (!why && (!isfinite(t) || !isfinite(m)))
+			why = "not finite", at = i;
+		else if (!why && o->guard.max_param > 0 && fabs(t) > o->guard.max_param)
+			why = "beyond max_param", at = i;
+	}
+	/* growth against the norm of the current parameters, at least that of
+	 * all ones (a network at zero may grow to a root mean square of
+	 * max_growth) */
+	double floor0 = fmax(sqrt(sq0), sqrt((double)o->n));
+	if (!why && o->guard.max_growth > 0 && !(sqrt(sq1) <= o->guard.max_growth * floor0))
+		why = "grown beyond max_growth";
+	if (why) {
+		memset(o->acc, 0, o->n * sizeof *o->acc);
+		o->wsum = 0;
+		o->npend = 0;
+		if (!strcmp(why, "grown beyond max_growth"))
+			return gt_error_set(e, GT_EREFUSED, -1, -1,
+				"version %llu refused: parameter norm %g, was %g (over %g x %g); the pending deltas are dropped",
+				(unsigned long long)o->version + 1, sqrt(sq1), sqrt(sq0), o->guard.max_growth, floor0);
+		return gt_error_set(e, GT_EREFUSED, -1, -1,
+			"version %llu refused: parameter %zu %s (%g); the pending deltas are dropped",
+			(unsigned long long)o->version + 1, at, why, (double)o->scratch[at]);
+	}
 	for (size_t i = 0; i < o->n; i++) {
 		float g = o->acc[i] * inv;
 		o->m[i] = mu * o->m[i] + g;
-		o->theta[i] -= lr * (g + mu * o->m[i]);
+		o->theta[i] = o->scratch[i];
 		o->acc[i] = 0;
 	}
 	o->wsum = 0;
@@ -280,7 +415,8 @@ int gt_outer_step_scaled(gt_outer *o, double scale, gt_error *e)
  *  64 u64 sha entries K
  * then theta (4P), m (4P), K x (u64 version, sha256[32]), L entries of
  * ENTRY_BYTES (u64 version, base_version, generation, seq, samples,
- * f64 weight, unit[64] NUL-padded), then sha256 of everything before. */
+ * f64 weight, unit[64] NUL-padded, f64 norm), then sha256 of everything
+ * before. Format 1 (read, never written) had no norm: 112-byte entries. */
 
 static uint64_t nsha(const gt_outer *o)
 {
@@ -325,6 +461,7 @@ int gt_outer_save(const gt_outer *o, const char *path, gt_error *e)
 		gt_le_put64(p + 32, x->samples);
 		gt_le_putd(p + 40, x->weight);
 		memcpy(p + 48, x->unit, strnlen(x->unit, GT_DELTA_UNIT_MAX));
+		gt_le_putd(p + 112, x->norm);
 	}
 	if (!EVP_Digest(b, size - 32, p, &dl, EVP_sha256(), NULL) || dl != 32) {
 		free(b);
@@ -342,7 +479,7 @@ int gt_outer_load(gt_outer **out, const char *path, gt_error *e)
 	uint8_t h[OUTER_HEADER], sum[32], *b = NULL, *p;
 	long long fsize;
 	gt_outer_cfg cfg;
-	uint64_t fmt, v, n, nl, k, size;
+	uint64_t fmt, v, n, nl, k, size, eb;
 	unsigned dl = 0;
 	gt_outer *o = NULL;
 	int rc = 0, fd = gt_fs_open_head(path, h, sizeof h, &fsize, e);
@@ -367,13 +504,14 @@ int gt_outer_load(gt_outer **out, const char *path, gt_error *e)
 			path, (unsigned long long)fmt, OUTER_FORMAT);
 		goto out;
 	}
-	if (fmt != OUTER_FORMAT || (gt_le_get64(h + 8) >> 63) || !cfg_ok(&cfg) || n == 0
+	eb = fmt == 1 ? ENTRY_BYTES_1 : ENTRY_BYTES;
+	if ((fmt != 1 && fmt != OUTER_FORMAT) || (gt_le_get64(h + 8) >> 63) || !cfg_ok(&cfg) || n == 0
 			|| n > GT_DELTA_MAX_PARAMS || nl > LEDGER_MAX || k == 0
 			|| k > (uint64_t)cfg.s_max + 1 || k > v + 1) {
 		rc = gt_error_set(e, GT_EFORMAT, -1, 8, "%s: bad header", path);
 		goto out;
 	}
-	size = OUTER_HEADER + 8 * n + 40 * k + ENTRY_BYTES * nl + 32;
+	size = OUTER_HEADER + 8 * n + 40 * k + eb * nl + 32;
 	if ((uint64_t)fsize != size) {
 		rc = gt_error_set(e, GT_EFORMAT, -1, (long)fsize,
 			"%s: %lld bytes, header says %llu", path, fsize, (unsigned long long)size);
@@ -415,7 +553,7 @@ int gt_outer_load(gt_outer **out, const char *path, gt_error *e)
 		o->sha_v[slot] = sv;
 		memcpy(o->sha[slot], p + 8, 32);
 	}
-	for (uint64_t j = 0; j < nl; j++, p += ENTRY_BYTES) {
+	for (uint64_t j = 0; j < nl; j++, p += eb) {
 		gt_outer_entry x;
 		memset(&x, 0, sizeof x);
 		x.version = gt_le_get64(p);
@@ -425,7 +563,9 @@ int gt_outer_load(gt_outer **out, const char *path, gt_error *e)
 		x.samples = gt_le_get64(p + 32);
 		x.weight = gt_le_getd(p + 40);
 		memcpy(x.unit, p + 48, GT_DELTA_UNIT_MAX);
-		if (p[48 + GT_DELTA_UNIT_MAX] || x.version > v || x.version == 0) {
+		x.norm = eb > ENTRY_BYTES_1 ? gt_le_getd(p + 112) : 0;
+		if (p[48 + GT_DELTA_UNIT_MAX] || x.version > v || x.version == 0 || !(x.norm >= 0)
+				|| !isfinite(x.norm)) {
 			rc = gt_error_set(e, GT_EFORMAT, -1, (long)(p - b), "%s: bad ledger entry %llu",
 				path, (unsigned long long)j);
 			goto out;

@@ -50,15 +50,51 @@ enum gt_outer_decision {
 	GT_REFUSE_FUTURE = 6,      /* v > V: from another outer process or a bug */
 	GT_REFUSE_SHAPE = 7,       /* parameter count is not P */
 	GT_REFUSE_FORMAT = 8,      /* malformed, truncated, or zero samples */
+	GT_REFUSE_VALUE = 9,       /* a value not finite or beyond guard.max_value */
+	GT_REFUSE_NORM = 10,       /* L2 norm over guard.norm_ratio x the recent median */
+	GT_REFUSE_UNSIGNED = 11,   /* no valid signature by a known unit key (lib/outerproc) */
 };
 #define GT_OUTER_ADMITTED(d) ((d) == GT_ADMIT_FRESH || (d) == GT_ADMIT_STALE)
 
 /* gt_outer_cfg_default: lr 0.7, momentum 0.9, s_max 2, stale_decay 0.25. */
 void gt_outer_cfg_default(gt_outer_cfg *cfg);
 
+/*
+ * The outer step's defence against deltas that are well-formed but
+ * hostile or broken (a unit gone wrong, a stolen unit key). Process
+ * settings, not saved with the state. The rule is median-based: the
+ * median of the L2 norms of the last norm_window admitted deltas (kept in
+ * the ledger, so a restart keeps them) is a scale that a few bad deltas
+ * cannot move, unlike a mean or a maximum; once 3 norms are known a delta
+ * over norm_ratio times it is refused and one over clip_ratio times it is
+ * scaled down to that norm (norm clipping), so even an admitted outlier
+ * moves theta no more than a few honest deltas do. Before 3 norms are
+ * known, max_value and the check of the new version below hold.
+ * The weight's samples are clamped to max_samples and, once 3 are known,
+ * to samples_ratio times the median samples of the same recent deltas. A new version
+ * whose parameters are not finite, exceed max_param in magnitude, or
+ * whose L2 norm is over max_growth times the current one (or times
+ * sqrt(P), when that is more: parameters near zero may grow to a root mean
+ * square of max_growth) is refused: the pending deltas are dropped and
+ * version V stays.
+ */
+typedef struct gt_outer_guard {
+	double max_value;      /* refuse a delta with |value| over this (1000; 0: off) */
+	double norm_ratio;     /* refuse over this x the median norm (4; 0: off) */
+	double clip_ratio;     /* clip to this x the median norm (2; 0: off) */
+	int norm_window;       /* the recent admitted deltas of the medians (16), 1..1024 */
+	uint64_t max_samples;  /* samples of a delta clamped to this (0: no fixed cap) */
+	double samples_ratio;  /* ... and to this x the median samples (4; 0: off) */
+	double max_param;      /* refuse a version with |theta_i| over this (10000; 0: off) */
+	double max_growth;     /* refuse a version with ||theta|| grown over this factor (10; 0: off) */
+} gt_outer_guard;
+
+/* gt_outer_guard_default: the defaults above. */
+void gt_outer_guard_default(gt_outer_guard *g);
+
 /* gt_outer_decision_name: "fresh", "stale", "too-stale", "duplicate",
- * "checksum", "base-sha256", "future", "shape", "format"; "unknown"
- * otherwise. Static storage. */
+ * "checksum", "base-sha256", "future", "shape", "format", "value",
+ * "norm", "unsigned"; "unknown" otherwise. Static storage. */
 const char *gt_outer_decision_name(int d);
 
 /* The outer state. Opaque; gt_outer_new and gt_outer_load return a new
@@ -72,6 +108,12 @@ typedef struct gt_outer gt_outer;
 int gt_outer_new(gt_outer **out, const float *theta0, size_t n, const gt_outer_cfg *cfg,
 		gt_error *e);
 void gt_outer_free(gt_outer *o);
+
+/* gt_outer_guard_set / _get: the defence settings (gt_outer_guard); a new
+ * or loaded state has the defaults. GT_EINVAL for a setting out of range
+ * (negative, not finite, norm_window outside 1..1024). */
+int gt_outer_guard_set(gt_outer *o, const gt_outer_guard *g, gt_error *e);
+void gt_outer_guard_get(const gt_outer *o, gt_outer_guard *g);
 
 uint64_t gt_outer_version(const gt_outer *o);       /* V */
 size_t gt_outer_size(const gt_outer *o);            /* P */
@@ -102,8 +144,11 @@ size_t gt_outer_pending(const gt_outer *o);
 
 /* gt_outer_step: apply the pending deltas (formula above), move them to
  * the ledger under version V+1, record the new parameters' sha256 and make
- * V+1 current. Returns 0; GT_EINVAL if nothing is pending; GT_EIO if
- * OpenSSL fails (the state is then unchanged but for theta and m). */
+ * V+1 current. Returns 0; GT_EINVAL if nothing is pending; GT_EREFUSED when
+ * the new version fails the guard's check (not finite, max_param,
+ * max_growth): the pending deltas are dropped and V, theta and m are
+ * unchanged; GT_EIO if OpenSSL fails (the state is then unchanged but for
+ * theta and m). */
 int gt_outer_step(gt_outer *o, gt_error *e);
 
 /* gt_outer_step_scaled: the same with g multiplied by scale in (0, 1]
@@ -121,6 +166,7 @@ typedef struct gt_outer_entry {
 	char unit[GT_DELTA_UNIT_MAX + 1];
 	uint64_t generation, seq, samples;
 	double weight;          /* w before normalisation */
+	double norm;            /* L2 norm of the delta as received (0: unknown, format 1) */
 } gt_outer_entry;
 size_t gt_outer_ledger_size(const gt_outer *o);
 const gt_outer_entry *gt_outer_ledger(const gt_outer *o, size_t i); /* borrowed; NULL past the end */

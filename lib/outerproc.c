@@ -85,6 +85,7 @@ void gt_outerproc_conf_init(gt_outerproc_conf *c)
 {
 	memset(c, 0, sizeof *c);
 	gt_outer_cfg_default(&c->cfg);
+	gt_outer_guard_default(&c->guard);
 	c->grace = 0.5;
 	c->poll = 0.5;
 	c->lease_ttl = 30;
@@ -286,6 +287,8 @@ static int start(gt_outerproc *op, int *how, gt_error *e)
 			goto out;
 		have_ptr = GT_ENOTFOUND;
 	}
+	if ((rc = gt_outer_guard_set(op->o, &op->c.guard, e)))
+		goto out;
 	uint64_t V = gt_outer_version(op->o);
 	rc = GT_EINVAL;
 	if (have_ptr == 0 && p.version > V) {
@@ -373,6 +376,31 @@ void gt_outerproc_close(gt_outerproc *op)
 	free(op);
 }
 
+/* 1 when buf[len] is a delta of unit `unit` (its folder) signed by the
+ * key unit_keys/<unit>.pub; else 0 with e's text saying why */
+static int signed_by(const gt_outerproc *op, const char *unit, const uint8_t *buf, size_t len,
+                     gt_error *e)
+{
+	gt_delta_hdr h;
+	if (gt_delta_read_header(buf, len, &h, NULL, e))
+		return 0;
+	if (strcmp(h.unit, unit)) {
+		gt_error_set(e, GT_EFORMAT, -1, -1, "unit %s in the folder of %s", h.unit, unit);
+		return 0;
+	}
+	char key[4096];
+	snprintf(key, sizeof key, "%s/%s.pub", op->c.unit_keys, unit);
+	int rc = access(key, R_OK) ? GT_ENOTFOUND : gt_delta_verify(buf, len, key, e);
+	if (rc == GT_ENOTFOUND)
+		gt_error_set(e, rc, -1, -1, "no key for unit %s", unit);
+	else if (rc) {
+		char t[sizeof e->text];
+		snprintf(t, sizeof t, "%s", e->text);
+		gt_error_set(e, rc, -1, -1, "signature: %s", t);
+	}
+	return rc == 0;
+}
+
 /* get one listed delta and let the outer state decide on it */
 static void look_at(gt_outerproc *op, const char *unit, const char *name, uint64_t V)
 {
@@ -407,7 +435,10 @@ static void look_at(gt_outerproc *op, const char *unit, const char *name, uint64
 	if (gt_delta_read_header((const uint8_t *)buf, len, &h, NULL, NULL) == 0)
 		d.samples = h.samples;
 	e.text[0] = 0;
-	d.decision = gt_outer_admit_packed(op->o, (const uint8_t *)buf, len, &d.weight, &e);
+	if (op->c.unit_keys && !signed_by(op, unit, (const uint8_t *)buf, len, &e))
+		d.decision = GT_REFUSE_UNSIGNED;
+	else
+		d.decision = gt_outer_admit_packed(op->o, (const uint8_t *)buf, len, &d.weight, &e);
 	free(buf);
 	if (d.decision < 0) {
 		warn(op, "%s: %s", key, e.text);
@@ -464,6 +495,8 @@ int gt_outerproc_step(gt_outerproc *op, gt_outerproc_version *v, gt_error *e)
 	double t = gt_wall();
 	double scale = op->c.units > 0 && k < (size_t)op->c.units ? (double)k / op->c.units : 1.0;
 	int rc = gt_outer_step_scaled(op->o, scale, e);
+	if (rc == GT_EREFUSED)
+		op->pending_samples = 0;
 	if (!rc)
 		rc = put_payload(op, &op->staged, e);
 	if (!rc)
@@ -521,7 +554,18 @@ int gt_outerproc_run(gt_outerproc *op, long versions, gt_error *e)
 			continue;
 		}
 		gt_outerproc_version v;
-		if ((rc = gt_outerproc_step(op, &v, e)))
+		size_t k = gt_outer_pending(op->o);
+		if ((rc = gt_outerproc_step(op, &v, e)) == GT_EREFUSED) {
+			gt_outerproc_refusal r = {gt_outer_version(op->o) + 1, k, e->text};
+			if (op->c.on_refused)
+				op->c.on_refused(op->c.ctx, &r);
+			else
+				warn(op, "%s", e->text);
+			rc = 0;
+			ready = 0;
+			continue;
+		}
+		if (rc)
 			break;
 		if (op->c.on_saved)
 			op->c.on_saved(op->c.ctx, v.version);

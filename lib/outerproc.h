@@ -52,6 +52,13 @@ typedef struct gt_outerproc_delta {
 	const char *why;         /* the decision's reason (gt_outer_admit's text) */
 } gt_outerproc_delta;
 
+/* A version refused by the guard (gt-outer(1)'s "refused" event). */
+typedef struct gt_outerproc_refusal {
+	uint64_t version;        /* the V+1 that was not made */
+	size_t deltas;           /* the pending deltas dropped */
+	const char *why;         /* gt_outer_step's text */
+} gt_outerproc_refusal;
+
 /* A version made (gt-outer(1)'s "version" event). */
 typedef struct gt_outerproc_version {
 	uint64_t version;        /* V+1 */
@@ -69,6 +76,10 @@ typedef struct gt_outerproc_conf {
 	const char *init;        /* version 0's network when dir holds no state */
 	const char *owner;       /* the lease's owner; NULL: "host:realpath(dir)" */
 	gt_outer_cfg cfg;        /* outer settings of a new state (gt_outer_cfg_default) */
+	gt_outer_guard guard;    /* the defence of the outer step (gt_outer_guard_default) */
+	const char *unit_keys;   /* a folder of Ed25519 public keys, UNIT.pub for the unit
+	                          * UNIT: only deltas signed by their unit's key are
+	                          * admitted (others "unsigned"); NULL: no check */
 	int units;               /* U: a version of k < U deltas scales g by k/U; 0: off */
 	int quorum;              /* admitted deltas that make a version; 0: U, or 1 */
 	double grace;            /* seconds to wait for more once quorum are in (0.5) */
@@ -83,6 +94,7 @@ typedef struct gt_outerproc_conf {
 	/* on_saved: version's state is saved and its pointer not yet put */
 	void (*on_saved)(void *ctx, uint64_t version);
 	void (*on_version)(void *ctx, const gt_outerproc_version *v);
+	void (*on_refused)(void *ctx, const gt_outerproc_refusal *r);
 	void *ctx;
 } gt_outerproc_conf;
 
@@ -134,8 +146,10 @@ int gt_outerproc_scan(gt_outerproc *op, gt_error *e);
  * (gt_outer_step_scaled, scale k/U when units > k), put its network
  * STORE/diloco/versions/v<V+1>.bin.gz and ledger v<V+1>.json, save the
  * state; fill v (may be NULL). The pointer waits for
- * gt_outerproc_commit. Returns 0, GT_EINVAL (nothing pending), or the
- * store's and state's errors (the state on disk then still says V). */
+ * gt_outerproc_commit. Returns 0, GT_EINVAL (nothing pending),
+ * GT_EREFUSED (the guard refused V+1: the deltas are dropped, V stays,
+ * e says why), or the store's and state's errors (the state on disk then
+ * still says V). */
 int gt_outerproc_step(gt_outerproc *op, gt_outerproc_version *v, gt_error *e);
 
 /* gt_outerproc_commit: put the pointer of the version the last step
@@ -146,7 +160,8 @@ int gt_outerproc_commit(gt_outerproc *op, gt_error *e);
  * limit): renew the lease every third of its time to live, scan every
  * poll seconds (a failed scan is a warning), and once quorum deltas are
  * pending and grace seconds have passed, step, on_saved, commit,
- * on_version. Returns 0, or the first error of the lease, a step or a
+ * on_version; a step the guard refuses is on_refused and the loop goes
+ * on. Returns 0, or the first error of the lease, a step or a
  * commit (e filled). */
 int gt_outerproc_run(gt_outerproc *op, long versions, gt_error *e);
 

@@ -51,12 +51,15 @@ int gt_selfplay_max_moves(const gt_selfplay_params *p)
 int gt_selfplay_check(const gt_selfplay_params *p, gt_error *e)
 {
 	const char *why = NULL;
-	if (p->board_size < 2 || p->board_size > GT_MAX_N)
+	int n = p->board_size;
+	if (n < 2 || n > GT_MAX_N)
 		why = "board size must be 2..19";
 	else if (!p->rules)
 		why = "no rules";
-	else if (!isfinite(p->komi) || fabs(p->komi) > 1000)
-		why = "komi out of range";
+	else if (!isfinite(p->komi) || fabs(p->komi) > n * n || p->komi * 2 != floor(p->komi * 2))
+		return gt_error_set(e, GT_EINVAL, -1, -1, "komi %g is not a multiple of 0.5 within "
+		                    "+-%d, the points of a %dx%d board (gt-validate refuses such "
+		                    "games): give --komi", p->komi, n * n, n, n);
 	else if (gt_selfplay_max_moves(p) > GT_MAX_HIST - 2)
 		why = "move cap above the board's history";
 	else if (p->visits < 1 || p->cheap_visits < 1)

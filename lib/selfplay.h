@@ -68,7 +68,10 @@ typedef struct gt_selfplay_params {
 /* gt_selfplay_params_default: the defaults above. */
 void gt_selfplay_params_default(gt_selfplay_params *p);
 
-/* gt_selfplay_check: 0 if p is usable, else GT_EINVAL with the reason in e. */
+/* gt_selfplay_check: 0 if p is usable, else GT_EINVAL with the reason in
+ * e; among the checks, komi must be a multiple of 0.5 within +-n*n (the
+ * records gt-validate accepts, gt-record(5)), so the default komi 7 is
+ * refused on 2x2. */
 int gt_selfplay_check(const gt_selfplay_params *p, gt_error *e);
 
 /* gt_selfplay_temperature: the move-choice temperature at move number m

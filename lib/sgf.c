@@ -16,6 +16,7 @@ int gt_sgf_game_init(gt_sgf_game *g, int n)
 	memset(g, 0, sizeof *g);
 	g->index = 1;
 	g->offset = -1;
+	g->end = -1;
 	g->error.line = -1;
 	g->error.offset = -1;
 	g->size = n;
@@ -858,41 +859,72 @@ static int find_game(rd *r, int strict)
 	return 0;
 }
 
+struct gt_sgf_reader {
+	rd r;
+	int n, strict;
+	gstate s;
+};
+
+gt_sgf_reader *gt_sgf_reader_new(const char *buf, size_t len)
+{
+	gt_sgf_reader *it = gt_xcalloc(1, sizeof *it);
+	it->r = (rd){buf, len, 0, 0, 1, 0};
+	const char *rb = len ? memrchr(buf, ']', len) : NULL;
+	it->r.end_rb = rb ? (size_t)(rb - buf) + 1 : 0;
+	return it;
+}
+
+void gt_sgf_reader_free(gt_sgf_reader *it)
+{
+	free(it);
+}
+
+int gt_sgf_reader_next(gt_sgf_reader *it, gt_sgf_game *g)
+{
+	rd *r = &it->r;
+	gstate *s = &it->s;
+	if (!find_game(r, it->strict))
+		return 0;
+	gt_sgf_game_init(g, 19);
+	g->index = ++it->n;
+	g->offset = (long)r->pos;
+	memset(s, 0, sizeof *s);
+	s->g = g;
+	s->r = r;
+	size_t bad = r->pos, resume = r->pos;
+	const char *why = "";
+	if (parse_tree(r, s, &bad, &resume, &why) < 0) {
+		game_fail(s, GT_EFORMAT, bad, "%s", why);
+		r->pos = resume > (size_t)g->offset ? resume : (size_t)g->offset + 1;
+		it->strict = 1;
+	} else {
+		g->end = (long)r->pos;
+		finish_game(s, (size_t)g->offset);
+	}
+	return 1;
+}
+
 int gt_sgf_parse(const char *buf, size_t len, gt_sgf_game **games, int *ngames, gt_error *err)
 {
-	rd r = {buf, len, 0, 0, 1, 0};
-	const char *rb = len ? memrchr(buf, ']', len) : NULL;
-	r.end_rb = rb ? (size_t)(rb - buf) + 1 : 0;
+	gt_sgf_reader *it = gt_sgf_reader_new(buf, len);
 	gt_sgf_game *gs = NULL;
-	int n = 0, cap = 0, strict = 0;
-	gstate *s = gt_xmalloc(sizeof *s);
+	int n = 0, cap = 0;
 	*games = NULL;
 	*ngames = 0;
-	while (find_game(&r, strict)) {
+	for (;;) {
 		if (n == cap) {
 			cap = cap ? 2 * cap : 4;
 			gs = gt_xrealloc(gs, (size_t)cap * sizeof *gs);
 		}
-		gt_sgf_game *g = &gs[n++];
-		gt_sgf_game_init(g, 19);
-		g->index = n;
-		g->offset = (long)r.pos;
-		memset(s, 0, sizeof *s);
-		s->g = g;
-		s->r = &r;
-		size_t bad = r.pos, resume = r.pos;
-		const char *why = "";
-		if (parse_tree(&r, s, &bad, &resume, &why) < 0) {
-			game_fail(s, GT_EFORMAT, bad, "%s", why);
-			r.pos = resume > (size_t)g->offset ? resume : (size_t)g->offset + 1;
-			strict = 1;
-		} else {
-			finish_game(s, (size_t)g->offset);
-		}
+		if (!gt_sgf_reader_next(it, &gs[n]))
+			break;
+		n++;
 	}
-	free(s);
-	if (n == 0)
+	gt_sgf_reader_free(it);
+	if (n == 0) {
+		free(gs);
 		return gt_error_set(err, GT_EFORMAT, -1, -1, "no SGF game found");
+	}
 	*games = gs;
 	*ngames = n;
 	return 0;

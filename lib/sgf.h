@@ -98,6 +98,8 @@ typedef struct gt_sgf_prop {
 typedef struct gt_sgf_game {
 	int index;             /* 1-based game number in its collection */
 	long offset;           /* byte offset of the game's '(' (-1 if built) */
+	long end;              /* byte offset just after its ')' (-1 if built or
+	                          bad): the game's own bytes are [offset, end) */
 	int err;               /* 0, or why this game could not be read (gt_err) */
 	gt_error error;        /* if err: line, offset and "game K, ...: reason" */
 	int size;              /* board size, 2..19 */
@@ -124,6 +126,19 @@ typedef struct gt_sgf_game {
  * there is none. */
 int gt_sgf_parse(const char *buf, size_t len, gt_sgf_game **games, int *ngames,
                  gt_error *err);
+
+/* A reader of the games of one collection, one game at a time, so that
+ * memory holds the input and one game, not every game of it. */
+typedef struct gt_sgf_reader gt_sgf_reader;
+/* gt_sgf_reader_new: a reader of buf[0..len) (borrowed: it must outlive
+ * the reader). Free with gt_sgf_reader_free. */
+gt_sgf_reader *gt_sgf_reader_new(const char *buf, size_t len);
+/* gt_sgf_reader_next: the next game tree into g (initialised here; the
+ * caller releases it with gt_sgf_game_release), exactly as gt_sgf_parse
+ * gives it, a bad game with its err set. Returns 1, or 0 when there is no
+ * further game (g untouched). Linear in the input over all calls. */
+int gt_sgf_reader_next(gt_sgf_reader *it, gt_sgf_game *g);
+void gt_sgf_reader_free(gt_sgf_reader *it);
 
 /* gt_sgf_read_file: gt_sgf_parse on the contents of path ("-" is stdin).
  * GT_EIO (errno kept, err names the file) when it cannot be read. */

@@ -90,9 +90,10 @@ void gt_sgfrec_comment(const gt_position *p, char *buf, size_t size);
 void gt_sgfrec_set_date(gt_sgf_game *g, time_t t);
 
 /* gt_sgfrec_game_id: the game_id of game index (1-based) of an SGF file
- * whose bytes are buf[0..len): the SHA-256 of those bytes, a NUL byte and
- * the index in decimal, as 64 lowercase hex digits in out (65 bytes with
- * the NUL). Returns 0, or GT_ENOMEM when OpenSSL cannot allocate (out is
+ * whose own bytes (from its '(' to its ')', gt_sgf_game offset and end)
+ * are buf[0..len): the SHA-256 of those bytes, a NUL byte and the index in
+ * decimal, as 64 lowercase hex digits in out (65 bytes with the NUL); so
+ * the ids of a file's games cost one pass over the file. Returns 0, or GT_ENOMEM when OpenSSL cannot allocate (out is
  * then ""). */
 int gt_sgfrec_game_id(const char *buf, size_t len, int index, char *out);
 

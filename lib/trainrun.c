@@ -1,5 +1,6 @@
 /* trainrun.c: a whole gt-train run over lib/train (trainrun.h). */
 #include "trainrun.h"
+#include "fs.h"
 #include "optim.h"
 #include "shard.h"
 
@@ -151,6 +152,7 @@ gt_trainrun *gt_trainrun_open(const gt_model *parent, const uint8_t *parent_sha,
 		}
 	}
 	if (c->state) {
+		gt_fs_remove_stale_of(c->state); /* of a run killed mid-write */
 		err = gt_train_load(r->t, c->state, e);
 		if (err == 0)
 			note(r, "%s: resuming at step %lld", c->state,

@@ -81,7 +81,8 @@ typedef struct gt_trainrun gt_trainrun;
  * borrowed) and output out (copied): the trainer, the training window
  * (a note on its rows when c->verbose or a shard was skipped), the
  * held-out window, and the state file's steps when it exists (with a
- * note). Returns NULL with e filled on any error: the trainer's, the
+ * note; first the temporary files of the state file left by a killed
+ * run are removed, gt_fs_remove_stale_of). Returns NULL with e filled on any error: the trainer's, the
  * windows', a window that does not fit the network, a state file that
  * cannot be read or belongs to another run. */
 gt_trainrun *gt_trainrun_open(const gt_model *parent, const uint8_t *parent_sha,

@@ -347,10 +347,11 @@ int gt_unit_push(gt_unit *u, gt_unit_round_info *info, gt_error *e)
 	h.codec = u->c.codec;
 	h.sum = GT_DELTA_SHA256;
 	h.nparams = n;
+	h.sig = u->c.sign_key != NULL;
 	char name[96], path[4096];
 	gt_diloco_delta_name(name, sizeof name, h.base_version, h.generation, h.seq);
 	snprintf(path, sizeof path, "%s/%s", u->cache, name);
-	rc = gt_delta_save(path, &h, u->delta, NULL, e);
+	rc = gt_delta_save_signed(path, &h, u->delta, NULL, u->c.sign_key, e);
 	if (rc == 0) {
 		gt_error t = {0};
 		char *url = gt_diloco_url(u->c.store, "deltas/%s/%s", u->id, name);

@@ -60,6 +60,8 @@ typedef struct gt_unit_conf {
 	double wait_version;    /* seconds gt_unit_pull waits for a version newer
 	                         * than the last round's; < 0: the longer of 1 and
 	                         * half the last round's inner steps (-1) */
+	const char *sign_key;   /* Ed25519 private key (PEM) that signs each delta
+	                         * (gt-delta(5)); NULL: unsigned */
 	gt_train_conf train;    /* batch (256), optimizer (AdamW), loss weights,
 	                         * seed (1), backend */
 	gt_store_opts so;       /* store options (gt_store_opts_init); so.warn

@@ -1,7 +1,10 @@
 /* validate.c: the checks of gt-validate(1) (see validate.h). */
 #include "validate.h"
+
+#include "fs.h"
 #include "util.h"
 #include "board.h"
+#include "sym.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -11,13 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-void gt_validate_opts_init(gt_validate_opts *o)
-{
-	memset(o, 0, sizeof *o);
-	o->min_moves = 10;
-	o->max_moves = 500;
-}
 
 static int __attribute__((format(printf, 5, 6)))
 bad(const char **reason, char *detail, size_t size, const char *why, const char *fmt, ...)
@@ -30,6 +26,106 @@ bad(const char **reason, char *detail, size_t size, const char *why, const char 
 		va_end(ap);
 	}
 	return GT_EFORMAT;
+}
+
+void gt_validate_opts_init(gt_validate_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->min_moves = 10;
+	o->max_moves = 500;
+	o->max_weight = 4;
+	o->max_visits = 1000000;
+}
+
+int gt_validate_name(const char *s)
+{
+	size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
+	return n >= 1 && n <= GT_VALIDATE_NAME_MAX && !s[n];
+}
+
+int gt_validate_accept(gt_validate_opts *o, const char *key, const char *s, gt_error *e)
+{
+	char *copy = gt_xstrdup(s), *save = NULL, *t;
+	int rc = 0;
+	for (t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+		char *end;
+		errno = 0;
+		if (!strcmp(key, "board-size")) {
+			long n = strtol(t, &end, 10);
+			if (*end || errno || end == t || n < 2 || n > GT_MAX_N)
+				rc = gt_error_set(e, GT_EINVAL, -1, -1, "board size \"%.20s\" not in 2..%d", t,
+				                  GT_MAX_N);
+			else
+				o->board_sizes |= (uint32_t)1 << n;
+		} else if (!strcmp(key, "komi")) {
+			double k = strtod(t, &end);
+			if (*end || errno || end == t || !isfinite(k) || fabs(k) > GT_MAX_PTS ||
+			    k * 2 != floor(k * 2))
+				rc = gt_error_set(e, GT_EINVAL, -1, -1, "komi \"%.20s\" is not a multiple of 0.5", t);
+			else if (o->nkomi >= GT_VALIDATE_KOMI_MAX)
+				rc = gt_error_set(e, GT_EINVAL, -1, -1, "more than %d komi values",
+				                  GT_VALIDATE_KOMI_MAX);
+			else
+				o->komi[o->nkomi++] = k;
+		} else if (!strcmp(key, "rules")) {
+			const gt_rules *ru = gt_rules_find(t);
+			if (!ru)
+				rc = gt_error_set(e, GT_EINVAL, -1, -1, "rules \"%.20s\" not known", t);
+			else
+				o->rules |= (uint32_t)1 << ru->id;
+		} else {
+			rc = gt_error_set(e, GT_EINVAL, -1, -1, "no setting %s", key);
+		}
+	}
+	if (!rc && !*s)
+		rc = gt_error_set(e, GT_EINVAL, -1, -1, "no %s given", key);
+	free(copy);
+	return rc;
+}
+
+/* what the run accepts, and the bounds of a stranger's names and numbers */
+static int check_run(const gt_record *r, const gt_validate_opts *o, const char **reason,
+                     char *detail, size_t size)
+{
+	static const char *what[3] = {"worker", "model", "game_id"};
+	const char *name[3] = {r->worker, r->model, r->game_id};
+	for (int i = 0; i < 3; i++)
+		if (name[i] && !gt_validate_name(name[i]))
+			return bad(reason, detail, size, "name",
+			           "%s is not 1 to %d characters of A-Z a-z 0-9 . _ - (%zu bytes)", what[i],
+			           GT_VALIDATE_NAME_MAX, strlen(name[i]));
+	int n = r->board_size;
+	if (o->board_sizes && !(o->board_sizes >> n & 1))
+		return bad(reason, detail, size, "board-size", "board size %d is not one this run takes", n);
+	const gt_rules *ru = gt_rules_find(r->rules);
+	if (o->rules && !(o->rules >> ru->id & 1))
+		return bad(reason, detail, size, "rules", "rules %s are not those this run takes", ru->name);
+	if (o->nkomi) {
+		int i = 0;
+		while (i < o->nkomi && o->komi[i] != r->komi)
+			i++;
+		if (i == o->nkomi)
+			return bad(reason, detail, size, "komi", "komi %g is not one this run takes", r->komi);
+	}
+	/* a score no board of this size can give (area score within n*n + komi) */
+	double smax = n * n + fabs(r->komi) + GT_VALIDATE_TOL;
+	if (!isnan(r->score) && !(fabs(r->score) <= smax))
+		return bad(reason, detail, size, "result", "score %g beyond what a %dx%d board gives",
+		           r->score, n, n);
+	for (int i = 0; i < r->npos; i++) {
+		const gt_position *p = &r->pos[i];
+		if (!(p->weight >= 0 && p->weight <= o->max_weight))
+			return bad(reason, detail, size, "weight", "position %d: weight %g not in 0..%g", i,
+			           p->weight, o->max_weight);
+		if (p->visits < 0 || p->visits > o->max_visits)
+			return bad(reason, detail, size, "visits", "position %d: %d visits, more than %ld", i,
+			           p->visits, o->max_visits);
+		if ((!isnan(p->score) && !(fabs(p->score) <= smax)) ||
+		    (p->has_root && !(fabs(p->root_score) <= smax)))
+			return bad(reason, detail, size, "score",
+			           "position %d: score beyond what a %dx%d board gives", i, n, n);
+	}
+	return 0;
 }
 
 /* Winner and Black's score stated by a result string: returns 0 and sets
@@ -246,6 +342,9 @@ int gt_validate_record(const gt_record *r, const gt_validate_opts *o, const char
 	if (!isfinite(r->komi) || fabs(r->komi) > n * n || r->komi * 2 != floor(r->komi * 2))
 		return bad(reason, detail, size, "komi", "komi %g is not a multiple of 0.5 within +-%d",
 		           r->komi, n * n);
+	int rc = check_run(r, o, reason, detail, size);
+	if (rc)
+		return rc;
 	if (r->nmoves < o->min_moves || r->nmoves > o->max_moves)
 		return bad(reason, detail, size, "length", "%d moves, not within %d..%d", r->nmoves,
 		           o->min_moves, o->max_moves);
@@ -278,7 +377,7 @@ int gt_validate_record(const gt_record *r, const gt_validate_opts *o, const char
 				return bad(reason, detail, size, "ownership", "ownership[%d] = %g outside [-1,1]", q,
 				           r->ownership[q]);
 	gt_board *b = gt_xmalloc(sizeof *b);
-	int rc = replay(r, rules, o, b, reason, detail, size);
+	rc = replay(r, rules, o, b, reason, detail, size);
 	free(b);
 	return rc;
 }
@@ -359,14 +458,17 @@ static int hexval(int c)
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-int gt_seen_load(gt_seen *s, FILE *f, gt_error *e)
+int gt_seen_load(gt_seen *s, FILE *f, long long *whole, gt_error *e)
 {
 	char line[128];
 	long no = 0;
+	*whole = 0;
 	while (fgets(line, sizeof line, f)) {
 		uint8_t h[16];
 		no++;
 		size_t l = strlen(line);
+		if (feof(f) && (l == 0 || line[l - 1] != '\n'))
+			break; /* a torn last line: not loaded, not counted in *whole */
 		if (l != 33 || line[32] != '\n')
 			return gt_error_set(e, GT_EFORMAT, no, -1, "not a 32-digit hash");
 		for (int i = 0; i < 16; i++) {
@@ -376,6 +478,7 @@ int gt_seen_load(gt_seen *s, FILE *f, gt_error *e)
 			h[i] = (uint8_t)(a << 4 | b);
 		}
 		gt_seen_add(s, h);
+		*whole += 33;
 	}
 	if (ferror(f))
 		return gt_error_set(e, GT_EIO, no + 1, -1, "%s", strerror(errno));
@@ -409,25 +512,53 @@ void gt_record_hashes(const gt_record *r, uint8_t id[16], int *has_id, uint8_t g
 	} else {
 		memset(id, 0, 16);
 	}
-	size_t cap = 32 + 2 * (size_t)(r->nmoves + r->nsetup[1] + r->nsetup[2] + 3), o = 0;
-	uint8_t *k = gt_xmalloc(cap);
-	memcpy(k, "game", 5);
-	o = 5;
-	k[o++] = (uint8_t)r->board_size;
-	k[o++] = (uint8_t)r->symmetry;
-	gt_le_put64(k + o, r->seed);
-	o += 8;
+	/* the key bytes under each symmetry; the smallest is hashed */
+	const gt_rules *ru = gt_rules_find(r->rules);
+	int n = r->board_size, nst = r->nsetup[1] + r->nsetup[2];
+	size_t cap = 64 + 3 * (size_t)(r->nmoves + nst + 2), len = 0;
+	uint8_t *k = gt_xmalloc(cap), *best = gt_xmalloc(cap);
+	for (int sym = 0; sym < GT_NSYM; sym++) {
+		size_t o = 0;
+		memcpy(k, "game2", 6);
+		o = 6;
+		k[o++] = (uint8_t)n;
+		k[o++] = (uint8_t)(ru ? ru->id : 255);
+		gt_le_put64(k + o, (uint64_t)(int64_t)lrint(r->komi * 2));
+		o += 8;
 #define PUT16(x) do { gt_le_put16(k + o, (uint16_t)(x)); o += 2; } while (0)
-	for (int c = 1; c <= 2; c++) {
-		PUT16(r->nsetup[c]);
-		for (int i = 0; i < r->nsetup[c]; i++)
-			PUT16(r->setup[c][i]);
-	}
-	PUT16(r->nmoves);
-	for (int i = 0; i < r->nmoves; i++)
-		PUT16(r->moves[i]);
+		for (int c = 1; c <= 2; c++) {
+			PUT16(r->nsetup[c]);
+			/* setup stones as a set: their images, sorted */
+			size_t at = o;
+			for (int i = 0; i < r->nsetup[c]; i++) {
+				int q = gt_sym_point(n, sym, r->setup[c][i]), j = i;
+				/* insertion sort by value, big-endian so bytes compare as numbers */
+				while (j > 0 && ((k[at + 2 * (j - 1)] << 8) | k[at + 2 * (j - 1) + 1]) > q) {
+					k[at + 2 * j] = k[at + 2 * (j - 1)];
+					k[at + 2 * j + 1] = k[at + 2 * (j - 1) + 1];
+					j--;
+				}
+				k[at + 2 * j] = (uint8_t)(q >> 8);
+				k[at + 2 * j + 1] = (uint8_t)q;
+			}
+			o += 2 * (size_t)r->nsetup[c];
+		}
+		PUT16(r->nmoves);
+		for (int i = 0; i < r->nmoves; i++) {
+			int q = gt_sym_point(n, sym, r->moves[i]);
+			k[o++] = (uint8_t)(q >> 8);
+			k[o++] = (uint8_t)q;
+			k[o++] = r->colors ? r->colors[i] : (uint8_t)((i & 1) ? GT_OTHER(r->first_to_move)
+			                                                      : r->first_to_move);
+		}
 #undef PUT16
-	sha16(k, o, game);
+		if (sym == 0 || memcmp(k, best, o) < 0) {
+			memcpy(best, k, o);
+			len = o;
+		}
+	}
+	sha16(best, len, game);
+	free(best);
 	free(k);
 }
 
@@ -440,7 +571,7 @@ int gt_seen_check(const gt_seen *s, const gt_record *r, gt_seen_keys *k, const c
 		return bad(reason, detail, size, "duplicate-id", "game_id seen before (%s)",
 		           gt_hash_hex(k->id, hx));
 	if (gt_seen_has(s, k->game))
-		return bad(reason, detail, size, "duplicate-game", "same seed and moves seen before (%s)",
+		return bad(reason, detail, size, "duplicate-game", "the same game (moves under a symmetry, rules, komi) seen before (%s)",
 		           gt_hash_hex(k->game, hx));
 	return 0;
 }
@@ -457,7 +588,7 @@ int gt_seen_commit(gt_seen *s, const gt_seen_keys *k, int fd)
 	if (k->has_id)
 		n += snprintf(buf + n, sizeof buf - n, "%s\n", gt_hash_hex(k->id, hx));
 	n += snprintf(buf + n, sizeof buf - n, "%s\n", gt_hash_hex(k->game, hx));
-	return write(fd, buf, (size_t)n) == n ? 0 : -1;
+	return gt_fs_write_all(fd, buf, (size_t)n);
 }
 
 /* ---- one input line ---- */
@@ -479,12 +610,17 @@ int gt_validate_line(gt_record *r, const char *line, size_t len, const gt_valida
 	return gt_seen_check(seen, r, k, reason, detail, size);
 }
 
-/* text safe for JSON: bytes outside printable ASCII become '?'; NULL null */
+/* text safe for JSON: bytes outside printable ASCII become '?', and more
+ * than 200 bytes are cut to 200 and "..." (a name of megabytes stays out
+ * of the rejects file); NULL null */
 static json_t *ascii(const char *s)
 {
 	if (!s)
 		return json_null();
-	char *t = gt_xstrdup(s);
+	size_t l = strnlen(s, 201);
+	char *t = gt_xmalloc(l + 4);
+	memcpy(t, s, l);
+	strcpy(t + (l > 200 ? 200 : l), l > 200 ? "..." : "");
 	for (char *p = t; *p; p++)
 		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
 			*p = '?';
@@ -562,6 +698,11 @@ void gt_vstats_reject(gt_vstats *st, const char *reason, const char *worker, con
 {
 	st->in++;
 	st->rejected++;
+	/* a name the checks refuse is not a key of the summary */
+	if (worker && !gt_validate_name(worker))
+		worker = "(bad name)";
+	if (model && !gt_validate_name(model))
+		model = "(bad name)";
 	bump(st->by_reason, reason ? reason : "?");
 	bump(st->by_worker, worker ? worker : "?");
 	bump(st->by_model, model ? model : "?");

@@ -98,12 +98,14 @@ training_settings() {
 	rows_per_shard=10000 window=250000 steps=1000 batch=256 train_options=
 	match_games=40 match_visits=100 match_board_size=9 elo_options= threshold=20
 	every_steps=10000 curriculum= sign_key= verify_key= report=no
+	board_size=9 komi=7 rules=chinese unit_sign_key= unit_keys=
 	units=4 inner_steps=100 codec=int8 unit_options= feed_poll=10 quorum=
 	outer_lr=0.7 outer_momentum=0.9 max_staleness=2 outer_options= release_poll=60
 	cfg_read "$1" mode store work_dir log series arch min_games rows_per_shard window steps \
 		batch train_options match_games match_visits match_board_size elo_options threshold \
 		every_steps curriculum sign_key verify_key report units inner_steps codec unit_options \
-		feed_poll quorum outer_lr outer_momentum max_staleness outer_options release_poll ||
+		feed_poll quorum outer_lr outer_momentum max_staleness outer_options release_poll \
+		board_size komi rules unit_sign_key unit_keys ||
 		die "$cfg_error"
 	[ -n "$store" ] || die "$1: no store"
 	store=${store%/}
@@ -124,6 +126,26 @@ training_settings() {
 	done
 	case $series in ''|*[!A-Za-z0-9._]*) die "$1: series must be letters, digits, '.' and '_'" ;; esac
 	[ -z "$curriculum" ] || [ -r "$curriculum" ] || die "$1: cannot read the curriculum $curriculum"
+	# what the run takes (gt-validate --board-size, --komi, --rules); the
+	# first board size is the one trained on
+	echo "$board_size" | grep -Eq '^[0-9]+(,[0-9]+)*$' ||
+		die "$1: board_size must be sizes separated by commas (got '$board_size')"
+	[ -z "$komi" ] || echo "$komi" | grep -Eq '^-?[0-9]+(\.[05])?(,-?[0-9]+(\.[05])?)*$' ||
+		die "$1: komi must be numbers separated by commas (got '$komi')"
+	[ -z "$rules" ] || echo "$rules" | grep -Eq '^[a-z_-]+(,[a-z_-]+)*$' ||
+		die "$1: rules must be names separated by commas (got '$rules')"
+	train_board_size=${board_size%%,*}
+	[ -z "$unit_sign_key" ] || [ -r "$unit_sign_key" ] || die "$1: cannot read the unit key $unit_sign_key"
+	[ -z "$unit_keys" ] || [ -d "$unit_keys" ] || die "$1: unit_keys $unit_keys is not a folder"
+}
+
+# run_accepts: the gt-validate and gt-shard options of what the run takes
+# (board_size, komi, rules of the settings), on stdout
+run_accepts() {
+	printf -- '--board-size %s' "$board_size"
+	[ -n "$komi" ] && printf -- ' --komi %s' "$komi"
+	[ -n "$rules" ] && printf -- ' --rules %s' "$rules"
+	echo
 }
 
 # ---- the steps of a run (a trainer's generation, a unit's feed cycle) ----
@@ -183,7 +205,8 @@ data_pull() {
 	say "$what: $_n new games"
 }
 
-# data_validate SEEN: $G/pulled.ndjson through gt-validate into
+# data_validate SEEN: $G/pulled.ndjson through gt-validate (with the
+# board sizes, komi and rules of the run: run_accepts) into
 # $G/valid.ndjson, rejects in $G/rejects.ndjson, the summary in
 # $G/validate.json; SEEN (the hashes of the games taken before) gains this
 # run's. Every try starts from the hashes seen before this run. 10 (wait)
@@ -196,8 +219,9 @@ data_validate() {
 	fi
 	cp "$G/seen.before" "$G/seen.work" || return 1
 	rm -f "$G/validate.json"
+	# shellcheck disable=SC2046  # the options split on spaces
 	gt-validate --seen "$G/seen.work" --rejects "$G/rejects.ndjson" --stats="$G/validate.json" \
-		"$G/pulled.ndjson" > "$G/valid.ndjson" 2>> "$log"
+		$(run_accepts) "$G/pulled.ndjson" > "$G/valid.ndjson" 2>> "$log"
 	_rc=$?
 	# 1 is "some records were rejected" when the summary was written
 	[ $_rc = 0 ] || { [ $_rc = 1 ] && [ -s "$G/validate.json" ]; } || return 1
@@ -230,7 +254,7 @@ data_shard() {
 		mv "$1/manifest.tmp" "$1/manifest" || return 1
 	fi
 	rm -rf "$1/run_$_run"
-	gt-shard -o "$1" --run "$2" --seed "$3" --rows "$4" \
+	gt-shard -o "$1" --run "$2" --seed "$3" --rows "$4" --board-size "$board_size" \
 		"$G/augmented.ndjson" > "$G/shards.ndjson" 2>> "$log"
 	_rc=$?
 	[ -s "$G/shards.ndjson" ] || return 1

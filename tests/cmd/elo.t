@@ -150,7 +150,9 @@ ok $? "--max-moves 20"
 is "$(python3 -c 'import json,sys; print(" ".join(str(len(json.loads(l)["moves"])) + json.loads(l)["moves"][-1] for l in open(sys.argv[1])))' "$T/cap")" \
 	"22pass 22pass" "games of 20 moves and two passes"
 if command -v gt-validate >/dev/null; then
-	gt-validate <"$T/cap" >/dev/null 2>&1
+	# the uniform network plays the same moves in both colours: one game a
+	# run, or the second is gt-validate's duplicate-game
+	sed -n 1p "$T/cap" | gt-validate >/dev/null 2>&1 && sed -n 2p "$T/cap" | gt-validate >/dev/null 2>&1
 	ok $? "gt-validate checks their area results"
 else
 	ok 0 "# SKIP gt-validate not built"
@@ -224,8 +226,13 @@ if [ -x "$GNUGO" ]; then
 	ok $? "gnugo level 1 against itself, 4 games"
 	is "$(wc -l <"$T/gg" | tr -d ' ')" 4 "4 records"
 	if command -v gt-validate >/dev/null; then
-		gt-validate --allow-unscored-results <"$T/gg" >/dev/null 2>"$T/verr"
-		ok $? "legal games (gt-validate)"
+		# GNU Go plays the same game again: one game a run (duplicate-game)
+		bad=0
+		for i in 1 2 3 4; do
+			sed -n "${i}p" "$T/gg" | gt-validate --allow-unscored-results >/dev/null 2>>"$T/verr" ||
+				bad=$((bad + 1))
+		done
+		is "$bad" 0 "legal games (gt-validate)"
 	else
 		ok 0 "# SKIP gt-validate not built"
 	fi

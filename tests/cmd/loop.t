@@ -194,6 +194,7 @@ match_games = 10
 match_visits = 8
 threshold = 20
 curriculum = $T/cur
+board_size = 5,7
 EOF
 n_up=$(zcat "$S"/games/* | wc -l)
 TR=$T/tr/gen/0001

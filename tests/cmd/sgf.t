@@ -117,10 +117,11 @@ print("\n".join(bad))
 is "$(cat "$T/pos")" "" "every position: one-hot policy, to_move, value and score for the side to move, weight 0 for unknown results"
 is "$(grep -c '"score":-7.5,"score_checkable":false' "$T/markup-last-node.sgf.nd")" 1 "markup-last-node: game score -7.5 (Black's view)"
 
-# game_id: sha256 of the file's bytes, a NUL and the game number
-want=$( (cat "$S/results.sgf"; printf '\0004') | sha256sum | cut -c1-64)
+# game_id: sha256 of the game's own bytes ('(' to ')', here line 4 of the
+# file), a NUL and the game number
+want=$( (sed -n 4p "$S/results.sgf" | tr -d '\n'; printf '\0004') | sha256sum | cut -c1-64)
 got=$(sed -n 4p "$T/results.sgf.nd" | sed 's/.*"game_id":"\([0-9a-f]*\)".*/\1/')
-is "$got" "$want" "game_id of game 4 is sha256(file, NUL, \"4\")"
+is "$got" "$want" "game_id of game 4 is sha256(its bytes, NUL, \"4\")"
 gt-sgf < "$S/results.sgf" > "$T/stdin.nd"
 check "stdin gives the same records as the file" cmp -s "$T/stdin.nd" "$T/results.sgf.nd"
 

@@ -36,6 +36,7 @@ rows_per_shard = 30
 window = 100000
 batch = 16
 units = 2
+board_size = 5
 EOF
 # stand-ins for gt-sync pull and gt-shard: the real command stopped
 # (SIGSTOP) after 0 to 9 ms (gt-sync one time in two), its name then written to $FAKE_MARK when it

@@ -35,11 +35,21 @@ feed_poll = 1
 match_games = 2
 match_visits = 4
 match_board_size = 5
+board_size = 5
 threshold = 0
 every_steps = 1
 curriculum = $T/cur
 EOF
 [ -n "$KEY" ] && echo "sign_key = $KEY" >> "$T/t.cfg"
+# the units sign their deltas and the outer process checks them (both
+# units of this machine with one key, its public half under each id)
+UK=
+if command -v openssl >/dev/null && openssl genpkey -algorithm ed25519 -out "$T/unit.pem" 2>/dev/null; then
+	UK=$T/unit.pem
+	mkdir -p "$T/ukeys"
+	openssl pkey -in "$UK" -pubout -out "$T/ukeys/u0.pub" && cp "$T/ukeys/u0.pub" "$T/ukeys/u1.pub"
+	printf 'unit_sign_key = %s\nunit_keys = %s\n' "$UK" "$T/ukeys" >> "$T/t.cfg"
+fi
 for w in alice bob; do
 	cat > "$T/$w.cfg" <<EOF
 store = $S
@@ -119,6 +129,13 @@ sh "$X/unit" -c "$T/t.cfg" --once 0 2>>"$T/e" && sh "$X/unit" -c "$T/t.cfg" --on
 ok $? "the feeders take the last games"
 ! grep -q 'Sanitizer\|runtime error' "$T"/*.err "$W"/*/*.log 2>/dev/null; ok $? "no sanitizer report"
 grep -q '"run":"feedtrain"' "$W/unit-0/cpu.ndjson"; ok $? "a unit's CPU line at its exit"
+if [ -n "$UK" ]; then
+	is "$(grep -c '"decision":"unsigned"' "$W/outer/events.ndjson")" 0 "every delta signed by its unit's key"
+	grep -q '"decision":"fresh"' "$W/outer/events.ndjson"; ok $? "and admitted"
+else
+	ok 0 "# SKIP no openssl: unsigned deltas"
+	ok 0 "# SKIP no openssl: unsigned deltas"
+fi
 
 # every uploaded game: in one unit's window or in a rejects file
 for f in "$SD"/games/*; do zcat "$f" | jq -r .game_id; done | sort -u > "$T/uploaded"

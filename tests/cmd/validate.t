@@ -153,11 +153,11 @@ is "$? $(cat "$T/err")" "1 gt-validate: -:1: komi: komi 1e+308 is not a multiple
 	"no --rejects: a message on stderr"
 
 # --progress
-"$GT_TESTBIN/record" gen 1000 3 3 > "$T/small"
+"$GT_TESTBIN/record" gen 1000 3 4 > "$T/small"
 gt-validate --progress --min-moves 0 "$T/small" > "$T/out" 2> "$T/err"
 grep -q 'gt-validate: 1000 records, 0 rejected' "$T/err"
 ok $? "--progress: a count on stderr"
-is "$(wc -l < "$T/out" | tr -d ' ')" 1000 "--progress: the 1000 3x3 games pass"
+is "$(wc -l < "$T/out" | tr -d ' ')" 1000 "--progress: the 1000 4x4 games pass"
 
 # options and exit statuses
 gt-validate --max-moves 53 --rejects "$T/rej" "$D/good.ndjson" > "$T/out"

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <stdint.h>
 #include <unistd.h>
+#include <openssl/evp.h>
 
 /* a header for a delta from unit u (generation gen, seq) on version v of o */
 static void hdr(gt_delta_hdr *h, const gt_outer *o, uint64_t v, const char *u, uint64_t gen,
@@ -93,6 +94,12 @@ static void test_admission(void)
 	cfg.lr = 1;
 	cfg.momentum = 0;
 	gt_outer_new(&o, t0, 1, &cfg, &e);
+	/* the weights of the formula, not the guard's clamp of samples
+	 * (test_guard) */
+	gt_outer_guard g;
+	gt_outer_guard_get(o, &g);
+	g.samples_ratio = 0;
+	gt_outer_guard_set(o, &g, &e);
 	for (uint64_t s = 0; s < 3; s++) { /* versions 1..3, theta -1 -2 -3 */
 		admit1(o, s, "warm", 1, s, 10, one, NULL);
 		gt_outer_step(o, &e);
@@ -289,6 +296,140 @@ static int count_tmp(const char *dir)
 	return n;
 }
 
+
+/* The attacks of issue 17 item 1 on the outer step, each with the run
+ * going on: a well-formed delta of -3e38 everywhere, one of 100 times the
+ * honest norm, a huge samples, and a version that would blow up. */
+static int all_finite(const gt_outer *o)
+{
+	for (size_t i = 0; i < gt_outer_size(o); i++)
+		if (!isfinite(gt_outer_params(o)[i]) || !isfinite(gt_outer_momentum(o)[i]))
+			return 0;
+	return 1;
+}
+
+static void test_guard(void)
+{
+	enum { N = 64 };
+	static float theta0[N], honest[N], huge[N], big[N], keep[N];
+	gt_outer *o;
+	gt_error e;
+	gt_outer_guard g;
+	double w;
+	uint64_t seq = 0;
+	for (size_t i = 0; i < N; i++) {
+		theta0[i] = (float)(0.1 * (2 * unif() - 1));
+		huge[i] = -3e38f;
+	}
+	gt_outer_new(&o, theta0, N, NULL, &e);
+	gt_outer_guard_get(o, &g);
+	ok(g.max_value == 1000 && g.norm_ratio == 4 && g.clip_ratio == 2 && g.norm_window == 16
+		&& g.samples_ratio == 4 && g.max_samples == 0 && g.max_param == 10000 && g.max_growth == 10,
+		"guard defaults");
+	/* honest deltas: values about 0.01, norm about 0.046 */
+#define HONEST(v) do { \
+		for (size_t i = 0; i < N; i++) \
+			honest[i] = (float)(0.01 * (2 * unif() - 1)); \
+		d = admit1(o, v, "honest", 1, seq++, 1000, honest, &w); \
+	} while (0)
+	int d;
+	is_int(admit1(o, 0, "mallory", 1, 0, 1000, huge, &w), GT_REFUSE_VALUE,
+		"a delta of -3e38 everywhere, first of all: refused");
+	is_dbl(w, 0, 0, "with weight 0");
+	HONEST(0);
+	is_int(d, GT_ADMIT_FRESH, "an honest delta beside it: admitted");
+	is_int(gt_outer_step(o, &e), 0, "the version is made");
+	ok(all_finite(o), "its parameters are finite");
+	/* the same with the value bound off: the new version is refused */
+	g.max_value = 0;
+	gt_outer_guard_set(o, &g, &e);
+	memcpy(keep, gt_outer_params(o), sizeof keep);
+	is_int(admit1(o, 1, "mallory", 1, 1, 1000, huge, &w), GT_ADMIT_FRESH,
+		"max_value off and no norms known yet: the -3e38 delta gets in");
+	HONEST(1);
+	is_int(gt_outer_step(o, &e), GT_EREFUSED, "but the version it makes is refused (%s)", e.text);
+	is_int(gt_outer_version(o), 1, "version 1 stays");
+	ok(!memcmp(keep, gt_outer_params(o), sizeof keep) && all_finite(o), "with its parameters");
+	is_int(gt_outer_pending(o), 0, "the deltas are dropped");
+	for (size_t i = 0; i < N; i++)
+		big[i] = 20; /* finite, under every value bound */
+	g.norm_ratio = 0;
+	gt_outer_guard_set(o, &g, &e);
+	admit1(o, 1, "mallory", 1, 2, 1000, big, &w);
+	is_int(gt_outer_step(o, &e), GT_EREFUSED, "a version of root mean square 27: refused (%s)", e.text);
+	ok(!memcmp(keep, gt_outer_params(o), sizeof keep), "version 1's parameters stay");
+	gt_outer_guard_default(&g);
+	gt_outer_guard_set(o, &g, &e);
+	/* the run goes on with honest deltas */
+	for (uint64_t v = 1; v < 5; v++) {
+		HONEST(v);
+		gt_outer_step(o, &e);
+	}
+	is_int(gt_outer_version(o), 5, "honest deltas make versions 2 to 5");
+	ok(all_finite(o), "parameters finite");
+	/* the median rule, once 3 norms are known */
+	for (size_t i = 0; i < N; i++)
+		big[i] = 1; /* norm 8, about 170 times the honest ones, values under max_value */
+	is_int(admit1(o, gt_outer_version(o), "mallory", 1, 3, 1000, big, &w), GT_REFUSE_NORM,
+		"a delta of 170 times the median norm: refused");
+	for (size_t i = 0; i < N; i++)
+		big[i] = 0.03f; /* norm 0.24, about 5 times */
+	is_int(admit1(o, gt_outer_version(o), "mallory", 1, 4, 1000, big, &w), GT_REFUSE_NORM,
+		"5 times: refused");
+	for (size_t i = 0; i < N; i++)
+		big[i] = 0.018f; /* norm 0.144, about 3 times */
+	/* 3 times: admitted, scaled down to twice the median (norm clipping):
+	 * theta = theta - lr (g + mu (mu m + g)) with g = delta 2 median / norm */
+	double nv[16], med;
+	size_t k = 0;
+	for (size_t i = gt_outer_ledger_size(o); i > 0 && k < 16; i--)
+		nv[k++] = gt_outer_ledger(o, i - 1)->norm;
+	for (size_t i = 0; i < k; i++) /* sort, few */
+		for (size_t j = i + 1; j < k; j++)
+			if (nv[j] < nv[i]) {
+				double t = nv[i];
+				nv[i] = nv[j];
+				nv[j] = t;
+			}
+	med = k % 2 ? nv[k / 2] : (nv[k / 2 - 1] + nv[k / 2]) / 2;
+	memcpy(keep, gt_outer_params(o), sizeof keep);
+	float mom[N];
+	memcpy(mom, gt_outer_momentum(o), sizeof mom);
+	uint64_t V = gt_outer_version(o);
+	gt_delta_hdr h;
+	hdr(&h, o, V, "mallory", 1, 5, 1000, GT_DELTA_FP32);
+	is_int(gt_outer_admit(o, &h, big, &w, &e), GT_ADMIT_FRESH, "3 times: admitted");
+	ok(strstr(e.text, "clipped") != NULL, "... clipped (%s)", e.text);
+	is_int(gt_outer_step(o, &e), 0, "and stepped");
+	double c = 2 * med / (0.018 * 8), worst = 0;
+	for (size_t i = 0; i < N; i++) {
+		double gi = c * 0.018, mi = 0.9 * mom[i] + gi;
+		worst = fmax(worst, fabs(gt_outer_params(o)[i] - (keep[i] - 0.7 * (gi + 0.9 * mi))));
+	}
+	ok(worst < 1e-6, "theta moved by the clipped delta (norm %g, median %g; off by %g)", 0.018 * 8,
+		med, worst);
+	const gt_outer_entry *x = gt_outer_ledger(o, gt_outer_ledger_size(o) - 1);
+	ok(x && fabs(x->norm - 0.018 * 8) < 1e-6, "its norm in the ledger as received (%g)", x ? x->norm : 0);
+	/* a huge samples is clamped */
+	HONEST(gt_outer_version(o));
+	gt_outer_step(o, &e);
+	for (size_t i = 0; i < N; i++)
+		honest[i] = (float)(0.01 * (2 * unif() - 1));
+	V = gt_outer_version(o);
+	is_int(admit1(o, V, "mallory", 1, 6, (uint64_t)1 << 62, honest, &w), GT_ADMIT_FRESH,
+		"a delta claiming 2^62 samples: admitted");
+	is_dbl(w, 4000, 0, "its weight clamped to 4 times the median samples");
+	g.max_samples = 2500;
+	gt_outer_guard_set(o, &g, &e);
+	is_int(admit1(o, V, "mallory", 1, 7, (uint64_t)1 << 62, honest, &w), GT_ADMIT_FRESH,
+		"again with max_samples 2500");
+	is_dbl(w, 2500, 0, "its weight clamped to 2500");
+	g.norm_window = 0;
+	is_int(gt_outer_guard_set(o, &g, &e), GT_EINVAL, "a norm window of 0 refused");
+	gt_outer_free(o);
+#undef HONEST
+}
+
 static void test_save_load(void)
 {
 	const float theta0[3] = { 1, 2, 3 }, g[3] = { 0.5f, -0.25f, 1 };
@@ -320,7 +461,8 @@ static void test_save_load(void)
 	is_int(gt_outer_ledger_size(l), 8, "8 ledger entries");
 	const gt_outer_entry *a = gt_outer_ledger(o, 7), *b = gt_outer_ledger(l, 7);
 	ok(b && b->version == a->version && b->generation == 98 && b->seq == 3 && b->samples == 32
-		&& b->weight == a->weight && strcmp(b->unit, "u2") == 0, "last ledger entry restored");
+		&& b->weight == a->weight && strcmp(b->unit, "u2") == 0 && b->norm == a->norm
+		&& a->norm > 0, "last ledger entry restored, its norm too");
 	uint8_t s1[32], s2[32];
 	int same = 1;
 	for (uint64_t v = 2; v <= 4; v++) {
@@ -339,6 +481,35 @@ static void test_save_load(void)
 	gt_outer_step(o, &e);
 	gt_outer_step(l, &e);
 	ok(memcmp(gt_outer_params(l), gt_outer_params(o), 12) == 0, "loaded state steps like the original");
+
+	/* a state of format 1 (112-byte ledger entries, no norm) still loads */
+	{
+		FILE *f1 = fopen(path, "rb");
+		static uint8_t b2[4096], b1[4096];
+		size_t n2 = fread(b2, 1, sizeof b2, f1), n1 = 0;
+		fclose(f1);
+		uint64_t P = 3, K = b2[64], L = b2[56];
+		size_t head = 72 + 8 * P + 40 * K;
+		memcpy(b1, b2, head);
+		b1[8] = 1; /* format 1 */
+		n1 = head;
+		for (uint64_t j = 0; j < L; j++, n1 += 112)
+			memcpy(b1 + n1, b2 + head + 120 * j, 112);
+		unsigned dl;
+		EVP_Digest(b1, n1, b1 + n1, &dl, EVP_sha256(), NULL);
+		n1 += 32;
+		snprintf(path2, sizeof path2, "%s/v1.state", dir);
+		f1 = fopen(path2, "wb");
+		fwrite(b1, 1, n1, f1);
+		fclose(f1);
+		gt_outer *v1 = NULL;
+		is_int(gt_outer_load(&v1, path2, &e), 0, "a format 1 state (%zu bytes, was %zu) loads", n1, n2);
+		ok(v1 && gt_outer_ledger_size(v1) == L && gt_outer_ledger(v1, L - 1)->norm == 0
+			&& gt_outer_ledger(v1, L - 1)->samples == gt_outer_ledger(o, L - 1)->samples,
+			"its ledger without norms");
+		gt_outer_free(v1);
+		unlink(path2);
+	}
 
 	/* corruption of the saved file */
 	FILE *f = fopen(path, "rb");
@@ -406,6 +577,7 @@ int main(void)
 	test_admission();
 	test_reduction();
 	test_toy();
+	test_guard();
 	test_save_load();
 	return done_testing();
 }

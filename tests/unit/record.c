@@ -595,9 +595,32 @@ static void test_seen(void)
 	b.game_id = gt_xstrdup("other");
 	gt_record_hashes(&b, ib, &hid, gb);
 	ok(memcmp(ia, ib, 16) && !memcmp(ga, gb, 16), "other id: id hash differs, game hash same");
+	/* the attack of issue 17: the same moves sent again as a new game */
 	b.seed ^= 1;
 	gt_record_hashes(&b, ib, &hid, gb);
-	ok(memcmp(ga, gb, 16), "other seed: game hash differs");
+	ok(!memcmp(ga, gb, 16), "other seed: game hash the same");
+	b.seed = 0;
+	b.symmetry = 5;
+	gt_record_hashes(&b, ib, &hid, gb);
+	ok(!memcmp(ga, gb, 16), "no seed, another symmetry field: game hash the same");
+	b.symmetry = 0;
+	for (int k = 1; k < 8; k++) {
+		gt_record_sym(&b, k);
+		gt_record_hashes(&b, ib, &hid, gb);
+		ok(!memcmp(ga, gb, 16), "the game under symmetry %d: game hash the same", k);
+		gt_record_sym(&b, gt_sym_inverse(k));
+	}
+	b.komi += 1;
+	gt_record_hashes(&b, ib, &hid, gb);
+	ok(memcmp(ga, gb, 16), "other komi: game hash differs");
+	b.komi -= 1;
+	snprintf(b.rules, sizeof b.rules, "%s", strcmp(a.rules, "chinese") ? "chinese" : "tromp-taylor");
+	gt_record_hashes(&b, ib, &hid, gb);
+	ok(memcmp(ga, gb, 16), "other rules: game hash differs");
+	snprintf(b.rules, sizeof b.rules, "%s", a.rules);
+	b.moves[0] = b.moves[0] == 0 ? 1 : 0;
+	gt_record_hashes(&b, ib, &hid, gb);
+	ok(memcmp(ga, gb, 16), "another first move: game hash differs");
 	gt_record_release(&a);
 	gt_record_release(&b);
 }
