@@ -1,5 +1,6 @@
 /* gt-model: describe network files as JSON, or write a random network. */
 #include "gt.h"
+#include "katago.h"
 #include "model.h"
 
 #include "cli.h"
@@ -20,8 +21,61 @@ static void usage(FILE *f)
 	           "       %s init ARCH [--seed S] [--series NAME] -o FILE\n", prog, prog);
 }
 
+static int print_json(const char *path, json_t *j)
+{
+	if (!j) {
+		cli_warn("%s: cannot build JSON", path);
+		return 1;
+	}
+	char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	printf("%s\n", s);
+	free(s);
+	return 0;
+}
+
+static const char *act_name[] = {"relu", "mish", "silu", "identity"};
+
+/* describe_katago: a KataGo network (man5 gt-model, KATAGO NETWORKS) */
+static int describe_katago(const char *path)
+{
+	gt_kata *k;
+	gt_error e;
+	uint8_t dg[32];
+	char hex[65], arch[32];
+	struct stat st;
+	if (gt_kata_read(path, &k, &e) != 0) {
+		cli_warn("%s", e.text);
+		return 1;
+	}
+	if (gt_model_sha256_file(path, dg, &e) != 0 || stat(path, &st) != 0) {
+		cli_warn("%s", e.text);
+		gt_kata_free(k);
+		return 1;
+	}
+	const gt_kata_info *in = gt_kata_info_of(k);
+	snprintf(arch, sizeof arch, "b%dc%d%s", in->blocks, in->channels, in->nested ? "nbt" : "");
+	json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:s, s:i, s:s, s:i, s:i, s:i, s:i, s:i, s:i, "
+	                      "s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:I}",
+	                      "file", path, "name", in->name, "sha256", gt_sha256_hex(dg, hex),
+	                      "bytes", (json_int_t)st.st_size, "format", "katago",
+	                      "format_version", in->version, "arch", arch, "blocks", in->blocks,
+	                      "channels", in->channels, "mid_channels", in->mid,
+	                      "regular_channels", in->regular, "gpool_channels", in->gpool,
+	                      "gpool_blocks", in->gpool_blocks, "nested_blocks", in->nested,
+	                      "input_planes", in->in_planes, "global_inputs", in->globals,
+	                      "feature_version", 7, "head_policy", in->head_policy,
+	                      "head_value", in->head_value, "value_hidden", in->value_hidden,
+	                      "score_outputs", in->score_outputs, "activation", act_name[in->activation & 3],
+	                      "params", (json_int_t)in->params);
+	gt_kata_free(k);
+	return print_json(path, j);
+}
+
 static int describe(const char *path)
 {
+	if (gt_kata_sniff(path) == 1)
+		return describe_katago(path);
 	gt_model *m;
 	gt_error e;
 	uint8_t dg[32];
@@ -57,15 +111,7 @@ static int describe(const char *path)
 	                      "series", m->meta.series,
 	                      "parent", has_parent ? json_string(phex) : json_null());
 	gt_model_free(m);
-	if (!j) {
-		cli_warn("%s: cannot build JSON", path);
-		return 1;
-	}
-	char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(j);
-	printf("%s\n", s);
-	free(s);
-	return 0;
+	return print_json(path, j);
 }
 
 /* init ARCH: a random network to out; returns the exit status */

@@ -1,6 +1,8 @@
 /* neteval.c: the network behind the search's evaluator interface. */
 #include "neteval.h"
 #include "feat.h"
+#include "kataeval.h"
+#include "katago.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +78,8 @@ int gt_neteval_open(const gt_model *m, const char *backend, gt_evaluator *ev, gt
 
 const char *gt_neteval_backend(const gt_evaluator *ev)
 {
+	if (gt_kataeval_is(ev))
+		return "cpu";
 	if (ev->eval != ne_eval)
 		return NULL;
 	return gt_nn_backend_name(((const neteval *)ev->ctx)->nn);
@@ -91,6 +95,8 @@ int gt_neteval_max_n(const gt_evaluator *ev)
 
 int gt_neteval_set_exact(gt_evaluator *ev, int on)
 {
+	if (gt_kataeval_is(ev))
+		return gt_kataeval_set_exact(ev, on);
 	if (ev->eval != ne_eval)
 		return GT_EINVAL;
 	((neteval *)ev->ctx)->exact = on != 0;
@@ -107,12 +113,17 @@ int gt_neteval_open_file(const char *path, const char *backend, gt_evaluator *ev
 			snprintf(name, size, "none");
 		return 0;
 	}
-	gt_model *m;
-	int r = gt_model_read(path, &m, e);
-	if (r)
-		return r;
-	r = gt_neteval_open(m, backend, ev, e);
-	gt_model_free(m);
+	int r;
+	if (gt_kata_sniff(path) == 1) {
+		r = gt_kataeval_open(path, backend, ev, e);
+	} else {
+		gt_model *m;
+		r = gt_model_read(path, &m, e);
+		if (r)
+			return r;
+		r = gt_neteval_open(m, backend, ev, e);
+		gt_model_free(m);
+	}
 	if (r)
 		return r;
 	if (name && size) {
@@ -122,6 +133,8 @@ int gt_neteval_open_file(const char *path, const char *backend, gt_evaluator *ev
 		size_t l = strlen(name);
 		if (l > 7 && strcmp(name + l - 7, ".bin.gz") == 0)
 			name[l - 7] = 0;
+		else if (l > 4 && strcmp(name + l - 4, ".bin") == 0)
+			name[l - 4] = 0;
 	}
 	return 0;
 }

@@ -248,8 +248,7 @@ gt_nn *gt_nn_new(const gt_arch *a, const char *backend, gt_error *e)
 		gt_error_set(e, GT_ENOTFOUND, -1, -1, "unknown backend '%s'", backend);
 		return NULL;
 	}
-	if (!threads_set)
-		gt_nn_set_threads(1);
+	gt_nn_threads_default();
 	gt_nn *nn = gt_xcalloc(1, sizeof *nn);
 	nn->arch = *a;
 	nn->be = be;
@@ -318,6 +317,12 @@ int gt_nn_eval_loss(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 	if (!t || !t->policy || !t->value || !t->score)
 		return GT_EINVAL;
 	return nn->be->backward(nn, t, w ? w : &GT_NN_LOSSW_DEFAULT, loss, 0);
+}
+
+void gt_nn_threads_default(void)
+{
+	if (!threads_set)
+		gt_nn_set_threads(1);
 }
 
 void gt_nn_set_threads(int nthreads)

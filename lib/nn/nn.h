@@ -171,5 +171,8 @@ const char *gt_nn_error(const gt_nn *nn);
 /* gt_nn_set_threads: BLAS threads for every CPU network in the process
  * (openblas_set_num_threads; 1 unless set before or after gt_nn_new). */
 void gt_nn_set_threads(int nthreads);
+/* gt_nn_threads_default: 1 BLAS thread unless gt_nn_set_threads was called
+ * (what gt_nn_new does; for the other BLAS users, nn/katago.c). */
+void gt_nn_threads_default(void);
 
 #endif

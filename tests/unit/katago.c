@@ -1,0 +1,157 @@
+/* katago: gt's reader, features and forward pass of KataGo's g170 b6c96
+ * network against KataGo's own raw outputs for the positions of
+ * shared/data/katago/g170-b6c96-reference.ndjson (KataGo v1.17.2, Eigen
+ * backend, identity symmetry; README.md there).
+ *
+ * Tolerances: both sides compute the same float32 network (KataGo's Eigen
+ * backend, gt's OpenBLAS im2col GEMMs), so only the order of float32 sums
+ * differs: about 1e-6 relative per layer, growing to a few 1e-6 absolute in
+ * the outputs after the 6 blocks and the heads. A wrong feature plane, a
+ * transposed weight or a misread layer moves outputs by 1e-2 and more.
+ * Stated bounds (absolute): policy probability 1e-4, ownership 1e-4, win
+ * rate 1e-4, score lead 1e-3 points (the lead is raw * 20, so its float
+ * error is 20 times the others').
+ * Also: the legal points (KataGo's -1 entries) agree exactly.
+ * KataGo's rawWinrate is (1 + P(win) - P(loss)) / 2 (a no-result counts
+ * half), the lead is the third score output * 20 * (1 - P(no result)). The
+ * analysis engine shows the network no moves before the root (its default
+ * analysisIgnorePreRootHistory), so neither does this test: the history
+ * planes are checked by hand in katafeat.c's test instead. */
+#include "tap.h"
+#include "board.h"
+#include "gt.h"
+#include "katafeat.h"
+#include "katago.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define TOL_POLICY 1e-4
+#define TOL_OWN 1e-4
+#define TOL_WIN 1e-4
+#define TOL_LEAD 1e-3
+
+static const char *data_dir(void)
+{
+	static char dir[4096];
+	struct stat st;
+	const char *d = getenv("GT_KATAGO_DATA");
+	if (d)
+		snprintf(dir, sizeof dir, "%s", d);
+	else {
+		const char *src = getenv("GT_SRC");
+		snprintf(dir, sizeof dir, "%s/../shared/data/katago", src ? src : ".");
+	}
+	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? dir : NULL;
+}
+
+int main(void)
+{
+	const char *dir = data_dir();
+	if (!dir)
+		skip_all("shared/data/katago not found (GT_SRC/../shared or GT_KATAGO_DATA)");
+	char path[4200];
+	snprintf(path, sizeof path, "%s/g170-b6c96-s175395328-d26788732.bin.gz", dir);
+	gt_error e;
+	gt_kata *k;
+	if (gt_kata_read(path, &k, &e) != 0) {
+		ok(0, "read %s: %s", path, e.text);
+		return done_testing();
+	}
+	const gt_kata_info *in = gt_kata_info_of(k);
+	ok(in->version == 8 && in->blocks == 6 && in->channels == 96 && in->gpool_blocks == 2,
+	   "b6c96: version %d, %d blocks of %d channels, %d gpool", in->version, in->blocks,
+	   in->channels, in->gpool_blocks);
+	snprintf(path, sizeof path, "%s/g170-b6c96-reference.ndjson", dir);
+	FILE *f = fopen(path, "r");
+	ok(f != NULL, "open %s", path);
+	if (!f)
+		return done_testing();
+	static char line[1 << 20];
+	static float planes[GT_KATAFEAT_PLANES * GT_MAX_PTS], globals[GT_KATAFEAT_GLOBALS];
+	double emax_pol = 0, emax_own = 0, emax_win = 0, emax_lead = 0;
+	int npos = 0;
+	while (fgets(line, sizeof line, f)) {
+		json_error_t je;
+		json_t *j = json_loads(line, 0, &je);
+		if (!j)
+			continue;
+		const char *id = json_string_value(json_object_get(j, "id"));
+		json_t *q = json_object_get(j, "query");
+		int n = (int)json_integer_value(json_object_get(q, "boardXSize"));
+		double komi = json_number_value(json_object_get(q, "komi"));
+		static gt_board b;
+		gt_board_init(&b, n, gt_rules_find("chinese"), komi);
+		json_t *moves = json_object_get(q, "moves");
+		int bad = 0;
+		for (size_t i = 0; i < json_array_size(moves); i++) {
+			json_t *m = json_array_get(moves, i);
+			int c = gt_color_parse(json_string_value(json_array_get(m, 0)));
+			int pt = gt_vertex_parse(n, json_string_value(json_array_get(m, 1)));
+			if (c < 0 || pt < 0 || gt_board_play(&b, c, pt) != 0)
+				bad = 1;
+		}
+		ok(!bad, "%s: %zu moves replayed", id, json_array_size(moves));
+		/* KataGo's "chinese" is simple ko; its analysis engine hides the
+		 * moves before the root (analysisIgnorePreRootHistory) */
+		gt_katafeat_encode(&b, GT_KO_SIMPLE, 0, NULL, planes, globals);
+		gt_kata_out out;
+		gt_kata_forward(k, 1, n, planes, globals, &out);
+		int N = n * n;
+		json_t *pol = json_object_get(j, "policy"), *own = json_object_get(j, "ownership");
+		/* policy: softmax over the legal moves */
+		double mx = -1e30, sum = 0, e_pol = 0;
+		int legal_ok = 1;
+		for (int p = 0; p <= N; p++) {
+			int lg = p == N || (b.color[p] == GT_EMPTY && p != b.ko &&
+			                    gt_board_legal(&b, b.to_move, p) != GT_ESUICIDE);
+			double ref = json_number_value(json_array_get(pol, p));
+			if (lg != (ref >= 0))
+				legal_ok = 0;
+			if (lg && out.policy[p] > mx)
+				mx = out.policy[p];
+		}
+		for (int p = 0; p <= N; p++)
+			if (json_number_value(json_array_get(pol, p)) >= 0)
+				sum += exp(out.policy[p] - mx);
+		for (int p = 0; p <= N; p++) {
+			double ref = json_number_value(json_array_get(pol, p));
+			if (ref < 0)
+				continue;
+			double d = fabs(exp(out.policy[p] - mx) / sum - ref);
+			e_pol = d > e_pol ? d : e_pol;
+		}
+		double e_own = 0;
+		for (int p = 0; p < N; p++) {
+			double d = fabs(tanh(out.own[p]) - json_number_value(json_array_get(own, p)));
+			e_own = d > e_own ? d : e_own;
+		}
+		const float *v = out.value;
+		double m = fmax(fmax(v[0], v[1]), v[2]);
+		double w = exp(v[0] - m), l = exp(v[1] - m), nr = exp(v[2] - m), s = w + l + nr;
+		double win = 0.5 * (1.0 + (w - l) / s), lead = out.score[2] * 20.0 * (1.0 - nr / s);
+		double e_win = fabs(win - json_number_value(json_object_get(j, "rawWinrate")));
+		double e_lead = fabs(lead - json_number_value(json_object_get(j, "rawLead")));
+		ok(legal_ok, "%s: legal points agree", id);
+		ok(e_pol <= TOL_POLICY && e_own <= TOL_OWN && e_win <= TOL_WIN && e_lead <= TOL_LEAD,
+		   "%s: policy %.2g, ownership %.2g, win rate %.2g, lead %.2g", id, e_pol, e_own, e_win,
+		   e_lead);
+		emax_pol = fmax(emax_pol, e_pol);
+		emax_own = fmax(emax_own, e_own);
+		emax_win = fmax(emax_win, e_win);
+		emax_lead = fmax(emax_lead, e_lead);
+		npos++;
+		json_decref(j);
+	}
+	fclose(f);
+	ok(npos == 16, "%d positions", npos);
+	diag("largest errors over %d positions: policy %.3g (tolerance %g), ownership %.3g (%g), "
+	     "win rate %.3g (%g), lead %.3g points (%g)", npos, emax_pol, TOL_POLICY, emax_own, TOL_OWN,
+	     emax_win, TOL_WIN, emax_lead, TOL_LEAD);
+	gt_kata_free(k);
+	return done_testing();
+}
