@@ -18,6 +18,7 @@
 #include "store.h"
 
 #include "cli.h"
+#include "util.h"
 
 const char *prog = "gt-sync";
 
@@ -149,13 +150,11 @@ static int cmd_ls(const gt_store_opts *o, const char *url)
 		return fail(NULL, rc, &e);
 	for (size_t i = 0; i < n; i++) {
 		char t[32] = "";
-		time_t tt = (time_t)v[i].mtime;
-		struct tm tm;
 		json_t *j = json_object();
 		json_object_set_new(j, "name", json_string(v[i].name));
 		json_object_set_new(j, "bytes", v[i].bytes >= 0 ? json_integer(v[i].bytes) : json_null());
-		if (v[i].mtime >= 0 && gmtime_r(&tt, &tm))
-			strftime(t, sizeof t, "%Y-%m-%dT%H:%M:%SZ", &tm);
+		if (v[i].mtime >= 0)
+			gt_iso_time(t, sizeof t, v[i].mtime);
 		json_object_set_new(j, "time", t[0] ? json_string(t) : json_null());
 		char *s = json_dumps(j, JSON_COMPACT);
 		puts(s);

@@ -226,10 +226,7 @@ int gt_npz_add(gt_npz_writer *w, const char *name, gt_dtype t, int ndim,
 		free(z.name);
 		return rc;
 	}
-	if (w->nent == w->cap) {
-		w->cap = w->cap ? 2 * w->cap : 16;
-		w->ent = gt_xrealloc(w->ent, w->cap * sizeof *w->ent);
-	}
+	GT_GROW(w->ent, w->nent + 1, w->cap, 16);
 	w->ent[w->nent++] = z;
 	return 0;
 }

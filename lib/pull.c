@@ -2,6 +2,7 @@
  * a share of them, or the newest only. */
 #include "pull.h"
 #include "fs.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -43,10 +44,7 @@ static void state_add(state *s, const char *name, int mark)
 	size_t i = s->n;
 	if (state_has(s, name))
 		return;
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 64;
-		s->v = gt_xrealloc(s->v, s->cap * sizeof *s->v);
-	}
+	GT_GROW(s->v, s->n + 1, s->cap, 64);
 	while (i > 0 && strcmp(s->v[i - 1].name, name) > 0)
 		i--;
 	memmove(s->v + i + 1, s->v + i, (s->n - i) * sizeof *s->v);

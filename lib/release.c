@@ -6,6 +6,7 @@
 #include "model.h"
 #include "sign.h"
 #include "store.h"
+#include "util.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -180,14 +181,6 @@ int gt_release_decide(const gt_release_match *m, double threshold, long long ste
 
 /* ---- the release ---- */
 
-static void now_iso(char *buf, size_t n)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 /* prev_steps: steps of the network latest.json names now; -1 if none. */
 static int prev_steps(const gt_store_opts *o, const char *store, long long *steps, gt_error *e)
 {
@@ -285,7 +278,7 @@ int gt_release_cand_decide(const gt_store_opts *o, gt_release_cand *c, const cha
 		c->released = gt_release_decide(&c->match, c->threshold, c->steps, prev, c->every,
 		                                c->reason, sizeof c->reason);
 	}
-	now_iso(c->time, sizeof c->time);
+	gt_iso_time(c->time, sizeof c->time, time(NULL));
 	return 0;
 }
 
@@ -328,7 +321,7 @@ static int publish(const gt_store_opts *o, gt_release_cand *c, gt_error *e)
 		return rc;
 	memcpy(c->sha256, sha, sizeof sha);
 	c->bytes = bytes;
-	now_iso(when, sizeof when);
+	gt_iso_time(when, sizeof when, time(NULL));
 	json_t *l = json_object();
 	json_object_set_new(l, "name", json_string(c->name));
 	json_object_set_new(l, "sha256", json_string(sha));

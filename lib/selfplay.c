@@ -5,6 +5,7 @@
 #include "neteval.h"
 #include "fs.h"
 #include "sgfrec.h"
+#include "util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -347,10 +348,7 @@ static void finish_game(shared *sh, const gt_selfplay_params *p, game *g)
 	pd.index = g->index;
 	game_record(p, g, &pd.r);
 	pthread_mutex_lock(&sh->mu);
-	if (sh->npend == sh->cap) {
-		sh->cap = sh->cap ? 2 * sh->cap : 16;
-		sh->pend = gt_xrealloc(sh->pend, sh->cap * sizeof *sh->pend);
-	}
+	GT_GROW(sh->pend, sh->npend + 1, sh->cap, 16);
 	sh->pend[sh->npend++] = pd;
 	sh->st.moves += pd.r.nmoves;
 	flush(sh, 0);

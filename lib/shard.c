@@ -554,10 +554,7 @@ static int write_shard(gt_shard_writer *w, rows *rb, long nrows, gt_error *e)
 	char rel[96], hex[65], when[32];
 	snprintf(rel, sizeof rel, "run_%03d/%s", w->o.run, name);
 	gt_hex(hex, sha, 32);
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	gt_iso_time(when, sizeof when, time(NULL));
 	json_t *j = json_pack("{s:s, s:I, s:I, s:i, s:i, s:i, s:i, s:s, s:s, s:I}", "file", rel,
 	                      "rows", (json_int_t)nrows, "games", (json_int_t)ngames, "board_size", n,
 	                      "feature_version", w->enc.version, "planes", rb->C, "globals", rb->G,
@@ -629,10 +626,7 @@ static int read_manifest(const char *out, mentry **list, int *count, gt_error *e
 		if (j && json_unpack(j, "{s:s, s:I, s:i, s:i, s:s}", "file", &file, "rows", &rows,
 		                     "board_size", &n, "feature_version", &ver, "sha256", &sha) == 0 &&
 		    rows > 0 && !strstr(file, "..") && file[0] != '/') {
-			if (cnt == max) {
-				max = max ? 2 * max : 64;
-				*list = gt_xrealloc(*list, sizeof **list * max);
-			}
+			GT_GROW(*list, cnt + 1, max, 64);
 			(*list)[cnt++] = (mentry){gt_xstrdup(file), gt_xstrdup(sha), (long)rows, n, ver};
 		}
 		json_decref(j); /* lines that do not parse (a torn last line) are skipped */

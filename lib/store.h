@@ -48,7 +48,7 @@ typedef struct gt_store_opts {
 /* gt_store_opts_init: fill o with the defaults above. */
 void gt_store_opts_init(gt_store_opts *o);
 
-/* gt_store_warn: a printf-style line (cut to 511 bytes) through o->warn;
+/* gt_store_warn: a printf-style line (cut to 1023 bytes) through o->warn;
  * nothing when o or o->warn is NULL. */
 void gt_store_warn(const gt_store_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
