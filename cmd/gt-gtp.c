@@ -33,7 +33,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	enum { O_MODEL = 256, O_VISITS, O_SIZE, O_KOMI, O_RULES, O_SEED, O_RESIGN, O_BACKEND, O_VERSION };
+	enum { O_MODEL = 256, O_VISITS, O_SIZE, O_KOMI, O_RULES, O_SEED, O_RESIGN, O_BACKEND };
 	static const struct option opts[] = {
 		{ "model", required_argument, 0, O_MODEL },
 		{ "visits", required_argument, 0, O_VISITS },
@@ -45,9 +45,7 @@ int main(int argc, char **argv)
 		{ "resign-threshold", required_argument, 0, O_RESIGN },
 		{ "backend", required_argument, 0, O_BACKEND },
 		{ "quiet", no_argument, 0, 'q' },
-		{ "version", no_argument, 0, O_VERSION },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
+		CLI_OPTS_END,
 	};
 	const char *model = NULL, *backend = NULL;
 	int size = 19, c;
@@ -72,16 +70,11 @@ int main(int argc, char **argv)
 		case O_RESIGN: ep.resign = cli_double("--resign-threshold", optarg, 0, 1); break;
 		case O_BACKEND: backend = optarg; break;
 		case 'q': ep.log = NULL; break;
-		case O_VERSION: printf("gt-gtp %s\n", GT_VERSION); return 0;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default: cli_opt_other(c, usage);
 		}
 	}
-	if (optind < argc) {
-		cli_warn("unexpected argument '%s'", argv[optind]);
-		usage(stderr);
-		return 2;
-	}
+	if (optind < argc)
+		cli_usage_fail(usage, "unexpected argument '%s'", argv[optind]);
 	gt_gtp *g = gt_gtp_new(size, rules, komi, "gt", GT_VERSION);
 	gt_engine *e = NULL;
 	gt_gtp_seed(g, seed);

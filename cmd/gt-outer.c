@@ -88,11 +88,8 @@ static void options(int argc, char **argv, gt_outerproc_conf *c, long *versions)
 	}
 	if (optind < argc)
 		cli_usage_die("unexpected argument '%s'", argv[optind]);
-	if (!c->store || !c->dir) {
-		cli_warn("--store and --state are required");
-		usage(stderr);
-		exit(2);
-	}
+	if (!c->store || !c->dir)
+		cli_usage_fail(usage, "--store and --state are required");
 }
 
 static void print_delta(void *ctx, const gt_outerproc_delta *d)

@@ -284,7 +284,7 @@ static void share_arg(const char *s, gt_pull_pick *pk)
 int main(int argc, char **argv)
 {
 	enum { O_SHA = 256, O_BYTES, O_OVERWRITE, O_STATE, O_MAXLINE, O_MAXBATCH, O_SHARE, O_NEWEST, O_STATS,
-	       O_RETRIES, O_TIMEOUT, O_NETRC, O_VERIFY, O_ORNONE, O_ARGS, O_VERSION };
+	       O_VERIFY, O_ORNONE, O_ARGS };
 	static const struct option lo[] = {
 		{ "sha256", required_argument, NULL, O_SHA },
 		{ "bytes", required_argument, NULL, O_BYTES },
@@ -295,16 +295,12 @@ int main(int argc, char **argv)
 		{ "share", required_argument, NULL, O_SHARE },
 		{ "newest", required_argument, NULL, O_NEWEST },
 		{ "stats", required_argument, NULL, O_STATS },
-		{ "retries", required_argument, NULL, O_RETRIES },
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
-		{ "netrc", required_argument, NULL, O_NETRC },
 		{ "verify-key", required_argument, NULL, O_VERIFY },
 		{ "or-none", no_argument, NULL, O_ORNONE },
 		{ "selfplay-args", required_argument, NULL, O_ARGS },
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, O_VERSION },
-		{ NULL, 0, NULL, 0 },
+		CLI_STORE_OPTS,
+		CLI_OPTS_END,
 	};
 	gt_store_opts o;
 	const char *sha = NULL, *state = NULL, *verify_key = NULL, *args_file = NULL, *stats = NULL;
@@ -325,25 +321,20 @@ int main(int argc, char **argv)
 		case O_SHARE: share_arg(optarg, &pk); break;
 		case O_NEWEST: pk.newest = (long)cli_int("--newest", optarg, 1, 1L << 30); break;
 		case O_STATS: stats = optarg; break;
-		case O_RETRIES: o.retries = (int)cli_int("--retries", optarg, 0, 100); break;
-		case O_TIMEOUT: o.timeout_s = cli_double("--timeout", optarg, 0, 86400 * 7); break;
-		case O_NETRC: o.netrc = optarg; break;
 		case O_VERIFY: verify_key = optarg; break;
 		case O_ORNONE: or_none = 1; break;
 		case O_ARGS: args_file = optarg; break;
 		case 'q': quiet = 1; break;
-		case 'h': usage(stdout); return 0;
-		case O_VERSION: printf("gt-sync %s\n", GT_VERSION); return 0;
-		default: usage(stderr); return 2;
+		default:
+			if (!cli_store_opt(&o, c, optarg))
+				cli_opt_other(c, usage);
 		}
 	}
 	o.token = getenv("GT_STORE_TOKEN");
 	int na = argc - optind;
 	char **a = argv + optind;
-	if (na < 1) {
-		usage(stderr);
-		return 2;
-	}
+	if (na < 1)
+		cli_usage_fail(usage, NULL);
 	const char *verb = a[0];
 	int rc;
 	if (!strcmp(verb, "get") && (na == 2 || na == 3))
@@ -361,9 +352,7 @@ int main(int argc, char **argv)
 			cli_usage_die("pull needs --state FILE");
 		rc = cmd_pull(&o, a[1], state, &pk, max_line, max_batch, stats);
 	} else {
-		cli_warn("unknown verb or wrong number of arguments: %s", verb);
-		usage(stderr);
-		return 2;
+		cli_usage_fail(usage, "unknown verb or wrong number of arguments: %s", verb);
 	}
 	return cli_fshut(stdout, "stdout") ? 1 : rc;
 }
