@@ -52,36 +52,27 @@ static inline uint64_t gt_le_get64(const uint8_t *p)
 	return (uint64_t)gt_le_get32(p) | (uint64_t)gt_le_get32(p + 4) << 32;
 }
 
-/* float32 and float64 as their IEEE 754 bits, little-endian */
-static inline void gt_le_putf(uint8_t *p, float f)
-{
-	uint32_t u;
-	memcpy(&u, &f, 4);
-	gt_le_put32(p, u);
-}
-
-static inline float gt_le_getf(const uint8_t *p)
-{
-	uint32_t u = gt_le_get32(p);
-	float f;
-	memcpy(&f, &u, 4);
-	return f;
-}
-
-static inline void gt_le_putd(uint8_t *p, double d)
-{
-	uint64_t u;
-	memcpy(&u, &d, 8);
-	gt_le_put64(p, u);
-}
-
-static inline double gt_le_getd(const uint8_t *p)
-{
-	uint64_t u = gt_le_get64(p);
-	double d;
-	memcpy(&d, &u, 8);
-	return d;
-}
+/* float32 and float64 as their IEEE 754 bits, little-endian:
+ * gt_le_putf, gt_le_getf (float, 4 bytes) and gt_le_putd, gt_le_getd
+ * (double, 8 bytes), each the bits of T through the unsigned integer U of
+ * its size. */
+#define GT_LE_FLOAT(T, U, BITS, SUF)                        \
+	static inline void gt_le_put##SUF(uint8_t *p, T x)  \
+	{                                                   \
+		U u;                                        \
+		memcpy(&u, &x, sizeof u);                   \
+		gt_le_put##BITS(p, u);                      \
+	}                                                   \
+	static inline T gt_le_get##SUF(const uint8_t *p)    \
+	{                                                   \
+		U u = gt_le_get##BITS(p);                   \
+		T x;                                        \
+		memcpy(&x, &u, sizeof x);                   \
+		return x;                                   \
+	}
+GT_LE_FLOAT(float, uint32_t, 32, f)
+GT_LE_FLOAT(double, uint64_t, 64, d)
+#undef GT_LE_FLOAT
 
 /* gt_le_putf_n, gt_le_getf_n: n float32 values to and from 4n bytes */
 static inline void gt_le_putf_n(uint8_t *p, const float *x, size_t n)
