@@ -1,6 +1,6 @@
 /*
- * store.h: the object store that workers and the trainer share (DESIGN.md
- * section 1). A store is a URL:
+ * store.h: the object store that workers and the trainer share (gt(7)
+ * "The store"). A store is a URL:
  *   /plain/dir or file:///dir   a local directory (no server)
  *   http://host/... https://... any server that answers GET/HEAD, takes PUT
  *                               and lists a folder URL as nginx's JSON
