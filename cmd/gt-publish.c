@@ -30,9 +30,11 @@ static void usage(FILE *f)
 	        "  --timeout S       seconds per request (default 300)\n"
 	        "  --netrc FILE      credentials file (default ~/.netrc)\n"
 	        "  --sign-key PEM    sign latest.json with this Ed25519 private key\n"
+	        "  --insecure-token  send GT_STORE_TOKEN over plain http:// to other hosts\n"
 	        "  -h, --help        this text\n"
 	        "  --version         print the version\n"
-	        "environment: GT_STORE_TOKEN (bearer token for HTTP stores)\n");
+	        "environment: GT_STORE_TOKEN (bearer token for HTTP stores),\n"
+	        "  GT_STORE_INSECURE_TOKEN=1 (as --insecure-token)\n");
 }
 
 static void warn_cb(void *ctx, const char *msg)
@@ -107,7 +109,7 @@ static char *last_line(FILE *f, size_t *len)
 int main(int argc, char **argv)
 {
 	enum { O_CAND = 256, O_STORE, O_THRESH, O_EVERY, O_SERIES, O_NAME, O_STEPS, O_CURR,
-	       O_SIGN };
+	       O_SIGN, O_INSECURE };
 	static const struct option lo[] = {
 		{ "candidate", required_argument, NULL, O_CAND },
 		{ "store", required_argument, NULL, O_STORE },
@@ -118,6 +120,7 @@ int main(int argc, char **argv)
 		{ "steps", required_argument, NULL, O_STEPS },
 		{ "curriculum", required_argument, NULL, O_CURR },
 		{ "sign-key", required_argument, NULL, O_SIGN },
+		{ "insecure-token", no_argument, NULL, O_INSECURE },
 		CLI_STORE_OPTS,
 		CLI_OPTS_END,
 	};
@@ -127,7 +130,7 @@ int main(int argc, char **argv)
 	const char *curriculum = NULL, *why;
 	char *selfplay = NULL, *line, *entry;
 	size_t len;
-	int c;
+	int c, insecure_token = 0;
 	gt_store_opts_init(&o);
 	o.warn = warn_cb;
 	gt_release_cand_init(&cand);
@@ -142,6 +145,7 @@ int main(int argc, char **argv)
 		case O_CURR: curriculum = optarg; break;
 		case O_STEPS: cand.steps = cli_int("--steps", optarg, 0, 1LL << 50); break;
 		case O_SIGN: cand.sign_key = optarg; break;
+		case O_INSECURE: insecure_token = 1; break;
 		default:
 			if (!cli_store_opt(&o, c, optarg))
 				cli_opt_other(c, usage);
@@ -149,7 +153,8 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc || !cand.path || !cand.store)
 		cli_usage_fail(usage, "--candidate and --store are required; no other arguments");
-	o.token = getenv("GT_STORE_TOKEN");
+	gt_store_opts_env(&o);
+	o.insecure_token |= insecure_token;
 	if (gt_release_cand_read(&cand, &e) != 0)
 		cli_die("%s", e.text);
 	if (!gt_store_name_ok(cand.name, &why))

@@ -112,7 +112,7 @@ int main(int argc, char **argv)
 	if (optind != argc - 1)
 		cli_usage_fail(usage, NULL);
 	o.store = argv[optind];
-	so.token = getenv("GT_STORE_TOKEN");
+	gt_store_opts_env(&so);
 	if (!o.share && !(o.share = default_share(share, sizeof share)))
 		cli_die("cannot find the share folder (report/index.html); give --share");
 	char *where = NULL;

@@ -44,13 +44,15 @@ static void usage(FILE *f)
 	        "  --retries N       retries on connection errors, timeouts, 5xx (default 5)\n"
 	        "  --timeout S       seconds per request, 0 = none (default 300)\n"
 	        "  --netrc FILE      credentials file (default ~/.netrc)\n"
+	        "  --insecure-token  send GT_STORE_TOKEN over plain http:// to other hosts\n"
 	        "  --verify-key PEM  latest: latest.json must carry a valid Ed25519 signature\n"
 	        "  --or-none         latest: print none when nothing is published yet\n"
 	        "  --selfplay-args FILE  latest: write the published gt-selfplay options to FILE\n"
 	        "  -q, --quiet       no messages about retries and skipped names\n"
 	        "  -h, --help        this text\n"
 	        "  --version         print the version\n"
-	        "environment: GT_STORE_TOKEN (bearer token for HTTP stores)\n");
+	        "environment: GT_STORE_TOKEN (bearer token for HTTP stores),\n"
+	        "  GT_STORE_INSECURE_TOKEN=1 (as --insecure-token)\n");
 }
 
 static void warn_cb(void *ctx, const char *msg)
@@ -83,7 +85,7 @@ static int cmd_get(const gt_store_opts *o, const char *url, const char *file,
 			cli_warn("--sha256 and --bytes need a FILE, not -");
 			return 2;
 		}
-		rc = gt_store_get_stream(o, url, stdout, &e);
+		rc = gt_store_get_stream(o, url, stdout, -1, &e);
 		if (rc)
 			return fail(NULL, rc, &e);
 		return cli_fshut(stdout, "stdout");
@@ -284,7 +286,7 @@ static void share_arg(const char *s, gt_pull_pick *pk)
 int main(int argc, char **argv)
 {
 	enum { O_SHA = 256, O_BYTES, O_OVERWRITE, O_STATE, O_MAXLINE, O_MAXBATCH, O_SHARE, O_NEWEST, O_STATS,
-	       O_VERIFY, O_ORNONE, O_ARGS };
+	       O_VERIFY, O_ORNONE, O_ARGS, O_INSECURE };
 	static const struct option lo[] = {
 		{ "sha256", required_argument, NULL, O_SHA },
 		{ "bytes", required_argument, NULL, O_BYTES },
@@ -298,6 +300,7 @@ int main(int argc, char **argv)
 		{ "verify-key", required_argument, NULL, O_VERIFY },
 		{ "or-none", no_argument, NULL, O_ORNONE },
 		{ "selfplay-args", required_argument, NULL, O_ARGS },
+		{ "insecure-token", no_argument, NULL, O_INSECURE },
 		{ "quiet", no_argument, NULL, 'q' },
 		CLI_STORE_OPTS,
 		CLI_OPTS_END,
@@ -306,7 +309,7 @@ int main(int argc, char **argv)
 	const char *sha = NULL, *state = NULL, *verify_key = NULL, *args_file = NULL, *stats = NULL;
 	gt_pull_pick pk = { 0, 0, 0 };
 	long long bytes = -1, max_line = 64LL << 20, max_batch = 16LL << 30;
-	int overwrite = 0, quiet = 0, or_none = 0, c;
+	int overwrite = 0, quiet = 0, or_none = 0, insecure_token = 0, c;
 	gt_store_opts_init(&o);
 	o.warn = warn_cb;
 	o.warn_ctx = &quiet;
@@ -324,13 +327,15 @@ int main(int argc, char **argv)
 		case O_VERIFY: verify_key = optarg; break;
 		case O_ORNONE: or_none = 1; break;
 		case O_ARGS: args_file = optarg; break;
+		case O_INSECURE: insecure_token = 1; break;
 		case 'q': quiet = 1; break;
 		default:
 			if (!cli_store_opt(&o, c, optarg))
 				cli_opt_other(c, usage);
 		}
 	}
-	o.token = getenv("GT_STORE_TOKEN");
+	gt_store_opts_env(&o);
+	o.insecure_token |= insecure_token;
 	int na = argc - optind;
 	char **a = argv + optind;
 	if (na < 1)

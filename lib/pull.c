@@ -2,9 +2,9 @@
  * a share of them, or the newest only. */
 #include "pull.h"
 #include "fs.h"
-#include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,90 +17,190 @@
 enum { MARK_OK, MARK_BAD, MARK_OLD };
 static const char *const mark_name[] = { "ok", "bad", "old" };
 
-/* The pull state: consumed batch names, sorted, each with its mark. */
+/* The pull state: the consumed batch names with their marks, in a hash
+ * table (open addressing, FNV-1a, linear probing), and the state file
+ * open for appending: one line per batch, written once, so a run costs
+ * the batches it pulls, not the size of the history. */
 typedef struct seen {
-	char *name;
+	char *name;           /* NULL: an empty slot */
 	int mark;
 } seen;
 
 typedef struct state {
 	seen *v;
-	size_t n, cap;
+	size_t n, cap;        /* cap a power of two, n < cap / 2 */
+	const char *path;
+	int fd;               /* the state file, O_APPEND; -1 before it is opened */
 } state;
 
-static int seen_cmp(const void *a, const void *b)
+static uint64_t fnv1a(const char *s)
 {
-	return strcmp(((const seen *)a)->name, ((const seen *)b)->name);
+	uint64_t h = 14695981039346656037ULL;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	return h;
+}
+
+/* slot: the slot of name in s->v, or the empty slot where it would go */
+static seen *slot(const state *s, const char *name)
+{
+	size_t i = (size_t)fnv1a(name) & (s->cap - 1);
+	while (s->v[i].name && strcmp(s->v[i].name, name))
+		i = (i + 1) & (s->cap - 1);
+	return &s->v[i];
 }
 
 static int state_has(const state *s, const char *name)
 {
-	seen key = { (char *)name, 0 };
-	return s->n && bsearch(&key, s->v, s->n, sizeof *s->v, seen_cmp) != NULL;
+	return s->n && slot(s, name)->name != NULL;
 }
 
-static void state_add(state *s, const char *name, int mark)
+/* state_put: name with its mark in the table (a later mark replaces an
+ * earlier one); returns 1 if the name is new */
+static int state_put(state *s, const char *name, int mark)
 {
-	size_t i = s->n;
-	if (state_has(s, name))
-		return;
-	GT_GROW(s->v, s->n + 1, s->cap, 64);
-	while (i > 0 && strcmp(s->v[i - 1].name, name) > 0)
-		i--;
-	memmove(s->v + i + 1, s->v + i, (s->n - i) * sizeof *s->v);
-	s->v[i].name = gt_xstrdup(name);
-	s->v[i].mark = mark;
+	if (2 * (s->n + 1) > s->cap) {
+		seen *old = s->v;
+		size_t oc = s->cap;
+		s->cap = oc ? 2 * oc : 1024;
+		s->v = gt_xcalloc(s->cap, sizeof *s->v);
+		for (size_t i = 0; i < oc; i++)
+			if (old[i].name)
+				*slot(s, old[i].name) = old[i];
+		free(old);
+	}
+	seen *x = slot(s, name);
+	if (x->name) {
+		x->mark = mark;
+		return 0;
+	}
+	x->name = gt_xstrdup(name);
+	x->mark = mark;
 	s->n++;
+	return 1;
 }
 
 static void state_free(state *s)
 {
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->cap; i++)
 		free(s->v[i].name);
 	free(s->v);
+	if (s->fd >= 0)
+		close(s->fd);
 }
 
-static int state_load(state *s, const char *path, gt_error *e)
+/* state_compact: rewrite the state file with one line per batch
+ * (atomically); for a file holding many more lines than batches */
+static int state_compact(state *s, gt_error *e)
 {
-	FILE *f = fopen(path, "r");
-	char line[1024];
-	long ln = 0;
-	if (!f)
-		return errno == ENOENT ? 0 : gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
-	while (fgets(line, sizeof line, f)) {
-		ln++;
-		size_t l = strlen(line);
-		if (l && line[l - 1] == '\n')
-			line[--l] = 0;
-		char *tab = strchr(line, '\t');
+	size_t len = 0, k = 0;
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->v[i].name)
+			len += strlen(s->v[i].name) + 5;
+	char *buf = gt_xmalloc(len + 1);
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->v[i].name)
+			k += (size_t)sprintf(buf + k, "%s\t%s\n", s->v[i].name, mark_name[s->v[i].mark]);
+	int rc = gt_fs_write_atomic(s->path, buf, k, e);
+	free(buf);
+	return rc;
+}
+
+/* state_load: read the state file (absent = empty) and open it for
+ * appending. A last line without its newline (a write cut by a crash) is
+ * dropped with a warning and cut off the file; its batch is pulled again.
+ * A file holding more than twice as many lines as batches is compacted. */
+static int state_load(const gt_store_opts *o, state *s, const char *path, gt_error *e)
+{
+	s->path = path;
+	s->fd = -1;
+	int fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 && errno == ENOENT)
+		return 0;             /* made by the first line appended */
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	s->fd = fd;
+	if (st.st_size == 0)
+		return 0;
+	size_t size = (size_t)st.st_size, lines = 0;
+	char *buf = gt_xmalloc(size + 1);
+	if (pread(fd, buf, size, 0) != (ssize_t)size) {
+		free(buf);
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: read error", path);
+	}
+	buf[size] = 0;
+	size_t whole = size;
+	while (whole > 0 && buf[whole - 1] != '\n')
+		whole--;
+	for (char *l = buf, *end = buf + whole; l < end; lines++) {
+		char *nl = memchr(l, '\n', (size_t)(end - l));
+		*nl = 0;
+		char *tab = strchr(l, '\t');
 		if (tab)
 			*tab++ = 0;
 		int mark = !tab || !strcmp(tab, "ok") ? MARK_OK : !strcmp(tab, "bad") ? MARK_BAD
 		         : !strcmp(tab, "old") ? MARK_OLD : -1;
-		if (!gt_store_name_ok(line, NULL) || mark < 0) {
-			fclose(f);
-			return gt_error_set(e, GT_EFORMAT, ln, -1, "%s:%ld: not \"name<TAB>ok|bad|old\"", path, ln);
+		if (!gt_store_name_ok(l, NULL) || mark < 0) {
+			free(buf);
+			return gt_error_set(e, GT_EFORMAT, (long)lines + 1, -1,
+			                    "%s:%zu: not \"name<TAB>ok|bad|old\"", path, lines + 1);
 		}
-		state_add(s, line, mark);
+		state_put(s, l, mark);
+		l = nl + 1;
 	}
-	int bad = ferror(f);
-	fclose(f);
-	if (bad)
-		return gt_error_set(e, GT_EIO, -1, -1, "%s: read error", path);
+	free(buf);
+	if (whole < size) {
+		gt_store_warn(o, "%s: the last line was cut short (%zu bytes without a newline, "
+		              "a crash while it was written); dropped, its batch is pulled again",
+		              path, size - whole);
+		if (ftruncate(fd, (off_t)whole) < 0 || fsync(fd) < 0)
+			return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
+	}
+	if (lines > 2 * s->n + 1024) {
+		int rc = state_compact(s, e);
+		if (rc)
+			return rc;
+		close(s->fd);
+		s->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (s->fd < 0)
+			return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
+	}
 	return 0;
 }
 
-static int state_save(const state *s, const char *path, gt_error *e)
+/* state_add: name with its mark in the table and one line appended to the
+ * state file; with sync, the file is then fsynced (a batch marked is on
+ * disk). A name already there is left as it is. */
+static int state_add(state *s, const char *name, int mark, int sync, gt_error *e)
 {
-	size_t len = 0, k = 0;
-	for (size_t i = 0; i < s->n; i++)
-		len += strlen(s->v[i].name) + 5;
-	char *buf = gt_xmalloc(len + 1);
-	for (size_t i = 0; i < s->n; i++)
-		k += (size_t)sprintf(buf + k, "%s\t%s\n", s->v[i].name, mark_name[s->v[i].mark]);
-	int rc = gt_fs_write_atomic(path, buf, k, e);
-	free(buf);
-	return rc;
+	if (!state_put(s, name, mark))
+		return 0;
+	char line[300];
+	int k = snprintf(line, sizeof line, "%s\t%s\n", name, mark_name[mark]);
+	if (k < 0 || (size_t)k >= sizeof line)
+		return gt_error_set(e, GT_EINVAL, -1, -1, "batch name too long for the state file");
+	if (s->fd < 0) {
+		s->fd = open(s->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (s->fd < 0)
+			return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", s->path, strerror(errno));
+		gt_fs_sync_parent(s->path);
+	}
+	if (gt_fs_write_all(s->fd, line, (size_t)k) != 0 || (sync && fdatasync(s->fd) != 0))
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", s->path, strerror(errno));
+	return 0;
+}
+
+/* state_sync: fsync the state file */
+static int state_sync(state *s, gt_error *e)
+{
+	if (fdatasync(s->fd) != 0)
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", s->path, strerror(errno));
+	return 0;
 }
 
 static int ends_with(const char *s, const char *suf)
@@ -165,10 +265,7 @@ static int scan_batch(gzFile gz, FILE *out, size_t max_line, long long max_batch
 /* gt_pull_share: FNV-1a 64 of the name, modulo units. */
 unsigned gt_pull_share(const char *name, unsigned units)
 {
-	uint64_t h = 14695981039346656037ULL;
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		h = (h ^ *p) * 1099511628211ULL;
-	return units ? (unsigned)(h % units) : 0;
+	return units ? (unsigned)(fnv1a(name) % units) : 0;
 }
 
 typedef struct cand {
@@ -194,13 +291,15 @@ static int cand_idx_cmp(const void *a, const void *b)
 /* pick: the entries of ents (in name order) that a pull takes: batches
  * (*.ndjson, *.ndjson.gz) the state does not list, in the share; with
  * newest > 0 only the newest of those by listing time, then name, the
- * older ones marked old in the state (*old counts them). Returns a new
- * array of *np entries in name order. */
-static cand *pick(const gt_store_entry *ents, size_t n, const gt_pull_pick *pk, state *s,
-                  size_t *np, long *old)
+ * older ones marked old in the state (*old counts them; the state file is
+ * fsynced once after them). Returns 0 with a new array *picked of *np
+ * entries in name order, or the state file's error. */
+static int pick(const gt_store_entry *ents, size_t n, const gt_pull_pick *pk, state *s,
+                cand **picked, size_t *np, long *old, gt_error *e)
 {
 	cand *c = gt_xmalloc((n ? n : 1) * sizeof *c);
 	size_t k = 0;
+	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		const char *name = ents[i].name;
 		if (!ends_with(name, ".ndjson.gz") && !ends_with(name, ".ndjson"))
@@ -216,27 +315,78 @@ static cand *pick(const gt_store_entry *ents, size_t n, const gt_pull_pick *pk, 
 	if (pk && pk->newest > 0 && k > (size_t)pk->newest) {
 		qsort(c, k, sizeof *c, cand_time_cmp);
 		size_t drop = k - (size_t)pk->newest;
-		for (size_t j = 0; j < drop; j++)
-			state_add(s, c[j].name, MARK_OLD);
+		for (size_t j = 0; j < drop && !rc; j++)
+			rc = state_add(s, c[j].name, MARK_OLD, 0, e);
+		if (!rc)
+			rc = state_sync(s, e);
 		*old = (long)drop;
 		memmove(c, c + drop, (size_t)pk->newest * sizeof *c);
 		k = (size_t)pk->newest;
 		qsort(c, k, sizeof *c, cand_idx_cmp);
 	}
+	*picked = c;
 	*np = k;
-	return c;
+	return rc;
 }
 
-/* gz_magic: 1 if the file starts with the gzip magic bytes. */
-static int gz_magic(const char *path)
+/* gz_magic: 1 if the file fd starts with the gzip magic bytes. */
+static int gz_magic(int fd)
 {
 	unsigned char m[2] = { 0, 0 };
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return 0;
-	size_t k = fread(m, 1, 2, f);
-	fclose(f);
-	return k == 2 && m[0] == 0x1f && m[1] == 0x8b;
+	return pread(fd, m, 2, 0) == 2 && m[0] == 0x1f && m[1] == 0x8b;
+}
+
+/* out_sync: fsync out when it is a file (a pipe or terminal cannot be):
+ * the records are on disk before the state says they were pulled. */
+static int out_sync(FILE *out, gt_error *e)
+{
+	if (fflush(out) != 0 || ferror(out))
+		return gt_error_set(e, GT_EIO, -1, -1, "write error on output: %s", strerror(errno));
+	if (fsync(fileno(out)) != 0 && errno != EINVAL && errno != EROFS && errno != ENOTSUP &&
+	    errno != EBADF)
+		return gt_error_set(e, GT_EIO, -1, -1, "output: fsync: %s", strerror(errno));
+	return 0;
+}
+
+/* download: the batch at url into a new temporary file in TMPDIR, at most
+ * max bytes written (more is GT_ETOOLONG: the batch is bad); *fd receives
+ * the file, open (the name is already removed). Other errors: the
+ * store's, the batch not taken. */
+static int download(const gt_store_opts *o, const char *url, long long max, int *fd, gt_error *e)
+{
+	const char *td = getenv("TMPDIR");
+	char tmpl[4096];
+	snprintf(tmpl, sizeof tmpl, "%s/gt-pull.XXXXXX", td && *td ? td : "/tmp");
+	int f = mkstemp(tmpl);
+	FILE *w = f >= 0 ? fdopen(dup(f), "wb") : NULL;
+	*fd = -1;
+	if (!w) {
+		int rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmpl, strerror(errno));
+		if (f >= 0) {
+			close(f);
+			unlink(tmpl);
+		}
+		return rc;
+	}
+	unlink(tmpl);               /* gone with the descriptor, whatever happens */
+	int rc = gt_store_get_stream(o, url, w, max, e);
+	if (fclose(w) != 0 && !rc)
+		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmpl, strerror(errno));
+	if (rc)
+		close(f);
+	else
+		*fd = f;
+	return rc;
+}
+
+/* gz_bound: the most bytes a batch may have as stored, for one that
+ * expands to at most max_batch: the same for plain text; for gzip the
+ * worst case of deflate (stored blocks: 5 bytes per 65535) and a header. */
+static long long gz_bound(long long max_batch, int gz)
+{
+	if (!gz || max_batch < 0)
+		return max_batch;
+	return max_batch + max_batch / 8192 + 65536;
 }
 
 int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepath,
@@ -247,7 +397,7 @@ int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepa
 	gt_store_entry *ents = NULL;
 	size_t n = 0, np = 0;
 	cand *picked = NULL;
-	state s = { 0 };
+	state s = { .fd = -1 };
 	char *local = NULL;
 	int rc;
 	if (!st)
@@ -255,7 +405,7 @@ int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepa
 	memset(st, 0, sizeof *st);
 	if ((rc = gt_store_local_path(url, &local, e)) != 0)
 		return rc;
-	if ((rc = state_load(&s, statepath, e)) != 0)
+	if ((rc = state_load(o, &s, statepath, e)) != 0)
 		goto out;
 	if ((rc = gt_store_list(o, url, &ents, &n, e)) == GT_ENOTFOUND) {
 		gt_store_warn(o, "%s: no such folder yet; nothing to pull", url);
@@ -264,55 +414,49 @@ int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepa
 	}
 	if (rc)
 		goto out;
-	picked = pick(ents, n, pk, &s, &np, &st->old);
-	if (st->old && (rc = state_save(&s, statepath, e)) != 0)
+	if ((rc = pick(ents, n, pk, &s, &picked, &np, &st->old, e)) != 0)
 		goto out;
 	for (size_t j = 0; j < np && !rc; j++) {
 		const char *name = picked[j].name;
 		long long size = ents[picked[j].idx].bytes;
-		int gz = ends_with(name, ".ndjson.gz");
-		char *path = NULL, tmpl[4096] = "";
+		int gz = ends_with(name, ".ndjson.gz"), fd = -1, bad = 0, link = 0;
+		char why[200] = "", q[300];
 		if (local) {
-			path = gt_store_join(local, name);
+			char *path = gt_store_join(local, name);
+			fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+			link = fd < 0 && errno == ELOOP;
+			if (fd < 0 && !link)
+				rc = gt_error_set(e, errno == ENOENT ? GT_ENOTFOUND : GT_EIO, -1, -1, "%s: %s",
+				                  path, strerror(errno));
+			free(path);
 		} else {
-			const char *td = getenv("TMPDIR");
-			snprintf(tmpl, sizeof tmpl, "%s/gt-pull.XXXXXX", td && *td ? td : "/tmp");
-			int fd = mkstemp(tmpl);
-			FILE *f = fd >= 0 ? fdopen(fd, "w+b") : NULL;
-			if (!f) {
-				rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmpl, strerror(errno));
-				if (fd >= 0) {
-					close(fd);
-					unlink(tmpl);
-				}
-				break;
-			}
 			char *u = gt_store_join(url, name);
-			rc = gt_store_get_stream(o, u, f, e);
+			rc = download(o, u, gz_bound(max_batch, gz), &fd, e);
 			free(u);
-			if (fclose(f) != 0 && !rc)
-				rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmpl, strerror(errno));
-			if (rc == GT_ENOTFOUND) {   /* removed since the listing */
-				gt_store_warn(o, "%s vanished from the store; skipped", name);
-				unlink(tmpl);
-				rc = 0;
-				continue;
-			}
-			if (rc) {
-				unlink(tmpl);
-				break;
-			}
-			path = gt_xstrdup(tmpl);
 		}
-		char why[200] = "";
+		if (rc == GT_ENOTFOUND || link) {   /* removed or swapped since the listing */
+			gt_store_warn(o, "%s %s; skipped", gt_store_quote(name, q, sizeof q),
+			              link ? "is a symbolic link (not followed)" : "vanished from the store");
+			rc = 0;
+			continue;
+		}
+		if (rc == GT_ETOOLONG) {   /* its bytes are bad: more than a batch may be */
+			snprintf(why, sizeof why, "more than %lld bytes as stored (--max-batch)",
+			         gz_bound(max_batch, gz));
+			bad = 1;
+			rc = 0;
+		}
+		if (rc)                    /* the store failed: not marked, pulled next time */
+			break;
 		long long lines = 0;
 		gzFile g = NULL;
-		int bad = 0;
-		if (gz && !gz_magic(path)) {
+		if (!bad && gz && !gz_magic(fd)) {
 			snprintf(why, sizeof why, "not gzip data");
 			bad = 1;
-		} else if (!(g = gzopen(path, "rb"))) {
-			rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
+		} else if (bad) {
+			;               /* refused while downloading */
+		} else if (lseek(fd, 0, SEEK_SET) < 0 || !(g = gzdopen(dup(fd), "rb"))) {
+			rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", name, strerror(errno));
 		} else {
 			gzbuffer(g, 1 << 16);
 			bad = scan_batch(g, NULL, max_line, max_batch, &lines, why, sizeof why) != 0;
@@ -320,28 +464,24 @@ int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepa
 				gzrewind(g);
 				if (scan_batch(g, out, max_line, max_batch, &lines, why, sizeof why) != 0)
 					bad = 1;   /* changed under us (local store); lines already out */
-				if (fflush(out) != 0 || ferror(out))
-					rc = gt_error_set(e, GT_EIO, -1, -1, "write error on output: %s", strerror(errno));
+				rc = out_sync(out, e);
 			}
 			gzclose(g);
 		}
-		if (tmpl[0])
-			unlink(tmpl);
-		free(path);
+		if (fd >= 0)
+			close(fd);
 		if (rc)
 			break;
 		if (size > 0)
 			st->bytes += size;
 		if (bad) {
-			char q[300];
 			gt_store_warn(o, "skipping batch %s: %s", gt_store_quote(name, q, sizeof q), why);
 			st->bad++;
 		} else {
 			st->batches++;
 			st->records += lines;
 		}
-		state_add(&s, name, bad ? MARK_BAD : MARK_OK);
-		rc = state_save(&s, statepath, e);
+		rc = state_add(&s, name, bad ? MARK_BAD : MARK_OK, 1, e);
 	}
 out:
 	free(picked);

@@ -37,18 +37,28 @@ unsigned gt_pull_share(const char *name, unsigned units);
 
 /* gt_pull_batches: for every object under the folder URL named *.ndjson or
  * *.ndjson.gz that the state file does not list and pk picks (NULL: all),
- * in name order: download it, decompress it (zlib; plain text passes
- * through) and check it whole first, then write its non-empty lines, each
- * ending in '\n', to out, fflush(out), and only then add it to the state
- * file (one "name\tok" or "name\tbad" line per batch, rewritten
- * atomically; absent = empty). The batches pk->newest passes over are
- * added as "name\told" before any is read. A batch that is corrupt,
- * truncated, has a line longer than max_line bytes or expands beyond
- * max_batch bytes is reported through o->warn, written nothing, and
- * recorded as bad. Memory stays bounded (a 64 kB buffer, whatever
- * max_line is). A folder that does not exist yet is empty (with a
- * warning). st (may be NULL) gets the counts.
- * Errors: GT_EIO (store, state file or out), GT_EFORMAT (state file). */
+ * in name order: download it (a remote store: into a temporary file in
+ * TMPDIR, removed whatever happens, the download stopped at the most bytes
+ * a batch that expands to max_batch can have; a local one is read in
+ * place, a symbolic link not followed), decompress it (zlib; plain text
+ * passes through) and check it whole first, then write its non-empty
+ * lines, each ending in '\n', to out, flush and fsync out (when it is a
+ * file), and only then append the batch to the state file ("name\tok" or
+ * "name\tbad", one line per batch) and fsync that: a batch marked pulled
+ * is on disk. The batches pk->newest passes over are appended as
+ * "name\told" before any is read. A batch that is corrupt, truncated, has
+ * a line longer than max_line bytes, expands beyond max_batch bytes or is
+ * stored larger than that allows is reported through o->warn, written
+ * nothing, and recorded as bad. A batch the store fails to deliver (an
+ * error after the retries, a redirect) is not recorded: the pull stops
+ * with that error and the next pull takes it. The state file (absent =
+ * empty) is read once: a last line cut short by a crash is dropped with a
+ * warning (its batch comes again); a file with more than twice as many
+ * lines as batches is compacted. Memory stays bounded (a 64 kB buffer,
+ * whatever max_line is; the state in memory). A folder that does not
+ * exist yet is empty (with a warning). st (may be NULL) gets the counts.
+ * Errors: GT_EIO (store, state file or out), GT_EFORMAT (state file), the
+ * store's other errors. */
 int gt_pull_batches(const gt_store_opts *o, const char *url, const char *state,
                     const gt_pull_pick *pk, size_t max_line, long long max_batch, FILE *out, gt_pull_stats *st,
                     gt_error *e);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ---- the pointer ---- */
 
@@ -23,6 +24,104 @@
 #define HISTORY "models/history.ndjson"
 #define MODELS "models/"
 
+/* The pointer last installed, kept in the install folder: the sequence
+ * number a pointer must not go below. Hidden: no published name starts
+ * with '.' (gt_store_name_ok), so no network can be called that. */
+#define INSTALLED ".latest.json"
+
+/* pointer_seq: the "seq" of the pointer j, 0 when it has none, -1 when it
+ * is not an integer >= 1 */
+static long long pointer_seq(json_t *j)
+{
+	json_t *s = json_object_get(j, "seq");
+	if (!s)
+		return 0;
+	return json_is_integer(s) && json_integer_value(s) >= 1 ? (long long)json_integer_value(s) : -1;
+}
+
+/* installed: the "seq" and name (into name, size bytes; "" if none) of
+ * the pointer installed in dir; *seq -1 when nothing was installed there.
+ * GT_EFORMAT when that file is unreadable (e says to remove it). */
+static int installed(const char *dir, long long *seq, char *name, size_t size, gt_error *e)
+{
+	char *p = gt_store_join(dir, INSTALLED);
+	json_error_t je;
+	json_t *j = json_load_file(p, 0, &je);
+	int rc = 0;
+	*seq = -1;
+	name[0] = 0;
+	if (!j && access(p, F_OK) == 0)
+		rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: %s (remove it to accept any pointer again)",
+		                  p, je.text);
+	if (j) {
+		*seq = pointer_seq(j);
+		snprintf(name, size, "%s", json_string_value(json_object_get(j, "name")) ?
+		         json_string_value(json_object_get(j, "name")) : "");
+		if (*seq < 0)
+			rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: bad \"seq\" (remove it to accept any "
+			                  "pointer again)", p);
+	}
+	json_decref(j);
+	free(p);
+	return rc;
+}
+
+/* pointer_check: the fields of the pointer j (from url) that a worker acts
+ * on; 0 or GT_EFORMAT with e saying which */
+static int pointer_check(json_t *j, const char *url, char want[GT_SHA256_HEX], gt_error *e)
+{
+	const char *name = json_string_value(json_object_get(j, "name"));
+	const char *sha = json_string_value(json_object_get(j, "sha256"));
+	json_t *jb = json_object_get(j, "bytes");
+	const char *why;
+	char q[300];
+	if (!name || !gt_store_name_ok(name, &why))
+		return gt_error_set(e, GT_EFORMAT, -1, -1, "%s: bad \"name\" %s: %s", url,
+		                    name ? gt_store_quote(name, q, sizeof q) : "(none)", name ? why : "missing");
+	if (!gt_store_sha256_ok(sha, want))
+		return gt_error_set(e, GT_EFORMAT, -1, -1, "%s: \"sha256\" missing or not 64 hex digits", url);
+	if (!json_is_integer(jb) || json_integer_value(jb) < 0)
+		return gt_error_set(e, GT_EFORMAT, -1, -1, "%s: \"bytes\" missing or negative", url);
+	if (pointer_seq(j) < 0)
+		return gt_error_set(e, GT_EFORMAT, -1, -1, "%s: \"seq\" is not an integer >= 1", url);
+	return 0;
+}
+
+/* pointer_trust: with verify_key, the pointer text's signature must verify
+ * and it must carry a "seq"; then its seq must not be below the one
+ * installed in dir. 0, or GT_ECHECKSUM (refused; e says why in one line),
+ * or the key's or the installed pointer's error. */
+static int pointer_trust(const char *url, const char *text, size_t len, json_t *j,
+                         const char *verify_key, const char *dir, gt_error *e)
+{
+	gt_error ve = { 0 };
+	long long seq = pointer_seq(j), have;
+	char iname[256];
+	int rc = 0;
+	if (verify_key) {
+		rc = gt_sign_pointer_verify(verify_key, text, len, &ve);
+		if (rc == GT_ECHECKSUM && !json_object_get(j, "signature"))
+			return gt_error_set(e, rc, -1, -1, "%s is not signed; refusing it", url);
+		if (rc == GT_ECHECKSUM)
+			return gt_error_set(e, rc, -1, -1, "%s: signature does not verify (%s); refusing it",
+			                    url, ve.text);
+		if (rc)
+			return gt_error_set(e, rc, ve.line, ve.offset, "%s", ve.text);
+		if (seq == 0)
+			return gt_error_set(e, GT_ECHECKSUM, -1, -1, "%s: signed but without a \"seq\"; "
+			                    "refusing it", url);
+	}
+	if ((rc = installed(dir, &have, iname, sizeof iname, e)) != 0)
+		return rc;
+	if (seq < have) {
+		char q[300];
+		return gt_error_set(e, GT_ECHECKSUM, -1, -1, "%s: sequence %lld is older than the %lld "
+		                    "installed (%s); refusing it (a replayed or rolled-back pointer)",
+		                    url, seq, have, gt_store_quote(iname, q, sizeof q));
+	}
+	return 0;
+}
+
 int gt_release_fetch(const gt_store_opts *o, const char *store, const char *dir,
                      const char *verify_key, gt_store_validate_fn validate, void *vctx,
                      char **path, int *fetched, char **pointer, gt_error *e)
@@ -30,8 +129,6 @@ int gt_release_fetch(const gt_store_opts *o, const char *store, const char *dir,
 	char *buf, want[GT_SHA256_HEX], have[GT_SHA256_HEX];
 	size_t len;
 	int rc, dummy;
-	const char *why;
-	char q[300];
 	*path = NULL;
 	if (!fetched)
 		fetched = &dummy;
@@ -45,47 +142,28 @@ int gt_release_fetch(const gt_store_opts *o, const char *store, const char *dir,
 		return rc == GT_ENOTFOUND ? 0 : rc;   /* nothing published yet */
 	}
 	json_error_t je;
-	json_t *j = json_loadb(buf, len, 0, &je);
-	if (j && pointer)
-		*pointer = buf;
-	else
+	json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	if (!j || !json_is_object(j)) {
+		rc = gt_error_set(e, GT_EFORMAT, je.line, je.position, "%s: %s", pu,
+		                  j ? "not a JSON object" : je.text);
+		json_decref(j);
 		free(buf);
-	if (!j) {
-		rc = gt_error_set(e, GT_EFORMAT, je.line, je.position, "%s: %s", pu, je.text);
 		free(pu);
 		return rc;
 	}
-	const char *name = json_string_value(json_object_get(j, "name"));
-	const char *sha = json_string_value(json_object_get(j, "sha256"));
-	json_t *jb = json_object_get(j, "bytes");
-	if (!name || !gt_store_name_ok(name, &why))
-		rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: bad \"name\" %s: %s", pu,
-		                  name ? gt_store_quote(name, q, sizeof q) : "(none)", name ? why : "missing");
-	else if (!gt_store_sha256_ok(sha, want))
-		rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: \"sha256\" missing or not 64 hex digits", pu);
-	else if (!json_is_integer(jb) || json_integer_value(jb) < 0)
-		rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: \"bytes\" missing or negative", pu);
-	if (!rc && verify_key) {
-		char msg[512];
-		const char *sig = json_string_value(json_object_get(j, "signature"));
-		int ml = gt_sign_pointer_message(name, want, (long long)json_integer_value(jb), msg, sizeof msg);
-		if (ml < 0)
-			rc = gt_error_set(e, GT_EFORMAT, -1, -1, "%s: cannot form the signed message", pu);
-		else if (!sig)
-			rc = gt_error_set(e, GT_ECHECKSUM, -1, -1, "%s is not signed; refusing it", pu);
-		else if ((rc = gt_sign_verify(verify_key, msg, (size_t)ml, sig, e)) == GT_ECHECKSUM)
-			gt_error_set(e, rc, -1, -1, "%s: signature does not verify; refusing it", pu);
-	}
+	rc = pointer_check(j, pu, want, e);
+	if (!rc)
+		rc = pointer_trust(pu, buf, len, j, verify_key, dir, e);
 	free(pu);
 	if (rc) {
 		json_decref(j);
-		if (pointer) {
-			free(*pointer);
-			*pointer = NULL;
-		}
+		free(buf);
 		return rc;
 	}
-	long long bytes = (long long)json_integer_value(jb);
+	const char *name = json_string_value(json_object_get(j, "name"));
+	long long bytes = (long long)json_integer_value(json_object_get(j, "bytes"));
+	long long seq = pointer_seq(j), iseq;
+	char iname[256];
 	char *dest = gt_store_join(dir, name);
 	char *mu = NULL;
 	if (gt_store_sha256_file(dest, have, NULL, NULL) == 0 && !strcmp(have, want))
@@ -101,16 +179,23 @@ int gt_release_fetch(const gt_store_opts *o, const char *store, const char *dir,
 	if (!rc)
 		*fetched = 1;
 done:
+	/* the sequence installed, for the next pointer to be measured by */
+	if (!rc && (installed(dir, &iseq, iname, sizeof iname, NULL) != 0 || seq > iseq ||
+	            strcmp(iname, name))) {
+		char *ip = gt_store_join(dir, INSTALLED);
+		rc = gt_fs_write_atomic(ip, buf, len, e);
+		free(ip);
+	}
 	free(mu);
 	json_decref(j);
 	if (rc)
 		free(dest);
 	else
 		*path = dest;
-	if (rc && pointer) {
-		free(*pointer);
-		*pointer = NULL;
-	}
+	if (!rc && pointer)
+		*pointer = buf;
+	else
+		free(buf);
 	return rc;
 }
 
@@ -181,18 +266,24 @@ int gt_release_decide(const gt_release_match *m, double threshold, long long ste
 
 /* ---- the release ---- */
 
-/* prev_steps: steps of the network latest.json names now; -1 if none. */
-static int prev_steps(const gt_store_opts *o, const char *store, long long *steps, gt_error *e)
+/* prev_steps: steps of the network latest.json names now (-1 if none)
+ * and its "seq" (0 if none; seq may be NULL). */
+static int prev_steps(const gt_store_opts *o, const char *store, long long *steps, long long *seq,
+                      gt_error *e)
 {
 	char *url = gt_store_join(store, POINTER);
 	json_t *j;
 	int rc = gt_store_get_json(o, url, 1 << 20, &j, e);
 	free(url);
 	*steps = -1;
+	if (seq)
+		*seq = 0;
 	if (rc == GT_EFORMAT)      /* not JSON: no steps to go by */
 		return 0;
 	if (rc)
 		return rc;
+	if (seq && pointer_seq(j) > 0)
+		*seq = pointer_seq(j);
 	json_t *s = json_object_get(j, "steps");
 	if (json_is_integer(s))
 		*steps = (long long)json_integer_value(s);
@@ -270,7 +361,7 @@ int gt_release_cand_decide(const gt_store_opts *o, gt_release_cand *c, const cha
 	else if (gt_release_match_parse(summary, len, &c->match, &pe) != 0)
 		snprintf(c->reason, sizeof c->reason, "bad summary: %s", pe.text);
 	else if (!swapped(summary, len, c->path, c->reason, sizeof c->reason)) {
-		if ((rc = prev_steps(o, c->store, &prev, e)) != 0)
+		if ((rc = prev_steps(o, c->store, &prev, NULL, e)) != 0)
 			return rc;
 		c->bad = 0;
 		c->summary = summary;
@@ -306,26 +397,18 @@ static int publish(const gt_store_opts *o, gt_release_cand *c, gt_error *e)
 	char *dir = gt_store_join(c->store, MODELS);
 	char *url = gt_store_join(dir, c->name);
 	free(dir);
-	char sig[GT_SIGN_HEX] = "", msg[512];
+	char sig[GT_SIGN_HEX] = "";
+	long long steps_now;
 	rc = gt_store_sha256_stream(f, sha, &bytes, e);
-	if (!rc && c->sign_key) {   /* sign before anything is uploaded */
-		int ml = gt_sign_pointer_message(c->name, sha, bytes, msg, sizeof msg);
-		rc = ml < 0 ? gt_error_set(e, GT_EINVAL, -1, -1, "cannot form the signed message")
-		            : gt_sign(c->sign_key, msg, (size_t)ml, sig, e);
-	}
 	if (!rc)
-		rc = gt_store_put(o, f, url, 0, &existed, e);
-	fclose(f);
-	free(url);
-	if (rc)
-		return rc;
-	memcpy(c->sha256, sha, sizeof sha);
-	c->bytes = bytes;
+		rc = prev_steps(o, c->store, &steps_now, &c->seq, e);
+	c->seq++;
 	gt_iso_time(when, sizeof when, time(NULL));
 	json_t *l = json_object();
 	json_object_set_new(l, "name", json_string(c->name));
 	json_object_set_new(l, "sha256", json_string(sha));
 	json_object_set_new(l, "bytes", json_integer(bytes));
+	json_object_set_new(l, "seq", json_integer(c->seq));
 	json_object_set_new(l, "steps", c->steps >= 0 ? json_integer(c->steps) : json_null());
 	json_object_set_new(l, "rows", c->rows >= 0 ? json_integer(c->rows) : json_null());
 	json_object_set_new(l, "elo", isfinite(c->match.elo) ? json_real(c->match.elo) : json_null());
@@ -334,12 +417,27 @@ static int publish(const gt_store_opts *o, gt_release_cand *c, gt_error *e)
 		json_object_set_new(l, "series", json_string(c->series));
 	if (c->selfplay)
 		json_object_set_new(l, "selfplay", json_loads(c->selfplay, 0, NULL));
-	if (sig[0])
-		json_object_set_new(l, "signature", json_string(sig));
 	char *text = json_dumps(l, JSON_COMPACT | JSON_REAL_PRECISION(10));
-	url = gt_store_join(c->store, POINTER);
-	rc = put_line(o, url, text, e);
+	if (!rc && c->sign_key)     /* sign before anything is uploaded */
+		rc = gt_sign_pointer(c->sign_key, text, strlen(text), sig, e);
+	if (!rc)
+		rc = gt_store_put(o, f, url, 0, &existed, e);
+	fclose(f);
 	free(url);
+	if (!rc) {
+		memcpy(c->sha256, sha, sizeof sha);
+		c->bytes = bytes;
+	}
+	if (!rc && sig[0]) {
+		json_object_set_new(l, "signature", json_string(sig));
+		free(text);
+		text = json_dumps(l, JSON_COMPACT | JSON_REAL_PRECISION(10));
+	}
+	if (!rc) {
+		url = gt_store_join(c->store, POINTER);
+		rc = put_line(o, url, text, e);
+		free(url);
+	}
 	free(text);
 	json_decref(l);
 	return rc;
@@ -376,6 +474,8 @@ int gt_release_cand_history(const gt_store_opts *o, const gt_release_cand *c, ch
 		json_object_set_new(j, "sha256", json_string(c->sha256));
 		json_object_set_new(j, "bytes", json_integer(c->bytes));
 	}
+	if (c->released && c->seq > 0)
+		json_object_set_new(j, "seq", json_integer(c->seq));
 	if (c->error[0])
 		json_object_set_new(j, "error", json_string(c->error));
 	*entry = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(10));

@@ -16,9 +16,14 @@
 /* ---- the pointer (gt-sync latest) ---- */
 
 /* gt_release_fetch: read STORE/models/latest.json ({"name","sha256",
- * "bytes",...}); if verify_key (a PEM Ed25519 public key file) is not
- * NULL, its "signature" must verify (sign.h) or nothing is fetched
- * (GT_ECHECKSUM); then if dir/<name> is absent or its sha256 differs,
+ * "bytes","seq",...}; a key twice is GT_EFORMAT); if verify_key (a PEM
+ * Ed25519 public key file) is not NULL, its "signature" must verify over
+ * the whole pointer (sign.h) and it must carry a "seq", or nothing is
+ * fetched (GT_ECHECKSUM). Its "seq" (0 when absent) must not be lower than
+ * the one of the pointer installed before in dir (dir/.latest.json, a
+ * copy of the last pointer acted on), or nothing is fetched
+ * (GT_ECHECKSUM, e saying so in one line): an older pointer put back
+ * cannot roll a worker back. Then if dir/<name> is absent or its sha256 differs,
  * download STORE/models/<name> into dir (created if missing) checking
  * sha256 and bytes, validate (may be NULL) called on the temporary file
  * (gt_store_get_validated). *path receives the new string dir/<name>
@@ -87,6 +92,7 @@ typedef struct gt_release_cand {
 	int released;             /* 1: released; 0 again when the release failed */
 	char reason[300];         /* the rule that decided, or what is wrong with the summary */
 	gt_release_match match;
+	long long seq;            /* the sequence number published, 0 before */
 	char sha256[GT_SHA256_HEX]; /* of the network put into the store, "" before */
 	long long bytes;          /* its size, -1 before */
 	char error[256];          /* why the release failed, "" if it did not */
@@ -114,17 +120,19 @@ int gt_release_cand_decide(const gt_store_opts *o, gt_release_cand *c, const cha
 
 /* gt_release_cand_publish: put the network under STORE/models/<name>
  * (immutable: the same bytes there already are fine), then replace
- * STORE/models/latest.json with {"name","sha256","bytes","steps","rows",
- * "elo","published","series"?,"selfplay"?,"signature"?} (signed with
- * sign_key before anything is uploaded). Sets sha256 and bytes once the
- * network is in the store. On failure released becomes 0, error says why
+ * STORE/models/latest.json with {"name","sha256","bytes","seq","steps",
+ * "rows","elo","published","series"?,"selfplay"?,"signature"?}: seq is the
+ * one latest.json has now plus 1 (1 when it has none), the signature
+ * (sign_key) covers every other key (sign.h) and is made before anything
+ * is uploaded. Sets seq, and sha256 and bytes once the network is in the
+ * store. On failure released becomes 0, error says why
  * and the error is returned (GT_EIO, GT_ECHECKSUM, sign.h's errors). */
 int gt_release_cand_publish(const gt_store_opts *o, gt_release_cand *c, gt_error *e);
 
 /* gt_release_cand_history: append the decision to
  * STORE/models/history.ndjson (read, append, replace): {"time","series"?,
  * "candidate","steps","selfplay"?,"released","reason","threshold",
- * "every_steps","stats","sha256"?,"bytes"?,"error"?}, "stats" the whole
+ * "every_steps","stats","sha256"?,"bytes"?,"seq"?,"error"?}, "stats" the whole
  * summary or null. *entry receives that line (new string without '\n',
  * caller frees) whether or not the append worked. Returns 0 or the store's
  * error. */

@@ -4,21 +4,93 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <jansson.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-int gt_sign_pointer_message(const char *name, const char *sha256, long long bytes,
-                            char *buf, size_t size)
+/* The flags of the canonical text (sign.h). */
+#define CANON (JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(17))
+#define PREFIX "gt-latest-v2\n"
+
+/* parse: the pointer text as a JSON object (new reference), keys unique */
+static json_t *parse(const char *pointer, size_t len, gt_error *e)
 {
-	if (!name || strpbrk(name, "\n\r") || !sha256 || strlen(sha256) != 64 || bytes < 0)
-		return GT_EINVAL;
-	int n = snprintf(buf, size, "gt-latest-v1\nname=%s\nsha256=%s\nbytes=%lld\n",
-	                 name, sha256, bytes);
-	if (n < 0 || (size_t)n >= size)
-		return GT_EINVAL;
-	return n;
+	json_error_t je;
+	json_t *j = json_loadb(pointer, len, JSON_REJECT_DUPLICATES, &je);
+	if (!j)
+		gt_error_set(e, GT_EFORMAT, je.line, je.position, "pointer: %s", je.text);
+	else if (!json_is_object(j)) {
+		json_decref(j);
+		j = NULL;
+		gt_error_set(e, GT_EFORMAT, 1, 0, "pointer: not a JSON object");
+	}
+	return j;
+}
+
+/* message: the canonical text of the object j, "signature" left out */
+static char *message(json_t *j, size_t *n)
+{
+	json_t *c = json_copy(j);
+	json_object_del(c, "signature");
+	char *body = json_dumps(c, CANON);
+	json_decref(c);
+	if (!body)
+		gt_xmalloc((size_t)-1);
+	size_t bl = strlen(body), pl = strlen(PREFIX);
+	char *m = gt_xmalloc(pl + bl + 2);
+	memcpy(m, PREFIX, pl);
+	memcpy(m + pl, body, bl);
+	m[pl + bl] = '\n';
+	m[pl + bl + 1] = 0;
+	free(body);
+	*n = pl + bl + 1;
+	return m;
+}
+
+int gt_sign_pointer_message(const char *pointer, size_t len, char **msg, size_t *n, gt_error *e)
+{
+	json_t *j = parse(pointer, len, e);
+	*msg = NULL;
+	*n = 0;
+	if (!j)
+		return GT_EFORMAT;
+	*msg = message(j, n);
+	json_decref(j);
+	return 0;
+}
+
+int gt_sign_pointer(const char *keyfile, const char *pointer, size_t len, char sig[GT_SIGN_HEX],
+                    gt_error *e)
+{
+	char *m;
+	size_t n;
+	int rc = gt_sign_pointer_message(pointer, len, &m, &n, e);
+	if (!rc)
+		rc = gt_sign(keyfile, m, n, sig, e);
+	free(m);
+	return rc;
+}
+
+int gt_sign_pointer_verify(const char *pubfile, const char *pointer, size_t len, gt_error *e)
+{
+	json_t *j = parse(pointer, len, e);
+	if (!j)
+		return GT_EFORMAT;
+	const char *sig = json_string_value(json_object_get(j, "signature"));
+	int rc;
+	if (!sig) {
+		rc = gt_error_set(e, GT_ECHECKSUM, -1, -1, "not signed");
+	} else {
+		size_t n;
+		char *m = message(j, &n);
+		rc = gt_sign_verify(pubfile, m, n, sig, e);
+		free(m);
+	}
+	json_decref(j);
+	return rc;
 }
 
 /* load: the key in a PEM file, private or public; must be Ed25519. */

@@ -23,6 +23,13 @@ void gt_store_opts_init(gt_store_opts *o)
 	o->backoff_s = 0.5;
 }
 
+void gt_store_opts_env(gt_store_opts *o)
+{
+	const char *t = getenv("GT_STORE_TOKEN"), *i = getenv("GT_STORE_INSECURE_TOKEN");
+	o->token = t && *t ? t : NULL;
+	o->insecure_token = i && !strcmp(i, "1");
+}
+
 void gt_store_warn(const gt_store_opts *o, const char *fmt, ...)
 {
 	va_list ap;
@@ -205,6 +212,16 @@ int gt_store_sha256_ok(const char *s, char out[GT_SHA256_HEX])
 
 /* ---- sinks ---- */
 
+/* past_max: GT_ETOOLONG when n more bytes after the first have would run
+ * past the sink's max, else 0. */
+static int past_max(const gt_store_sink *s, long long have, size_t n, gt_error *e)
+{
+	if (s->max < 0 || have + (long long)n <= s->max)
+		return 0;
+	return gt_error_set(e, GT_ETOOLONG, -1, -1, "more than the %lld bytes expected; stopped there",
+	                    s->max);
+}
+
 /* A download into a file opened r+b that may hold the start of the object
  * from an earlier try: resumed if the source can (the object's ETag, kept
  * in etag_path, must not have changed), else rewritten. */
@@ -213,6 +230,7 @@ typedef struct file_sink {
 	FILE *f;
 	const char *name;
 	const char *etag_path;
+	long long at;         /* bytes of the object in f */
 } file_sink;
 
 static int file_resume(gt_store_sink *sk, int restart, long long *from, char *validator,
@@ -220,12 +238,14 @@ static int file_resume(gt_store_sink *sk, int restart, long long *from, char *va
 {
 	file_sink *s = (file_sink *)sk;
 	struct stat st;
-	if (restart && ftruncate(fileno(s->f), 0) < 0)
-		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", s->name, strerror(errno));
 	fflush(s->f);
 	if (fstat(fileno(s->f), &st) < 0)
 		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", s->name, strerror(errno));
-	*from = st.st_size;
+	if (sk->max >= 0 && st.st_size > sk->max)
+		restart = 1;          /* more than the object may have: not of it */
+	if (restart && ftruncate(fileno(s->f), 0) < 0)
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", s->name, strerror(errno));
+	*from = restart ? 0 : st.st_size;
 	validator[0] = 0;
 	FILE *t = *from > 0 ? fopen(s->etag_path, "r") : NULL;
 	if (t) {
@@ -240,6 +260,7 @@ static int file_resume(gt_store_sink *sk, int restart, long long *from, char *va
 static int file_start(gt_store_sink *sk, long long at, const char *validator, gt_error *e)
 {
 	file_sink *s = (file_sink *)sk;
+	s->at = at;
 	if (at > 0) {
 		fseeko(s->f, 0, SEEK_END);
 		return 0;
@@ -261,8 +282,12 @@ static int file_start(gt_store_sink *sk, long long at, const char *validator, gt
 static int file_write(gt_store_sink *sk, const char *p, size_t n, gt_error *e)
 {
 	file_sink *s = (file_sink *)sk;
+	int rc = past_max(sk, s->at, n, e);
+	if (rc)
+		return rc;
 	if (fwrite(p, 1, n, s->f) != n)
 		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", s->name, strerror(errno));
+	s->at += (long long)n;
 	return 0;
 }
 
@@ -299,6 +324,9 @@ static int stream_write(gt_store_sink *sk, const char *p, size_t n, gt_error *e)
 		p += d;
 		n -= d;
 	}
+	int rc = past_max(sk, s->written, n, e);
+	if (rc)
+		return rc;
 	if (n && fwrite(p, 1, n, s->f) != n)
 		return gt_error_set(e, GT_EIO, -1, -1, "write error: %s", strerror(errno));
 	s->written += (long long)n;
@@ -338,7 +366,7 @@ static int mem_write(gt_store_sink *sk, const char *p, size_t n, gt_error *e)
 void gt_store_mem_init(gt_store_mem *m, size_t max)
 {
 	memset(m, 0, sizeof *m);
-	m->sink = (gt_store_sink){ whole_resume, mem_start, mem_write };
+	m->sink = (gt_store_sink){ whole_resume, mem_start, mem_write, (long long)max };
 	m->max = max;
 }
 
@@ -359,6 +387,9 @@ static int hash_start(gt_store_sink *sk, long long at, const char *validator, gt
 static int hash_write(gt_store_sink *sk, const char *p, size_t n, gt_error *e)
 {
 	hash_sink *h = (hash_sink *)sk;
+	int rc = past_max(sk, h->n, n, e);
+	if (rc)
+		return rc;
 	EVP_DigestUpdate(h->c, p, n);
 	h->n += (long long)n;
 	return 0;
@@ -398,8 +429,11 @@ int gt_store_get_validated(const gt_store_opts *o, const char *url, const char *
 		free(etag);
 		return rc;
 	}
-	file_sink s = { { file_resume, file_start, file_write }, f, tmp, etag };
+	file_sink s = { { file_resume, file_start, file_write, bytes >= 0 ? bytes : -1 }, f, tmp, etag, 0 };
 	rc = sc->get(o, url, &s.sink, &total, &keep_tmp, e);
+	struct stat pst;
+	if (rc && keep_tmp && fflush(f) == 0 && fstat(fileno(f), &pst) == 0 && pst.st_size == 0)
+		keep_tmp = 0;         /* nothing came to resume from */
 	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
 		if (!rc)
 			rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", tmp, strerror(errno));
@@ -411,7 +445,8 @@ int gt_store_get_validated(const gt_store_opts *o, const char *url, const char *
 		rc = gt_error_set(e, GT_ECHECKSUM, -1, -1, "%s: got %lld bytes, the server announced %lld",
 		                  url, got, total);
 	if (!rc && bytes >= 0 && got != bytes)
-		rc = gt_error_set(e, GT_ECHECKSUM, -1, -1, "%s: %lld bytes, expected %lld", url, got, bytes);
+		rc = gt_error_set(e, got > bytes ? GT_ETOOLONG : GT_ECHECKSUM, -1, -1,
+		                  "%s: %lld bytes, expected %lld", url, got, bytes);
 	if (!rc && sha256 && strcmp(have, want))
 		rc = gt_error_set(e, GT_ECHECKSUM, -1, -1, "%s: sha256 %s, expected %s", url, have, want);
 	if (!rc && validate)
@@ -439,10 +474,11 @@ int gt_store_get(const gt_store_opts *o, const char *url, const char *path,
 	return gt_store_get_validated(o, url, path, sha256, bytes, NULL, NULL, got_sha, e);
 }
 
-int gt_store_get_stream(const gt_store_opts *o, const char *url, FILE *out, gt_error *e)
+int gt_store_get_stream(const gt_store_opts *o, const char *url, FILE *out, long long max,
+                        gt_error *e)
 {
 	const gt_store_scheme *sc;
-	stream_sink s = { { stream_resume, stream_start, stream_write }, out, 0, 0 };
+	stream_sink s = { { stream_resume, stream_start, stream_write, max >= 0 ? max : -1 }, out, 0, 0 };
 	long long total = -1;
 	int keep = 0, rc = gt_store_scheme_of(url, &sc, e);
 	if (!rc)
@@ -512,7 +548,7 @@ static int same_object(const gt_store_opts *o, const gt_store_scheme *sc, const 
 		return rc;
 	if (theirs >= 0 && theirs != n)
 		return differs(url, theirs, n, e);
-	hash_sink h = { { whole_resume, hash_start, hash_write }, EVP_MD_CTX_new(), 0 };
+	hash_sink h = { { whole_resume, hash_start, hash_write, n }, EVP_MD_CTX_new(), 0 };
 	unsigned char d[32];
 	char hex[GT_SHA256_HEX];
 	if (!h.c)
@@ -521,6 +557,8 @@ static int same_object(const gt_store_opts *o, const gt_store_scheme *sc, const 
 	rc = sc->get(o, url, &h.sink, &total, &keep, e);
 	EVP_DigestFinal_ex(h.c, d, NULL);
 	EVP_MD_CTX_free(h.c);
+	if (rc == GT_ETOOLONG)     /* more bytes there than here */
+		return differs(url, theirs, n, e);
 	if (rc)
 		return rc;
 	gt_hex(hex, d, 32);

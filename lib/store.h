@@ -16,9 +16,17 @@
  * passes before it is fetched or used as a local file name.
  *
  * HTTP credentials come from a netrc file or a bearer token, never from the
- * URL (a URL with user:password@ is refused). Connection errors, timeouts,
- * HTTP 408, 429 and 5xx are retried with exponential backoff and jitter;
- * other 4xx are not.
+ * URL (a URL with user:password@ is refused). The token is sent over
+ * https://, or over plain http:// only to the loopback host (localhost,
+ * 127.x.x.x, [::1]) or with insecure_token set. Connection errors,
+ * timeouts, HTTP 408, 429, 5xx and 3xx are retried with exponential
+ * backoff and jitter; other 4xx are not. A redirect is never followed and
+ * its body never taken for the object.
+ *
+ * A local store (a folder or file://) follows no symbolic link in its
+ * last component: an object that is one cannot be read (O_NOFOLLOW) and a
+ * listing skips it with a warning, so a link planted in a shared store
+ * cannot make a reader send or train on a file outside it.
  *
  * Each scheme is a table of operations in its own file (store_local.c,
  * store_http.c; see store_scheme.h, private to lib/).
@@ -37,6 +45,7 @@ typedef struct gt_store_opts {
 	double backoff_s;     /* first backoff delay; doubles per attempt, capped at 8 s,
 	                       * times a random factor in [0.5, 1.5) (default 0.5) */
 	const char *token;    /* sent as "Authorization: Bearer TOKEN", or NULL */
+	int insecure_token;   /* 1: send the token over plain http:// to any host */
 	const char *netrc;    /* netrc file for user/password, or NULL for ~/.netrc */
 	/* warn: called with one line of text (no newline) for each thing that
 	 * was skipped or retried; NULL to stay silent. Names in the text are
@@ -47,6 +56,11 @@ typedef struct gt_store_opts {
 
 /* gt_store_opts_init: fill o with the defaults above. */
 void gt_store_opts_init(gt_store_opts *o);
+
+/* gt_store_opts_env: token from the environment variable GT_STORE_TOKEN
+ * (borrowed; NULL when unset or empty) and insecure_token set when
+ * GT_STORE_INSECURE_TOKEN is "1". */
+void gt_store_opts_env(gt_store_opts *o);
 
 /* gt_store_warn: a printf-style line (cut to 1023 bytes) through o->warn;
  * nothing when o or o->warn is NULL. */
@@ -112,11 +126,17 @@ const char *gt_store_basename(const char *url);
  * "<dir>/.<name>.part" first; an existing partial file of that name is
  * resumed with an HTTP Range request. The byte count must match the
  * server's Content-Length; if sha256 (hex, may be NULL) or bytes (>= 0; -1
- * for no check) are given they must match too. Then fsync and rename onto
- * path. A failed check deletes the temporary file. On success *got_sha
- * (may be NULL) receives the hex sha256.
- * Errors: GT_ENOTFOUND, GT_ECHECKSUM (size or digest differ), GT_EIO,
- * GT_EINVAL (bad URL or path). */
+ * for no check) are given they must match too. A known size (bytes) is
+ * also a bound while downloading: an answer announced larger is refused
+ * before its body, and the download stops at the first byte past it, so
+ * no more than bytes bytes are ever written. Then fsync and rename onto
+ * path. A failed check deletes the temporary file (an interrupted
+ * transfer keeps it, to be resumed). On success *got_sha (may be NULL)
+ * receives the hex sha256.
+ * Errors: GT_ENOTFOUND, GT_ETOOLONG (more bytes than bytes), GT_ECHECKSUM
+ * (size or digest differ), GT_EIO (including a redirect, which is not
+ * followed, after the retries), GT_EINVAL (bad URL or path, or a token
+ * refused over plain http). */
 int gt_store_get(const gt_store_opts *o, const char *url, const char *path,
                  const char *sha256, long long bytes, char got_sha[GT_SHA256_HEX],
                  gt_error *e);
@@ -132,9 +152,12 @@ int gt_store_get_validated(const gt_store_opts *o, const char *url, const char *
                            const char *sha256, long long bytes, gt_store_validate_fn validate,
                            void *vctx, char got_sha[GT_SHA256_HEX], gt_error *e);
 
-/* gt_store_get_stream: download url and write its bytes to out (no resume,
- * no retry once bytes were written). Errors as gt_store_get. */
-int gt_store_get_stream(const gt_store_opts *o, const char *url, FILE *out,
+/* gt_store_get_stream: download url and write its bytes to out (an answer
+ * cut off is resumed with a Range request, or its bytes already written
+ * skipped). max >= 0: no more than max bytes are written; an object
+ * larger is GT_ETOOLONG (out then holds at most max bytes); -1: no bound.
+ * Errors as gt_store_get. */
+int gt_store_get_stream(const gt_store_opts *o, const char *url, FILE *out, long long max,
                         gt_error *e);
 
 /* gt_store_get_mem: download a small object into a new NUL-terminated

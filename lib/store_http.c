@@ -33,8 +33,8 @@ static size_t write_cb(char *p, size_t size, size_t nmemb, void *ud)
 	size_t n = size * nmemb;
 	if (r->code == 0)
 		curl_easy_getinfo(r->curl, CURLINFO_RESPONSE_CODE, &r->code);
-	if (!r->sink)
-		return n;
+	if (!r->sink || r->code < 200 || r->code > 299)
+		return n;   /* not the object (the body of a redirect): dropped */
 	int rc = 0;
 	if (!r->started) {
 		r->started = 1;
@@ -102,6 +102,27 @@ static int retryable(CURLcode c, long code)
 
 static int curl_ready;
 
+/* loopback: 1 if the host of the http(s) URL is localhost, 127.x.x.x or
+ * [::1], where a plain connection does not leave the machine. */
+static int loopback(const char *url)
+{
+	const char *h = strstr(url, "://") + 3;
+	size_t n = h[0] == '[' ? strcspn(h, "]") + 1 : strcspn(h, ":/?#");
+	return (n == 9 && !strncasecmp(h, "localhost", 9)) || (n == 5 && !strncmp(h, "[::1]", 5)) ||
+	       (n >= 9 && n <= 15 && !strncmp(h, "127.", 4) && strspn(h, "0123456789.") == n);
+}
+
+/* token_check: GT_EINVAL when the bearer token would go over plain
+ * http:// to another machine without insecure_token. */
+static int token_check(const gt_store_opts *o, const char *url, gt_error *e)
+{
+	if (!o->token || !*o->token || o->insecure_token || strncmp(url, "http://", 7) || loopback(url))
+		return 0;
+	return gt_error_set(e, GT_EINVAL, -1, -1,
+	                    "refusing to send the bearer token over plain http:// (use https://, or "
+	                    "--insecure-token or GT_STORE_INSECURE_TOKEN=1 to allow it)");
+}
+
 /* http: run r against url with retries, a (may be NULL) preparing each
  * handle. Returns 0 for a 2xx answer, GT_ENOTFOUND for 404, the sink's
  * error, or GT_EIO (e filled). */
@@ -113,6 +134,9 @@ static int http(const gt_store_opts *o, const gt_store_http_auth *a, const char 
 			return gt_error_set(e, GT_EIO, -1, -1, "cannot initialise libcurl");
 		curl_ready = 1;
 	}
+	int rc = token_check(o, url, e);
+	if (rc)
+		return rc;
 	struct curl_slist *hdr = NULL;
 	if (o->token && *o->token) {
 		size_t n = strlen(o->token) + 32;
@@ -123,7 +147,8 @@ static int http(const gt_store_opts *o, const gt_store_http_auth *a, const char 
 		free(h);
 	}
 	hdr = curl_slist_append(hdr, "Expect:");
-	int rc = GT_EIO, restarted = 0, restart = 0;
+	int restarted = 0, restart = 0;
+	rc = GT_EIO;
 	r->e = e;
 	for (int attempt = 0; ; attempt++) {
 		char errbuf[CURL_ERROR_SIZE] = "";
@@ -175,6 +200,12 @@ static int http(const gt_store_opts *o, const gt_store_http_auth *a, const char 
 		} else {
 			curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_cb);
 			curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+			/* an answer announced larger than the object may be
+			 * is refused before its body (0 would mean no limit:
+			 * the sink's own bound does that case) */
+			if (r->sink && r->sink->max > r->range_from)
+				curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE,
+				                 (curl_off_t)(r->sink->max - r->range_from));
 			if (r->range_from > 0) {
 				snprintf(range, sizeof range, "%lld-", r->range_from);
 				curl_easy_setopt(c, CURLOPT_RANGE, range);
@@ -195,16 +226,31 @@ static int http(const gt_store_opts *o, const gt_store_http_auth *a, const char 
 		curl_off_t cl = -1;
 		curl_easy_getinfo(c, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
 		r->cl = cl;
+		/* a 3xx (curl follows no redirect) is not the object: an
+		 * error that is retried, its body dropped */
+		int redirect = cc == CURLE_OK && (r->code < 200 || r->code > 299);
+		char where[200] = "";
+		if (redirect) {
+			char *loc = NULL;
+			curl_easy_getinfo(c, CURLINFO_REDIRECT_URL, &loc);
+			if (loc)
+				gt_store_quote(loc, where, sizeof where);
+		}
 		curl_easy_cleanup(c);
 		curl_slist_free_all(h2);
 		r->curl = NULL;
-		if (cc == CURLE_OK) {   /* an empty answer starts the sink too */
+		if (cc == CURLE_OK && !redirect) {   /* an empty answer starts the sink too */
 			rc = r->sink && !r->started
 			     ? r->sink->start(r->sink, r->code == 206 ? r->range_from : 0, r->etag, e) : 0;
 			break;
 		}
 		if (r->sink_err) {
 			rc = r->sink_err;
+			break;
+		}
+		if (cc == CURLE_FILESIZE_EXCEEDED) {
+			rc = gt_error_set(e, GT_ETOOLONG, -1, -1, "%s %s: the answer is larger than the %lld "
+			                  "bytes expected; refused", r->method, url, r->sink ? r->sink->max : -1);
 			break;
 		}
 		if (cc == CURLE_HTTP_RETURNED_ERROR && r->code == 404) {
@@ -220,14 +266,18 @@ static int http(const gt_store_opts *o, const gt_store_http_auth *a, const char 
 		}
 		const char *what = cc == CURLE_HTTP_RETURNED_ERROR ? "" : (*errbuf ? errbuf : curl_easy_strerror(cc));
 		char msg[CURL_ERROR_SIZE + 64];
-		if (cc == CURLE_HTTP_RETURNED_ERROR)
+		if (redirect)
+			snprintf(msg, sizeof msg, "HTTP %ld, a redirect%s%s (not followed)", r->code,
+			         where[0] ? " to " : "", where);
+		else if (cc == CURLE_HTTP_RETURNED_ERROR)
 			snprintf(msg, sizeof msg, "HTTP %ld%s", r->code,
 			         r->code == 401 || r->code == 403 ? " (check GT_STORE_TOKEN or the netrc file)" : "");
 		else
 			snprintf(msg, sizeof msg, "%s", what);
-		if (!retryable(cc, r->code) || attempt >= o->retries) {
+		int again = redirect || retryable(cc, r->code);
+		if (!again || attempt >= o->retries) {
 			rc = gt_error_set(e, GT_EIO, -1, -1, "%s %s: %s%s", r->method, url, msg,
-			                  retryable(cc, r->code) ? " (retries exhausted)" : "");
+			                  again ? " (retries exhausted)" : "");
 			break;
 		}
 		gt_store_warn(o, "%s %s: %s; retrying (%d of %d)", r->method, url, msg, attempt + 1, o->retries);

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -50,16 +51,37 @@ static int local_check(const char *url, gt_error *e)
 /* open_error: GT_ENOTFOUND or GT_EIO for a failed open or stat of path */
 static int open_error(const char *path, gt_error *e)
 {
+	if (errno == ELOOP)
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: a symbolic link; not followed", path);
 	return gt_error_set(e, errno == ENOENT ? GT_ENOTFOUND : GT_EIO, -1, -1, "%s: %s", path,
 	                    strerror(errno));
+}
+
+/* open_object: the object at path for reading, a symbolic link not
+ * followed (ELOOP), *st its status; -1 (errno set) when it cannot be
+ * opened, is a link or is not a regular file (EISDIR, EINVAL). */
+static int open_object(const char *path, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		int err = S_ISDIR(st->st_mode) ? EISDIR : EINVAL;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
 }
 
 static int local_head(const gt_store_opts *o, const char *url, long long *bytes, gt_error *e)
 {
 	char *path = local_path(url);
 	struct stat st;
-	int rc = stat(path, &st) < 0 ? open_error(path, e) : 0;
+	int fd = open_object(path, &st), rc = fd < 0 ? open_error(path, e) : 0;
 	*bytes = rc ? -1 : (long long)st.st_size;
+	if (fd >= 0)
+		close(fd);
 	free(path);
 	return rc;
 }
@@ -71,15 +93,16 @@ static int local_get(const gt_store_opts *o, const char *url, gt_store_sink *s, 
 	char buf[65536];
 	size_t k;
 	struct stat st;
-	int rc = 0;
-	FILE *in = fopen(path, "rb");
+	int rc = 0, fd = open_object(path, &st);
+	FILE *in = fd >= 0 ? fdopen(fd, "rb") : NULL;
 	if (!in) {
 		rc = open_error(path, e);
+		if (fd >= 0)
+			close(fd);
 		free(path);
 		return rc;
 	}
-	if (fstat(fileno(in), &st) == 0)
-		*total = (long long)st.st_size;
+	*total = (long long)st.st_size;
 	rc = s->start(s, 0, "", e);
 	while (!rc && (k = fread(buf, 1, sizeof buf, in)) > 0)
 		rc = s->write(s, buf, k, e);
@@ -147,6 +170,13 @@ static int local_list(const gt_store_opts *o, const char *url, gt_store_entry **
 		struct stat st;
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+			char q[300];
+			if (de->d_name[0] != '.')
+				gt_store_warn(o, "skipping %s: a symbolic link (not followed)",
+				              gt_store_quote(de->d_name, q, sizeof q));
+			continue;
+		}
 		if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
 			continue;
 		gt_store_entry_add(o, v, n, de->d_name, (long long)st.st_size, (long long)st.st_mtime);

@@ -36,10 +36,16 @@ struct gt_store_sink {
 	 * the answer is of (an HTTP ETag), "" if unknown. */
 	int (*start)(gt_store_sink *s, long long at, const char *validator, gt_error *e);
 	int (*write)(gt_store_sink *s, const char *p, size_t n, gt_error *e);
+	/* max: the most bytes the whole object may have, -1 for no bound. The
+	 * sink's write refuses a byte past it (GT_ETOOLONG); a scheme may
+	 * refuse a larger answer before its bytes come (HTTP: the announced
+	 * Content-Length, CURLOPT_MAXFILESIZE_LARGE). */
+	long long max;
 };
 
 /* A sink into memory: buf (owned, NUL-terminated after len bytes, NULL
- * before the first byte) grows up to max bytes; more is GT_ETOOLONG. */
+ * before the first byte) grows up to max bytes (also sink.max); more is
+ * GT_ETOOLONG. */
 typedef struct gt_store_mem {
 	gt_store_sink sink;
 	char *buf;

@@ -45,15 +45,27 @@ int main(void)
 	ok(write_key(k, priv, 1) == 0 && write_key(k, pub, 0) == 0 && write_key(k2, pub2, 0) == 0 &&
 	   write_key(k3, ec, 1) == 0, "keys written as PEM");
 
-	char msg[512], sig[GT_SIGN_HEX];
+	char *msg, sig[GT_SIGN_HEX];
+	size_t n;
+	gt_error pe = { 0 };
 	const char *sha = "693aba1e0cc08a197ed6db7f1aadfcb45e77ac3a3ca1e1b9904ccc2ed3d298b3";
-	int n = gt_sign_pointer_message("run1-s100.bin.gz", sha, 1000, msg, sizeof msg);
-	is_str(msg, "gt-latest-v1\nname=run1-s100.bin.gz\nsha256=693aba1e0cc08a197ed6db7f1aadfcb45e77ac3a3ca1e1b9904ccc2ed3d298b3\nbytes=1000\n",
-	       "the signed text");
+	char ptr[1024], bad[1024], sp[1200];
+	snprintf(ptr, sizeof ptr, "{\"sha256\": \"%s\", \"name\": \"run1-s100.bin.gz\", \"bytes\": 1000,\n"
+	         " \"seq\": 3, \"published\": \"2026-12-01T07:00:00Z\",\n"
+	         " \"selfplay\": {\"visits\": 200, \"komi\": 7.5}, \"signature\": \"ab\"}\n", sha);
+	is_int(gt_sign_pointer_message(ptr, strlen(ptr), &msg, &n, &pe), 0, "the signed text of a pointer");
+	/* by hand: keys sorted at every level, no spaces, the signature left out */
+	snprintf(bad, sizeof bad, "gt-latest-v2\n{\"bytes\":1000,\"name\":\"run1-s100.bin.gz\","
+	         "\"published\":\"2026-12-01T07:00:00Z\",\"selfplay\":{\"komi\":7.5,\"visits\":200},"
+	         "\"seq\":3,\"sha256\":\"%s\"}\n", sha);
+	is_str(msg, bad, "is the canonical JSON of everything but the signature");
 	is_int(n, (long)strlen(msg), "its length");
-	is_int(gt_sign_pointer_message("a\nb", sha, 1, msg, sizeof msg), GT_EINVAL, "a name with a newline cannot be signed");
-	is_int(gt_sign_pointer_message("a", "abc", 1, msg, sizeof msg), GT_EINVAL, "a short sha256 cannot be signed");
-	n = gt_sign_pointer_message("run1-s100.bin.gz", sha, 1000, msg, sizeof msg);
+	free(msg);
+	static const char *notptr[] = { "[1,2]", "{\"name\":\"a\",\"name\":\"b\"}", "{\"a\":", "" };
+	for (size_t i = 0; i < sizeof notptr / sizeof notptr[0]; i++)
+		is_int(gt_sign_pointer_message(notptr[i], strlen(notptr[i]), &msg, &n, &pe), GT_EFORMAT,
+		       "not a pointer (%s): %s", notptr[i], pe.text);
+	is_int(gt_sign_pointer_message(ptr, strlen(ptr), &msg, &n, &pe), 0, "again");
 
 	gt_error e = { 0 };
 	is_int(gt_sign(priv, msg, (size_t)n, sig, &e), 0, "sign");
@@ -63,11 +75,36 @@ int main(void)
 	gt_sign(priv, msg, (size_t)n, sig2, &e);
 	is_str(sig2, sig, "Ed25519 is deterministic");
 
-	char bad[512];
-	int bn = gt_sign_pointer_message("run1-s100.bin.gz", sha, 1001, bad, sizeof bad);
-	is_int(gt_sign_verify(pub, bad, (size_t)bn, sig, &e), GT_ECHECKSUM, "a changed size is refused");
-	bn = gt_sign_pointer_message("run1-s999.bin.gz", sha, 1000, bad, sizeof bad);
-	is_int(gt_sign_verify(pub, bad, (size_t)bn, sig, &e), GT_ECHECKSUM, "a changed name is refused");
+	char bmsg[512];
+	snprintf(bmsg, sizeof bmsg, "%s", msg);
+	bmsg[strlen(bmsg) - 4] ^= 1;     /* the last digit of the sha256 */
+	is_int(gt_sign_verify(pub, bmsg, strlen(bmsg), sig, &e), GT_ECHECKSUM, "a changed message is refused");
+
+	/* whole pointers: the signature put in, then the pointer changed */
+	is_int(gt_sign_pointer(priv, ptr, strlen(ptr), sig2, &e), 0, "sign a pointer");
+	is_str(sig2, sig, "over the same text");
+	snprintf(sp, sizeof sp, "{\"signature\":\"%s\",\"seq\":3,\"bytes\":1000,\"name\":\"run1-s100.bin.gz\","
+	         "\"selfplay\":{\"komi\":7.5,\"visits\":200},\"published\":\"2026-12-01T07:00:00Z\","
+	         "\"sha256\":\"%s\"}", sig, sha);
+	is_int(gt_sign_pointer_verify(pub, sp, strlen(sp), &e), 0, "keys in another order, other spaces: verifies");
+	static const struct { const char *from, *to, *what; } lie[] = {
+		{ "\"visits\":200", "\"visits\":1", "the self-play settings" },
+		{ "\"komi\":7.5", "\"komi\":0.5", "the komi" },
+		{ "\"seq\":3", "\"seq\":2", "the sequence number" },
+		{ "07:00:00Z", "08:00:00Z", "the time" },
+		{ "\"bytes\":1000", "\"bytes\":1000,\"steps\":5", "a key added" },
+		{ "\"seq\":3,", "", "a key removed" },
+		{ "\"bytes\":1000", "\"bytes\":1000,\"seq\":9", "a key twice" },
+	};
+	for (size_t i = 0; i < sizeof lie / sizeof lie[0]; i++) {
+		char t[1300];
+		const char *at = strstr(sp, lie[i].from);
+		snprintf(t, sizeof t, "%.*s%s%s", (int)(at - sp), sp, lie[i].to, at + strlen(lie[i].from));
+		int v = gt_sign_pointer_verify(pub, t, strlen(t), &e);
+		ok(v == GT_ECHECKSUM || v == GT_EFORMAT, "%s changed: refused (%d)", lie[i].what, v);
+	}
+	is_int(gt_sign_pointer_verify(pub, ptr, strlen(ptr), &e), GT_ECHECKSUM, "a wrong signature is refused");
+	is_int(gt_sign_pointer_verify(pub, "{\"name\":\"a\"}", 12, &e), GT_ECHECKSUM, "no signature is refused");
 	sig2[10] = sig2[10] == '0' ? '1' : '0';
 	is_int(gt_sign_verify(pub, msg, (size_t)n, sig2, &e), GT_ECHECKSUM, "a changed signature is refused");
 	is_int(gt_sign_verify(pub2, msg, (size_t)n, sig, &e), GT_ECHECKSUM, "another key's public key refuses it");
@@ -77,6 +114,7 @@ int main(void)
 	is_int(gt_sign(pub, msg, (size_t)n, sig2, &e), GT_EFORMAT, "a public key cannot sign");
 	is_int(gt_sign("/nonexistent/key.pem", msg, (size_t)n, sig2, &e), GT_EIO, "a missing key file");
 
+	free(msg);
 	EVP_PKEY_free(k);
 	EVP_PKEY_free(k2);
 	EVP_PKEY_free(k3);
