@@ -71,6 +71,18 @@ void cli_usage_die(const char *fmt, ...)
 	exit(2);
 }
 
+void cli_usage_fail(void (*usage)(FILE *), const char *fmt, ...)
+{
+	if (fmt) {
+		va_list ap;
+		va_start(ap, fmt);
+		vmsg(-1, fmt, ap);
+		va_end(ap);
+	}
+	usage(stderr);
+	exit(2);
+}
+
 void cli_bad_value(const char *opt, const char *want, const char *got)
 {
 	fprintf(stderr, "%s: %s: want %s, got '%s'\n", prog, opt, want, got);
@@ -216,6 +228,17 @@ void cli_opt_other(int c, void (*usage)(FILE *))
 	}
 	usage(stderr);
 	exit(2);
+}
+
+int cli_store_opt(gt_store_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case CLI_O_RETRIES: o->retries = (int)cli_int("--retries", arg, 0, 100); break;
+	case CLI_O_TIMEOUT: o->timeout_s = cli_double("--timeout", arg, 0, 86400 * 7); break;
+	case CLI_O_NETRC: o->netrc = arg; break;
+	default: return 0;
+	}
+	return 1;
 }
 
 int cli_game_opt(const cli_game *g, int c, const char *arg)

@@ -17,6 +17,7 @@
 
 #include "board.h"
 #include "record.h"
+#include "store.h"
 
 /* prog: the command's name ("gt-augment"), the first word of every
  * message. Each cmd/gt-*.c defines it: const char *prog = "gt-xxx"; */
@@ -40,6 +41,12 @@ void cli_die_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2), no
 
 /* cli_usage_die: "PROG: message\n" for a usage error, then exit(2). */
 void cli_usage_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* cli_usage_fail: "PROG: message\n" (none when fmt is NULL), then the
+ * command's usage on stderr, then exit(2): what a command does when its
+ * arguments are missing or wrong as a whole. */
+void cli_usage_fail(void (*usage)(FILE *), const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
 
 /* cli_bad_value: "PROG: OPT: want WANT, got 'GOT'\n", then exit(2): the one
  * wording of a bad option value (e.g. "gt-train: --lr: want a number in
@@ -136,6 +143,20 @@ typedef struct cli_game {
  * into g's field and 1 (a bad value is a usage error: cli_bad_value, or
  * "PROG: --rules: unknown ruleset 'NAME'", exit 2); else 0. */
 int cli_game_opt(const cli_game *g, int c, const char *arg);
+
+/* The options of the commands that reach a store (gt-publish, gt-sync,
+ * gt-report), with one range and one wording each: --retries N (0..100),
+ * --timeout S (seconds, 0..604800), --netrc FILE. A command ends its list
+ * of options with CLI_STORE_OPTS and passes the rest to cli_store_opt. */
+enum { CLI_O_RETRIES = 0x7f20, CLI_O_TIMEOUT, CLI_O_NETRC };
+#define CLI_STORE_OPTS                                         \
+	{"retries", required_argument, NULL, CLI_O_RETRIES}, \
+	{"timeout", required_argument, NULL, CLI_O_TIMEOUT}, \
+	{"netrc", required_argument, NULL, CLI_O_NETRC}
+
+/* cli_store_opt: if c is one of the CLI_O_ store options, its value arg
+ * into o and 1 (a bad value: cli_bad_value, exit 2); else 0. */
+int cli_store_opt(gt_store_opts *o, int c, const char *arg);
 
 /* SIGINT and SIGTERM as a request to stop: cli_catch_stop makes them set
  * cli_stop (no SA_RESTART, so a blocked read returns EINTR); with once, a

@@ -44,13 +44,13 @@ static int flush_out(gt_analyzer *a)
 
 int main(int argc, char **argv)
 {
-	enum { O_MODEL = 256, O_VISITS, O_PAR, O_REPORT, O_OWN, O_POL, O_DET, O_BACKEND, O_VERSION };
+	enum { O_MODEL = 256, O_VISITS, O_PAR, O_REPORT, O_OWN, O_POL, O_DET, O_BACKEND };
 	static const struct option opts[] = {
 		{ "model", required_argument, 0, O_MODEL }, { "visits", required_argument, 0, O_VISITS },
 		{ "parallel", required_argument, 0, O_PAR }, { "report-as", required_argument, 0, O_REPORT },
 		{ "ownership", no_argument, 0, O_OWN }, { "policy", no_argument, 0, O_POL },
 		{ "deterministic", no_argument, 0, O_DET }, { "backend", required_argument, 0, O_BACKEND },
-		{ "version", no_argument, 0, O_VERSION }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+		CLI_OPTS_END,
 	};
 	gt_analyze_params p;
 	gt_analyze_params_default(&p);
@@ -71,19 +71,13 @@ int main(int argc, char **argv)
 		case O_POL: p.policy = 1; break;
 		case O_DET: det = 1; break;
 		case O_BACKEND: backend = optarg; break;
-		case O_VERSION: printf("gt-analyze %s\n", GT_VERSION); return 0;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default: cli_opt_other(c, usage);
 		}
 	}
-	if (optind < argc || !model) {
-		if (optind < argc)
-			cli_warn("unexpected argument '%s'", argv[optind]);
-		else
-			cli_warn("--model is required");
-		usage(stderr);
-		return 2;
-	}
+	if (optind < argc)
+		cli_usage_fail(usage, "unexpected argument '%s'", argv[optind]);
+	if (!model)
+		cli_usage_fail(usage, "--model is required");
 	gt_evaluator ev;
 	gt_error e;
 	char name[256];

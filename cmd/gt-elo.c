@@ -181,11 +181,8 @@ int main(int argc, char **argv)
 				cli_opt_other(c, usage);
 		}
 	}
-	if (argc - optind != 2) {
-		cli_warn("want two players, A and B");
-		usage(stderr);
-		return 2;
-	}
+	if (argc - optind != 2)
+		cli_usage_fail(usage, "want two players, A and B");
 	gt_error e;
 	if (gt_match_check(&p, &e) != 0)
 		cli_usage_die("%s", e.text);

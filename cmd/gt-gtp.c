@@ -33,27 +33,26 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	enum { O_MODEL = 256, O_VISITS, O_SIZE, O_KOMI, O_RULES, O_SEED, O_RESIGN, O_BACKEND, O_VERSION };
+	enum { O_MODEL = 256, O_VISITS, O_RESIGN, O_BACKEND };
 	static const struct option opts[] = {
 		{ "model", required_argument, 0, O_MODEL },
 		{ "visits", required_argument, 0, O_VISITS },
-		{ "board-size", required_argument, 0, O_SIZE },
-		{ "size", required_argument, 0, O_SIZE },
-		{ "komi", required_argument, 0, O_KOMI },
-		{ "rules", required_argument, 0, O_RULES },
-		{ "seed", required_argument, 0, O_SEED },
+		{ "board-size", required_argument, 0, CLI_O_SIZE },
+		{ "size", required_argument, 0, CLI_O_SIZE },
+		{ "komi", required_argument, 0, CLI_O_KOMI },
+		{ "rules", required_argument, 0, CLI_O_RULES },
+		{ "seed", required_argument, 0, CLI_O_SEED },
 		{ "resign-threshold", required_argument, 0, O_RESIGN },
 		{ "backend", required_argument, 0, O_BACKEND },
 		{ "quiet", no_argument, 0, 'q' },
-		{ "version", no_argument, 0, O_VERSION },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
+		CLI_OPTS_END,
 	};
 	const char *model = NULL, *backend = NULL;
 	int size = 19, c;
 	double komi = 7.5;
 	const gt_rules *rules = gt_rules_find("chinese");
 	uint64_t seed = 1;
+	cli_game gm = { .board_size = &size, .komi = &komi, .rules = &rules, .seed = &seed };
 	gt_engine_params ep;
 	gt_engine_params_default(&ep);
 	ep.log = stderr;
@@ -62,26 +61,16 @@ int main(int argc, char **argv)
 		switch (c) {
 		case O_MODEL: model = optarg; break;
 		case O_VISITS: ep.visits = (int)cli_int("--visits", optarg, 1, 10000000); break;
-		case O_SIZE: size = (int)cli_int("--board-size", optarg, 2, GT_MAX_N); break;
-		case O_KOMI: komi = cli_double("--komi", optarg, -1000, 1000); break;
-		case O_RULES:
-			if (!(rules = gt_rules_find(optarg)))
-				cli_usage_die("--rules: unknown ruleset '%s'", optarg);
-			break;
-		case O_SEED: seed = (uint64_t)cli_int("--seed", optarg, 0, (1LL << 53) - 1); break;
 		case O_RESIGN: ep.resign = cli_double("--resign-threshold", optarg, 0, 1); break;
 		case O_BACKEND: backend = optarg; break;
 		case 'q': ep.log = NULL; break;
-		case O_VERSION: printf("gt-gtp %s\n", GT_VERSION); return 0;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default:
+			if (!cli_game_opt(&gm, c, optarg))
+				cli_opt_other(c, usage);
 		}
 	}
-	if (optind < argc) {
-		cli_warn("unexpected argument '%s'", argv[optind]);
-		usage(stderr);
-		return 2;
-	}
+	if (optind < argc)
+		cli_usage_fail(usage, "unexpected argument '%s'", argv[optind]);
 	gt_gtp *g = gt_gtp_new(size, rules, komi, "gt", GT_VERSION);
 	gt_engine *e = NULL;
 	gt_gtp_seed(g, seed);

@@ -120,11 +120,8 @@ static void options(int argc, char **argv, gt_outerproc_conf *c, long *versions)
 		cli_usage_die("unexpected argument '%s'", argv[optind]);
 	if (c->unit_keys && access(c->unit_keys, R_OK | X_OK))
 		cli_usage_die("--unit-keys %s: %s", c->unit_keys, strerror(errno));
-	if (!c->store || !c->dir) {
-		cli_warn("--store and --state are required");
-		usage(stderr);
-		exit(2);
-	}
+	if (!c->store || !c->dir)
+		cli_usage_fail(usage, "--store and --state are required");
 }
 
 static void print_delta(void *ctx, const gt_outerproc_delta *d)

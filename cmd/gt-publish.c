@@ -109,7 +109,7 @@ static char *last_line(FILE *f, size_t *len)
 int main(int argc, char **argv)
 {
 	enum { O_CAND = 256, O_STORE, O_THRESH, O_EVERY, O_SERIES, O_NAME, O_STEPS, O_CURR,
-	       O_RETRIES, O_TIMEOUT, O_NETRC, O_SIGN, O_INSECURE, O_VERSION };
+	       O_SIGN, O_INSECURE };
 	static const struct option lo[] = {
 		{ "candidate", required_argument, NULL, O_CAND },
 		{ "store", required_argument, NULL, O_STORE },
@@ -119,14 +119,10 @@ int main(int argc, char **argv)
 		{ "name", required_argument, NULL, O_NAME },
 		{ "steps", required_argument, NULL, O_STEPS },
 		{ "curriculum", required_argument, NULL, O_CURR },
-		{ "retries", required_argument, NULL, O_RETRIES },
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
-		{ "netrc", required_argument, NULL, O_NETRC },
 		{ "sign-key", required_argument, NULL, O_SIGN },
 		{ "insecure-token", no_argument, NULL, O_INSECURE },
-		{ "version", no_argument, NULL, O_VERSION },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_STORE_OPTS,
+		CLI_OPTS_END,
 	};
 	gt_store_opts o;
 	gt_release_cand cand;
@@ -148,21 +144,15 @@ int main(int argc, char **argv)
 		case O_NAME: cand.name = optarg; break;
 		case O_CURR: curriculum = optarg; break;
 		case O_STEPS: cand.steps = cli_int("--steps", optarg, 0, 1LL << 50); break;
-		case O_RETRIES: o.retries = (int)cli_int("--retries", optarg, 0, 100); break;
-		case O_TIMEOUT: o.timeout_s = cli_double("--timeout", optarg, 0, 86400 * 7); break;
-		case O_NETRC: o.netrc = optarg; break;
 		case O_SIGN: cand.sign_key = optarg; break;
 		case O_INSECURE: insecure_token = 1; break;
-		case 'h': usage(stdout); return 0;
-		case O_VERSION: printf("gt-publish %s\n", GT_VERSION); return 0;
-		default: usage(stderr); return 2;
+		default:
+			if (!cli_store_opt(&o, c, optarg))
+				cli_opt_other(c, usage);
 		}
 	}
-	if (optind != argc || !cand.path || !cand.store) {
-		cli_warn("--candidate and --store are required; no other arguments");
-		usage(stderr);
-		return 2;
-	}
+	if (optind != argc || !cand.path || !cand.store)
+		cli_usage_fail(usage, "--candidate and --store are required; no other arguments");
 	gt_store_opts_env(&o);
 	o.insecure_token |= insecure_token;
 	if (gt_release_cand_read(&cand, &e) != 0)

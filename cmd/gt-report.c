@@ -68,7 +68,7 @@ static const char *default_share(char *buf, size_t n)
 int main(int argc, char **argv)
 {
 	enum { O_WINDOW = 256, O_HOURS, O_KEY, O_LINK, O_SHARE, O_GNUPLOT, O_WORKERS, O_GAMES,
-	       O_RELEASES, O_RETRIES, O_TIMEOUT, O_NETRC, O_VERSION };
+	       O_RELEASES };
 	static const struct option opts[] = {
 		{ "out", required_argument, NULL, 'o' }, { "trainer", required_argument, NULL, 't' },
 		{ "window", required_argument, NULL, O_WINDOW }, { "hours", required_argument, NULL, O_HOURS },
@@ -76,10 +76,9 @@ int main(int argc, char **argv)
 		{ "share", required_argument, NULL, O_SHARE }, { "gnuplot", required_argument, NULL, O_GNUPLOT },
 		{ "workers", required_argument, NULL, O_WORKERS }, { "games", required_argument, NULL, O_GAMES },
 		{ "releases", required_argument, NULL, O_RELEASES },
-		{ "retries", required_argument, NULL, O_RETRIES }, { "timeout", required_argument, NULL, O_TIMEOUT },
-		{ "netrc", required_argument, NULL, O_NETRC }, { "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, O_VERSION },
-		{ NULL, 0, NULL, 0 },
+		{ "quiet", no_argument, NULL, 'q' },
+		CLI_STORE_OPTS,
+		CLI_OPTS_END,
 	};
 	gt_store_opts so;
 	gt_store_opts_init(&so);
@@ -104,19 +103,14 @@ int main(int argc, char **argv)
 		case O_WORKERS: o.max_workers = (int)cli_int("--workers", optarg, 0, 100000); break;
 		case O_GAMES: o.max_games = (int)cli_int("--games", optarg, 0, 100); break;
 		case O_RELEASES: o.max_releases = (int)cli_int("--releases", optarg, 0, 1000000); break;
-		case O_RETRIES: so.retries = (int)cli_int("--retries", optarg, 0, 100); break;
-		case O_TIMEOUT: so.timeout_s = cli_double("--timeout", optarg, 0, 86400 * 7); break;
-		case O_NETRC: so.netrc = optarg; break;
 		case 'q': quiet = 1; break;
-		case 'h': usage(stdout); return 0;
-		case O_VERSION: printf("%s %s\n", prog, GT_VERSION); return 0;
-		default: usage(stderr); return 2;
+		default:
+			if (!cli_store_opt(&so, c, optarg))
+				cli_opt_other(c, usage);
 		}
 	}
-	if (optind != argc - 1) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind != argc - 1)
+		cli_usage_fail(usage, NULL);
 	o.store = argv[optind];
 	gt_store_opts_env(&so);
 	if (!o.share && !(o.share = default_share(share, sizeof share)))

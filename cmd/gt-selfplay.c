@@ -217,14 +217,10 @@ int main(int argc, char **argv)
 				cli_opt_other(c, usage);
 		}
 	}
-	if (optind < argc || !model) {
-		if (optind < argc)
-			cli_warn("unexpected argument '%s'", argv[optind]);
-		else
-			cli_warn("--model FILE or --model none is required");
-		usage(stderr);
-		return 2;
-	}
+	if (optind < argc)
+		cli_usage_fail(usage, "unexpected argument '%s'", argv[optind]);
+	if (!model)
+		cli_usage_fail(usage, "--model FILE or --model none is required");
 	if (p.seed == UINT64_MAX)
 		p.seed = random_seed();
 	gt_error e;

@@ -97,11 +97,8 @@ int main(int argc, char **argv)
 		default: cli_opt_other(c, usage);
 		}
 	}
-	if (!out) {
-		cli_warn("no output directory (-o DIR)");
-		usage(stderr);
-		return 2;
-	}
+	if (!out)
+		cli_usage_fail(usage, "no output directory (-o DIR)");
 	o.on_shard = print_line;
 	gt_error e = {0};
 	gt_shard_writer *w = gt_shard_writer_new(out, &o, &e);

@@ -18,6 +18,7 @@
 #include "store.h"
 
 #include "cli.h"
+#include "util.h"
 
 const char *prog = "gt-sync";
 
@@ -152,13 +153,11 @@ static int cmd_ls(const gt_store_opts *o, const char *url)
 		return fail(NULL, rc, &e);
 	for (size_t i = 0; i < n; i++) {
 		char t[32] = "";
-		time_t tt = (time_t)v[i].mtime;
-		struct tm tm;
 		json_t *j = json_object();
 		json_object_set_new(j, "name", json_string(v[i].name));
 		json_object_set_new(j, "bytes", v[i].bytes >= 0 ? json_integer(v[i].bytes) : json_null());
-		if (v[i].mtime >= 0 && gmtime_r(&tt, &tm))
-			strftime(t, sizeof t, "%Y-%m-%dT%H:%M:%SZ", &tm);
+		if (v[i].mtime >= 0)
+			gt_iso_time(t, sizeof t, v[i].mtime);
 		json_object_set_new(j, "time", t[0] ? json_string(t) : json_null());
 		char *s = json_dumps(j, JSON_COMPACT);
 		puts(s);
@@ -295,7 +294,7 @@ static void share_arg(const char *s, gt_pull_pick *pk)
 int main(int argc, char **argv)
 {
 	enum { O_SHA = 256, O_BYTES, O_OVERWRITE, O_STATE, O_MAXLINE, O_MAXBATCH, O_SHARE, O_NEWEST, O_STATS, O_REJECTS,
-	       O_RETRIES, O_TIMEOUT, O_NETRC, O_VERIFY, O_ORNONE, O_ARGS, O_INSECURE, O_VERSION };
+	       O_VERIFY, O_ORNONE, O_ARGS, O_INSECURE };
 	static const struct option lo[] = {
 		{ "sha256", required_argument, NULL, O_SHA },
 		{ "bytes", required_argument, NULL, O_BYTES },
@@ -307,17 +306,13 @@ int main(int argc, char **argv)
 		{ "newest", required_argument, NULL, O_NEWEST },
 		{ "stats", required_argument, NULL, O_STATS },
 		{ "rejects", required_argument, NULL, O_REJECTS },
-		{ "retries", required_argument, NULL, O_RETRIES },
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
-		{ "netrc", required_argument, NULL, O_NETRC },
 		{ "verify-key", required_argument, NULL, O_VERIFY },
 		{ "or-none", no_argument, NULL, O_ORNONE },
 		{ "selfplay-args", required_argument, NULL, O_ARGS },
 		{ "insecure-token", no_argument, NULL, O_INSECURE },
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, O_VERSION },
-		{ NULL, 0, NULL, 0 },
+		CLI_STORE_OPTS,
+		CLI_OPTS_END,
 	};
 	gt_store_opts o;
 	const char *sha = NULL, *state = NULL, *verify_key = NULL, *args_file = NULL, *stats = NULL,
@@ -340,27 +335,22 @@ int main(int argc, char **argv)
 		case O_NEWEST: pk.newest = (long)cli_int("--newest", optarg, 1, 1L << 30); break;
 		case O_STATS: stats = optarg; break;
 		case O_REJECTS: rejects = optarg; break;
-		case O_RETRIES: o.retries = (int)cli_int("--retries", optarg, 0, 100); break;
-		case O_TIMEOUT: o.timeout_s = cli_double("--timeout", optarg, 0, 86400 * 7); break;
-		case O_NETRC: o.netrc = optarg; break;
 		case O_VERIFY: verify_key = optarg; break;
 		case O_ORNONE: or_none = 1; break;
 		case O_ARGS: args_file = optarg; break;
 		case O_INSECURE: insecure_token = 1; break;
 		case 'q': quiet = 1; break;
-		case 'h': usage(stdout); return 0;
-		case O_VERSION: printf("gt-sync %s\n", GT_VERSION); return 0;
-		default: usage(stderr); return 2;
+		default:
+			if (!cli_store_opt(&o, c, optarg))
+				cli_opt_other(c, usage);
 		}
 	}
 	gt_store_opts_env(&o);
 	o.insecure_token |= insecure_token;
 	int na = argc - optind;
 	char **a = argv + optind;
-	if (na < 1) {
-		usage(stderr);
-		return 2;
-	}
+	if (na < 1)
+		cli_usage_fail(usage, NULL);
 	const char *verb = a[0];
 	int rc;
 	if (!strcmp(verb, "get") && (na == 2 || na == 3))
@@ -378,9 +368,7 @@ int main(int argc, char **argv)
 			cli_usage_die("pull needs --state FILE");
 		rc = cmd_pull(&o, a[1], state, &pk, max_line, max_batch, stats, rejects);
 	} else {
-		cli_warn("unknown verb or wrong number of arguments: %s", verb);
-		usage(stderr);
-		return 2;
+		cli_usage_fail(usage, "unknown verb or wrong number of arguments: %s", verb);
 	}
 	return cli_fshut(stdout, "stdout") ? 1 : rc;
 }

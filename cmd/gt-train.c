@@ -254,12 +254,10 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		cli_usage_die("unexpected argument '%s'", argv[optind]);
-	if (!model_path == !init || !rc.data) {
-		cli_warn(!model_path == !init ? "give one of --model FILE and --init ARCH" :
-		         "no training data (--data DIR)");
-		usage(stderr);
-		return 2;
-	}
+	if (!model_path == !init)
+		cli_usage_fail(usage, "give one of --model FILE and --init ARCH");
+	if (!rc.data)
+		cli_usage_fail(usage, "no training data (--data DIR)");
 	gt_error pe = {0};
 	if (out && gt_model_check_path(out, &pe) != 0) /* before the training, not after it */
 		cli_die("%s", pe.text);

@@ -118,11 +118,8 @@ static void options(int argc, char **argv, gt_unit_conf *c, long *rounds)
 	}
 	if (optind < argc)
 		cli_usage_die("unexpected argument '%s'", argv[optind]);
-	if (!c->store || !c->data) {
-		cli_warn("--store and --data are required");
-		usage(stderr);
-		exit(2);
-	}
+	if (!c->store || !c->data)
+		cli_usage_fail(usage, "--store and --data are required");
 	if (c->slice >= c->units)
 		cli_bad_value("--slice", "a slice below --units", "too large");
 	if (c->id && !gt_diloco_unit_ok(c->id))

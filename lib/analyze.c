@@ -151,10 +151,9 @@ static void *room(void *arr, long *head, long *tail, long *cap, size_t size)
 		*tail -= *head;
 		*head = 0;
 	}
-	if (*tail == *cap) {
-		*cap = 2 * *cap + 64;
-		arr = gt_xrealloc(arr, (size_t)*cap * size);
-	}
+	size_t c = (size_t)*cap;
+	arr = gt_grow(arr, &c, (size_t)*tail + 1, size, 64);
+	*cap = (long)c;
 	return arr;
 }
 
@@ -183,10 +182,7 @@ static void emit(gt_analyzer *a, json_t *o)
  * and turns whatever finishes first */
 static void final(gt_analyzer *a, long seq, json_t *o)
 {
-	if (a->ndone == a->capdone) {
-		a->capdone = 2 * a->capdone + 16;
-		a->done = gt_xrealloc(a->done, (size_t)a->capdone * sizeof *a->done);
-	}
+	GT_GROW(a->done, a->ndone + 1, a->capdone, 16);
 	a->done[a->ndone++] = (struct done){ seq, dump(o) };
 	for (int i = 0; i < a->ndone;) {
 		if (a->done[i].seq != a->emit_seq) {

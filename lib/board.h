@@ -1,5 +1,5 @@
 /*
- * board.h: the Go rules engine (DESIGN.md section 3).
+ * board.h: the Go rules engine (gt(7) "Go").
  *
  * Points are indexed i = y*n + x with x the column from the left and y the
  * row from the TOP, so GTP A19 on 19x19 is 0; the pass move is n*n

@@ -1,6 +1,7 @@
 /* contrib.c: per-worker contributions counted into STORE/stats/contributions.json. */
 #include "contrib.h"
 #include "validate.h"
+#include "util.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -118,10 +119,7 @@ int gt_contrib_update(const gt_store_opts *o, const char *store, const char *gen
 	json_array_append_new(gl, json_string(generation));
 	while (json_array_size(gl) > CONTRIB_KEEP)
 		json_array_remove(gl, 0);
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	gt_iso_time(when, sizeof when, time(NULL));
 	json_object_set_new(all, "updated", json_string(when));
 	json_t *aw = json_object_get(all, "workers");
 	if (!json_is_object(aw)) {

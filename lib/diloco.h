@@ -1,5 +1,5 @@
 /*
- * diloco.h: the store layout of Decoupled DiLoCo (DESIGN.md section 6,
+ * diloco.h: the store layout of Decoupled DiLoCo (gt(7) "Learning units",
  * gt-outer(1), gt-unit(1)): the pointer to the current global version,
  * delta and version names, heartbeats, the outer process's lease, and the
  * learning unit's state file (inner optimizer moments and error-feedback

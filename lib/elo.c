@@ -36,9 +36,17 @@ double gt_elo_los(long wins, long losses)
 	return phi((double)(wins - losses) / sqrt((double)(wins + losses)));
 }
 
-/* Regularized frequencies q (summing to 1) and their total n. */
+/* Regularized frequencies q (summing to 1) and their total n; 0 (q
+ * unset) when k is not 2..8 or no outcome was counted. */
 static double regularize(const long *count, int k, double *q)
 {
+	long total = 0;
+	if (k < 2 || k > 8)
+		return 0;
+	for (int i = 0; i < k; i++)
+		total += count[i] > 0 ? count[i] : 0;
+	if (total == 0)
+		return 0;
 	double n = 0;
 	for (int i = 0; i < k; i++) {
 		q[i] = count[i] > 0 ? (double)count[i] : REG_EPS;
@@ -85,30 +93,18 @@ static double mle_loglik(const double *a, const double *q, int k, double s)
 
 double gt_elo_llr(const double *a, const long *count, int k, double s0, double s1)
 {
-	double q[8];
-	long total = 0;
-	if (k < 2 || k > 8 || !(s0 > 0 && s0 < 1 && s1 > 0 && s1 < 1) || s0 == s1)
+	double q[8], n;
+	if (!(s0 > 0 && s0 < 1 && s1 > 0 && s1 < 1) || s0 == s1 || !(n = regularize(count, k, q)))
 		return 0;
-	for (int i = 0; i < k; i++)
-		total += count[i] > 0 ? count[i] : 0;
-	if (total == 0)
-		return 0;
-	double n = regularize(count, k, q);
 	double llr = n * (mle_loglik(a, q, k, s1) - mle_loglik(a, q, k, s0));
 	return isfinite(llr) ? llr : 0;
 }
 
 double gt_elo_llr_approx(const double *a, const long *count, int k, double s0, double s1)
 {
-	double q[8], m = 0, v = 0;
-	long total = 0;
-	if (k < 2 || k > 8)
+	double q[8], m = 0, v = 0, n = regularize(count, k, q);
+	if (!n)
 		return 0;
-	for (int i = 0; i < k; i++)
-		total += count[i] > 0 ? count[i] : 0;
-	if (total == 0)
-		return 0;
-	double n = regularize(count, k, q);
 	for (int i = 0; i < k; i++)
 		m += q[i] * a[i];
 	for (int i = 0; i < k; i++)

@@ -12,6 +12,7 @@
 #include "score.h"
 #include "sgf.h"
 #include "sgfrec.h"
+#include "util.h"
 
 #define MAXARGS 400   /* set_free_handicap takes up to n*n - 1 vertices */
 #define MAXEXTRA 32
@@ -78,10 +79,7 @@ struct gt_gtp {
 
 static void put(gt_gtp *g, const char *s, size_t n)
 {
-	if (g->len + n + 1 > g->cap) {
-		g->cap = 2 * (g->len + n + 1) + 64;
-		g->res = gt_xrealloc(g->res, g->cap);
-	}
+	g->res = gt_grow(g->res, &g->cap, g->len + n + 1, 1, 256);
 	memcpy(g->res + g->len, s, n);
 	g->len += n;
 	g->res[g->len] = 0;
@@ -127,10 +125,7 @@ static void put_lines(gt_gtp *g, const char *text)
 
 static void hist_push(gt_gtp *g, int color, int pt)
 {
-	if (g->nhist == g->caphist) {
-		g->caphist = g->caphist ? 2 * g->caphist : 256;
-		g->hist = gt_xrealloc(g->hist, g->caphist * sizeof *g->hist);
-	}
+	GT_GROW(g->hist, g->nhist + 1, g->caphist, 256);
 	g->hist[g->nhist++] = (move){ (int16_t)pt, (uint8_t)color };
 }
 

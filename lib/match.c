@@ -14,6 +14,7 @@
 #include "neteval.h"
 #include "rng.h"
 #include "sgfrec.h"
+#include "util.h"
 
 /* ---- players ---- */
 
@@ -207,20 +208,14 @@ static int fatal(run *r, int k, int err, const char *text)
 
 static void push_move(slot *s, int mv)
 {
-	if (s->nmoves == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 128;
-		s->moves = gt_xrealloc(s->moves, s->cap * sizeof *s->moves);
-	}
+	GT_GROW(s->moves, s->nmoves + 1, s->cap, 128);
 	s->moves[s->nmoves++] = (int16_t)mv;
 }
 
 /* keep the search's evaluation of the position before the next move */
 static void searched(slot *s, const gt_mcts *m)
 {
-	if (s->npos == s->cappos) {
-		s->cappos = s->cappos ? 2 * s->cappos : 64;
-		s->pos = gt_xrealloc(s->pos, s->cappos * sizeof *s->pos);
-	}
+	GT_GROW(s->pos, s->npos + 1, s->cappos, 64);
 	gt_position *p = &s->pos[s->npos++];
 	double sc;
 	memset(p, 0, sizeof *p);
@@ -565,6 +560,18 @@ static int count_pairs(run *r, gt_match_sink sink, void *ctx)
 	return 0;
 }
 
+/* step_count: the slot's game on by one move (step); a game that ends is kept
+ * among the done ones and the complete pairs counted. <0 on error. */
+static int step_count(run *r, slot *s, gt_match_sink sink, void *ctx)
+{
+	int st = step(r, s);
+	if (st != 1)
+		return st < 0 ? st : 0;
+	GT_GROW(r->done, r->ndone + 1, r->capdone, 16);
+	r->done[r->ndone++] = finish(r, s);
+	return count_pairs(r, sink, ctx);
+}
+
 int gt_match_run(const gt_match_params *p, gt_match_player *a, gt_match_player *b,
                  gt_match_sink sink, void *ctx, gt_elo_result *res, gt_error *e)
 {
@@ -602,17 +609,8 @@ int gt_match_run(const gt_match_params *p, gt_match_player *a, gt_match_player *
 			slot *s = &R.s[j];
 			while (!s->active && R.next_game < p->games && !err && !R.stop) {
 				err = slot_start(&R, s, R.next_game++);
-				int st = err ? err : step(&R, s);
-				if (st < 0)
-					err = st;
-				else if (st == 1) {
-					if (R.ndone == R.capdone) {
-						R.capdone = R.capdone ? 2 * R.capdone : 16;
-						R.done = gt_xrealloc(R.done, R.capdone * sizeof *R.done);
-					}
-					R.done[R.ndone++] = finish(&R, s);
-					err = count_pairs(&R, sink, ctx);
-				}
+				if (!err)
+					err = step_count(&R, s, sink, ctx);
 			}
 			if (!s->active || err || R.stop)
 				continue;
@@ -652,17 +650,7 @@ int gt_match_run(const gt_match_params *p, gt_match_player *a, gt_match_player *
 				}
 			}
 			s->nleaf = 0;
-			int st = step(&R, s);
-			if (st < 0)
-				err = st;
-			else if (st == 1) {
-				if (R.ndone == R.capdone) {
-					R.capdone = R.capdone ? 2 * R.capdone : 16;
-					R.done = gt_xrealloc(R.done, R.capdone * sizeof *R.done);
-				}
-				R.done[R.ndone++] = finish(&R, s);
-				err = count_pairs(&R, sink, ctx);
-			}
+			err = step_count(&R, s, sink, ctx);
 		}
 	}
 	for (int j = 0; j < R.ns; j++) {

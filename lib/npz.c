@@ -226,10 +226,7 @@ int gt_npz_add(gt_npz_writer *w, const char *name, gt_dtype t, int ndim,
 		free(z.name);
 		return rc;
 	}
-	if (w->nent == w->cap) {
-		w->cap = w->cap ? 2 * w->cap : 16;
-		w->ent = gt_xrealloc(w->ent, w->cap * sizeof *w->ent);
-	}
+	GT_GROW(w->ent, w->nent + 1, w->cap, 16);
 	w->ent[w->nent++] = z;
 	return 0;
 }
@@ -318,6 +315,27 @@ static int bad(gt_error *e, const gt_npz *z, long off, const char *what)
 	return gt_error_set(e, GT_EFORMAT, -1, off, "%s: %s", z->path, what);
 }
 
+/* quoted: the Python string literal at s[*i] ('...' or "...", no escapes)
+ * into out (size bytes with its NUL), *i past its closing quote. 0; 1: no
+ * quote at s[*i]; 2: longer than out; 3: no closing quote. */
+static int quoted(const char *s, size_t n, size_t *i, char *out, size_t size)
+{
+	if (*i >= n || (s[*i] != '\'' && s[*i] != '"'))
+		return 1;
+	char q = s[(*i)++];
+	size_t k = 0;
+	while (*i < n && s[*i] != q) {
+		if (k + 1 >= size)
+			return 2;
+		out[k++] = s[(*i)++];
+	}
+	out[k] = 0;
+	if (*i >= n)
+		return 3;
+	(*i)++;
+	return 0;
+}
+
 /* Parse a Python literal dict of an NPY header into a (dtype, ndim, shape,
  * count). Returns 0, GT_EFORMAT or GT_EUNSUPPORTED with e->text. */
 static int parse_dict(const char *s, size_t n, gt_npz_array *a, char *why, size_t whylen)
@@ -334,38 +352,25 @@ static int parse_dict(const char *s, size_t n, gt_npz_array *a, char *why, size_
 		SKIP();
 		if (i < n && s[i] == '}')
 			break;
-		if (i >= n || (s[i] != '\'' && s[i] != '"'))
-			FAIL(GT_EFORMAT, "NPY header: expected a key");
-		char q = s[i++], key[32];
-		size_t k = 0;
-		while (i < n && s[i] != q) {
-			if (k + 1 >= sizeof key)
-				FAIL(GT_EFORMAT, "NPY header: key too long");
-			key[k++] = s[i++];
+		char key[32];
+		switch (quoted(s, n, &i, key, sizeof key)) {
+		case 1: FAIL(GT_EFORMAT, "NPY header: expected a key");
+		case 2: FAIL(GT_EFORMAT, "NPY header: key too long");
+		case 3: FAIL(GT_EFORMAT, "NPY header: unterminated key");
 		}
-		key[k] = 0;
-		if (i >= n)
-			FAIL(GT_EFORMAT, "NPY header: unterminated key");
-		i++;
 		SKIP();
 		if (i >= n || s[i] != ':')
 			FAIL(GT_EFORMAT, "NPY header: expected ':'");
 		i++;
 		SKIP();
 		if (strcmp(key, "descr") == 0) {
-			if (i >= n || (s[i] != '\'' && s[i] != '"'))
-				FAIL(GT_EUNSUPPORTED, "NPY header: structured dtype");
-			char dq = s[i++], d[16];
-			size_t dk = 0;
-			while (i < n && s[i] != dq) {
-				if (dk + 1 >= sizeof d)
-					FAIL(GT_EUNSUPPORTED, "NPY header: unsupported dtype");
-				d[dk++] = s[i++];
+			char d[16];
+			switch (quoted(s, n, &i, d, sizeof d)) {
+			case 1: FAIL(GT_EUNSUPPORTED, "NPY header: structured dtype");
+			case 2: FAIL(GT_EUNSUPPORTED, "NPY header: unsupported dtype");
+			case 3: FAIL(GT_EFORMAT, "NPY header: unterminated descr");
 			}
-			d[dk] = 0;
-			if (i >= n)
-				FAIL(GT_EFORMAT, "NPY header: unterminated descr");
-			i++;
+			size_t dk = strlen(d);
 			/* single-byte types are written with '|'; accept '<' and '=' too */
 			if (dk == 3 && (d[0] == '<' || d[0] == '|' || d[0] == '=')) {
 				a->dtype = 0;
@@ -432,6 +437,20 @@ static int parse_dict(const char *s, size_t n, gt_npz_array *a, char *why, size_
 	return 0;
 }
 
+/* inflate_entry: s set to inflate entry r's raw deflate stream into
+ * out[0..want) (inflateInit2 fails only without memory: abort) */
+static void inflate_entry(z_stream *s, const gt_npz *z, const rentry *r, unsigned char *out,
+                          uInt want)
+{
+	memset(s, 0, sizeof *s);
+	if (inflateInit2(s, -15) != Z_OK)
+		abort();
+	s->next_in = (unsigned char *)z->buf + r->data_off;
+	s->avail_in = r->csize;
+	s->next_out = out;
+	s->avail_out = want;
+}
+
 /* Inflate (or copy) the first want bytes of entry r into out; returns the
  * bytes produced (may be fewer at the end of a short stream), or -1 on a
  * corrupt stream. */
@@ -444,13 +463,7 @@ static long peek_entry(const gt_npz *z, const rentry *r, unsigned char *out, siz
 		return (long)k;
 	}
 	z_stream s;
-	memset(&s, 0, sizeof s);
-	if (inflateInit2(&s, -15) != Z_OK)
-		abort();
-	s.next_in = (unsigned char *)src;
-	s.avail_in = r->csize;
-	s.next_out = out;
-	s.avail_out = (uInt)want;
+	inflate_entry(&s, z, r, out, (uInt)want);
 	int rc = inflate(&s, Z_SYNC_FLUSH);
 	long got = (long)s.total_out;
 	inflateEnd(&s);
@@ -668,13 +681,7 @@ int gt_npz_load(gt_npz *z, const char *name, gt_npz_array *a, gt_error *e)
 	} else {
 		unsigned char *hdr = gt_xmalloc(r->hdr_len);
 		z_stream s;
-		memset(&s, 0, sizeof s);
-		if (inflateInit2(&s, -15) != Z_OK)
-			abort();
-		s.next_in = (unsigned char *)src;
-		s.avail_in = r->csize;
-		s.next_out = hdr;
-		s.avail_out = r->hdr_len;
+		inflate_entry(&s, z, r, hdr, r->hdr_len);
 		int rc = Z_OK;
 		while (rc == Z_OK && s.avail_out)
 			rc = inflate(&s, Z_NO_FLUSH);

@@ -187,10 +187,7 @@ static int same(const gt_outer_entry *a, const gt_delta_hdr *h)
 
 static void push(gt_outer_entry **v, size_t *n, size_t *cap, const gt_outer_entry *x)
 {
-	if (*n == *cap) {
-		*cap = *cap ? 2 * *cap : 16;
-		*v = gt_xrealloc(*v, *cap * sizeof **v);
-	}
+	GT_GROW(*v, *n + 1, *cap, 16);
 	(*v)[(*n)++] = *x;
 }
 

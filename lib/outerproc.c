@@ -107,14 +107,10 @@ static void warn(const gt_outerproc *op, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void warn(const gt_outerproc *op, const char *fmt, ...)
 {
-	if (!op->c.so.warn)
-		return;
-	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	gt_vwarnf(op->c.so.warn, op->c.so.warn_ctx, fmt, ap);
 	va_end(ap);
-	op->c.so.warn(op->c.so.warn_ctx, msg);
 }
 
 static char *path_in(const gt_outerproc *op, const char *name)

@@ -1,6 +1,6 @@
 /*
  * outerproc.h: the outer process of Decoupled DiLoCo over a store
- * (gt-outer(1), DESIGN.md section 6): the cycle that turns the learning
+ * (gt-outer(1), gt(7) "Learning units"): the cycle that turns the learning
  * units' deltas (lib/unit.h) into global versions with the outer optimizer
  * of lib/outer.h, in the store layout of lib/diloco.h.
  *

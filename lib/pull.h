@@ -1,5 +1,5 @@
 /*
- * pull.h: the collector's side of the store (DESIGN.md section 1): every
+ * pull.h: the collector's side of the store (gt(7) "The store"): every
  * self-play batch uploaded under STORE/games/ read once, in name order,
  * whatever order the batches arrived in and however often the collector
  * runs; a state file remembers the batches consumed.

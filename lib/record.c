@@ -3,6 +3,7 @@
 #include "record.h"
 #include "board.h"
 #include "sym.h"
+#include "util.h"
 
 #include <errno.h>
 #include <float.h>
@@ -830,24 +831,10 @@ static void put(wctx *w, json_t *o, const char *k, json_t *v)
 	json_object_set_new_nocheck(o, k, v);
 }
 
-/* the text of json_dump_callback, in memory from gt_xrealloc */
-typedef struct obuf {
-	char *p;
-	size_t len, cap;
-} obuf;
-
+/* the text of json_dump_callback, in memory */
 static int obuf_put(const char *s, size_t n, void *data)
 {
-	obuf *b = data;
-	if (b->len + n > b->cap) {
-		size_t c = b->cap ? b->cap : 65536;
-		while (c < b->len + n)
-			c *= 2;
-		b->p = gt_xrealloc(b->p, c);
-		b->cap = c;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
+	gt_buf_put(data, s, n);
 	return 0;
 }
 
@@ -939,11 +926,11 @@ char *gt_record_format(const gt_record *r, size_t *len, gt_error *e)
 		}
 		put(&w, o, "positions", ps);
 	}
-	obuf b = {0};
+	gt_buf b = {0};
 	if (!w.bad) {
+		b.p = gt_grow(b.p, &b.cap, 65536, 1, 0);
 		json_dump_callback(o, obuf_put, &b, JSON_COMPACT | JSON_REAL_PRECISION(7));
-		obuf_put("\n", 2, &b); /* with the NUL */
-		b.len--;
+		gt_buf_puts(&b, "\n");
 	}
 	if (in_arena)
 		arena_end(); /* the tree goes with it */
@@ -954,7 +941,7 @@ char *gt_record_format(const gt_record *r, size_t *len, gt_error *e)
 		return NULL;
 	}
 	if (len)
-		*len = b.len;
+		*len = b.n;
 	return b.p;
 }
 

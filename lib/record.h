@@ -1,6 +1,6 @@
 /*
- * record.h: the NDJSON game record (DESIGN.md section 4; man page
- * gt-record(5) is the truth). One game per line, read and written one
+ * record.h: the NDJSON game record (man page gt-record(5) is
+ * the truth). One game per line, read and written one
  * line at a time, so memory does not grow with the input.
  *
  * Perspectives: the game-level score and ownership are Black's view

@@ -6,6 +6,7 @@
 #include "model.h"
 #include "sign.h"
 #include "store.h"
+#include "util.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -265,14 +266,6 @@ int gt_release_decide(const gt_release_match *m, double threshold, long long ste
 
 /* ---- the release ---- */
 
-static void now_iso(char *buf, size_t n)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 /* prev_steps: steps of the network latest.json names now (-1 if none),
  * its "seq" (0 if none; seq may be NULL), and its version into tag
  * (gt_store_get_tagged; "" if none), which the pointer's replacement must
@@ -378,7 +371,7 @@ int gt_release_cand_decide(const gt_store_opts *o, gt_release_cand *c, const cha
 		c->released = gt_release_decide(&c->match, c->threshold, c->steps, prev, c->every,
 		                                c->reason, sizeof c->reason);
 	}
-	now_iso(c->time, sizeof c->time);
+	gt_iso_time(c->time, sizeof c->time, time(NULL));
 	return 0;
 }
 
@@ -414,7 +407,7 @@ static int publish(const gt_store_opts *o, gt_release_cand *c, gt_error *e)
 	if (!rc)
 		rc = prev_steps(o, c->store, &steps_now, &c->seq, now_tag, e);
 	c->seq++;
-	now_iso(when, sizeof when);
+	gt_iso_time(when, sizeof when, time(NULL));
 	json_t *l = json_object();
 	json_object_set_new(l, "name", json_string(c->name));
 	json_object_set_new(l, "sha256", json_string(sha));

@@ -1,5 +1,5 @@
 /*
- * release.h: what a store publishes and when (DESIGN.md section 1); the
+ * release.h: what a store publishes and when (gt(7) "The store"); the
  * one module that reads and writes the release pointer.
  * STORE/models/latest.json names the published network and the self-play
  * settings that go with it; STORE/models/<name> holds the network itself

@@ -24,6 +24,7 @@
 #include "sgfrec.h"
 #include "sign.h"
 #include "tmpl.h"
+#include "util.h"
 
 /* Bounds on what is read and shown (besides those of gt_report_opts). */
 #define MAX_TEXT ((size_t)256 << 20)     /* history, generations, manifest */
@@ -62,14 +63,10 @@ typedef struct rep {
 
 static void __attribute__((format(printf, 2, 3))) warnf(rep *r, const char *fmt, ...)
 {
-	if (!r->o->warn)
-		return;
-	char m[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
+	gt_vwarnf(r->o->warn, r->o->warn_ctx, fmt, ap);
 	va_end(ap);
-	r->o->warn(r->o->warn_ctx, m);
 }
 
 /* ---- small helpers ---- */
@@ -91,12 +88,7 @@ static int parse_iso(const char *s, long long *t)
 static json_t *iso(long long t)
 {
 	char b[32];
-	time_t tt = (time_t)t;
-	struct tm tm;
-	if (!gmtime_r(&tt, &tm))
-		return json_null();
-	strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return json_string(b);
+	return gt_iso_time(b, sizeof b, t) ? json_string(b) : json_null();
 }
 
 static double num(json_t *o, const char *k)
@@ -561,8 +553,7 @@ static void do_trainer(rep *r)
 		size_t l = strlen(de->d_name);
 		if (l < 4 || l > 9 || strspn(de->d_name, "0123456789") != l)
 			continue;
-		if (ng == cap)
-			names = gt_xrealloc(names, (cap *= 2) * sizeof *names);
+		GT_GROW(names, ng + 1, cap, 64);
 		/* zero-padded to 9 digits so that the text order is the number order */
 		names[ng] = gt_xmalloc(16);
 		snprintf(names[ng], 16, "%09ld", strtol(de->d_name, NULL, 10));

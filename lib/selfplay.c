@@ -5,6 +5,7 @@
 #include "neteval.h"
 #include "fs.h"
 #include "sgfrec.h"
+#include "util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -350,10 +351,7 @@ static void finish_game(shared *sh, const gt_selfplay_params *p, game *g)
 	pd.index = g->index;
 	game_record(p, g, &pd.r);
 	pthread_mutex_lock(&sh->mu);
-	if (sh->npend == sh->cap) {
-		sh->cap = sh->cap ? 2 * sh->cap : 16;
-		sh->pend = gt_xrealloc(sh->pend, sh->cap * sizeof *sh->pend);
-	}
+	GT_GROW(sh->pend, sh->npend + 1, sh->cap, 16);
 	sh->pend[sh->npend++] = pd;
 	sh->st.moves += pd.r.nmoves;
 	flush(sh, 0);
@@ -466,6 +464,31 @@ static void *work(void *arg)
 	return NULL;
 }
 
+/* shared_init: a run's shared state for p and its evaluators, nothing
+ * played; shared_end: the games still pending handed out, the state
+ * released (sh.err and the counters kept). */
+static void shared_init(shared *sh, const gt_selfplay_params *p, const gt_evaluator *evs)
+{
+	memset(sh, 0, sizeof *sh);
+	sh->p = p;
+	sh->evs = evs;
+	atomic_init(&sh->abort, 0);
+	atomic_init(&sh->evals, 0);
+	atomic_init(&sh->calls, 0);
+	atomic_init(&sh->played, 0);
+	pthread_mutex_init(&sh->mu, NULL);
+}
+
+static void shared_end(shared *sh)
+{
+	pthread_mutex_lock(&sh->mu);
+	flush(sh, 1);
+	pthread_mutex_unlock(&sh->mu);
+	pthread_mutex_destroy(&sh->mu);
+	free(sh->pend);
+	sh->pend = NULL;
+}
+
 int gt_selfplay_run(const gt_selfplay_params *p, const gt_evaluator *evals,
                     gt_selfplay_sink sink, void *ctx,
                     volatile sig_atomic_t *stop, gt_selfplay_stats *st)
@@ -474,17 +497,10 @@ int gt_selfplay_run(const gt_selfplay_params *p, const gt_evaluator *evals,
 	if (err)
 		return err;
 	shared sh;
-	memset(&sh, 0, sizeof sh);
-	sh.p = p;
-	sh.evs = evals;
+	shared_init(&sh, p, evals);
 	sh.sink = sink;
 	sh.ctx = ctx;
 	sh.stop = stop;
-	atomic_init(&sh.abort, 0);
-	atomic_init(&sh.evals, 0);
-	atomic_init(&sh.calls, 0);
-	atomic_init(&sh.played, 0);
-	pthread_mutex_init(&sh.mu, NULL);
 	worker *ws = gt_xcalloc(p->threads, sizeof *ws);
 	pthread_t *tid = gt_xcalloc(p->threads, sizeof *tid);
 	int started = 0;
@@ -502,17 +518,13 @@ int gt_selfplay_run(const gt_selfplay_params *p, const gt_evaluator *evals,
 	work(&ws[0]);
 	for (int t = 1; t <= started; t++)
 		pthread_join(tid[t], NULL);
-	pthread_mutex_lock(&sh.mu);
-	flush(&sh, 1);
-	pthread_mutex_unlock(&sh.mu);
-	pthread_mutex_destroy(&sh.mu);
+	shared_end(&sh);
 	if (st) {
 		*st = sh.st;
 		st->evals = atomic_load(&sh.evals);
 		st->eval_calls = atomic_load(&sh.calls);
 		st->played = atomic_load(&sh.played);
 	}
-	free(sh.pend);
 	free(ws);
 	free(tid);
 	return sh.err;
@@ -530,24 +542,13 @@ int gt_selfplay_game(const gt_selfplay_params *p, const gt_evaluator *ev, long i
 		return err ? err : GT_EINVAL;
 	/* game i depends only on (seed, i): start the run at i */
 	shared sh;
-	memset(&sh, 0, sizeof sh);
-	sh.p = &q;
-	sh.evs = ev;
+	shared_init(&sh, &q, ev);
 	sh.next_game = sh.next_out = index;
 	memset(r, 0, sizeof *r);
 	sh.keep = r;
-	atomic_init(&sh.abort, 0);
-	atomic_init(&sh.evals, 0);
-	atomic_init(&sh.calls, 0);
-	atomic_init(&sh.played, 0);
-	pthread_mutex_init(&sh.mu, NULL);
 	worker w = { &sh, 0 };
 	work(&w);
-	pthread_mutex_lock(&sh.mu);
-	flush(&sh, 1);
-	pthread_mutex_unlock(&sh.mu);
-	pthread_mutex_destroy(&sh.mu);
-	free(sh.pend);
+	shared_end(&sh);
 	if (!sh.err && sh.keep)
 		sh.err = GT_EINVAL;
 	return sh.err;

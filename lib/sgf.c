@@ -9,6 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util.h"
+
 /* ---- game building ---- */
 
 int gt_sgf_game_init(gt_sgf_game *g, int n)
@@ -51,10 +53,7 @@ void gt_sgf_free(gt_sgf_game *games, int n)
 
 static void move_push(gt_sgf_game *g, int color, int pt, long offset, long line)
 {
-	if (g->nmoves == g->cap_moves) {
-		g->cap_moves = g->cap_moves ? 2 * g->cap_moves : 64;
-		g->moves = gt_xrealloc(g->moves, (size_t)g->cap_moves * sizeof *g->moves);
-	}
+	GT_GROW(g->moves, g->nmoves + 1, g->cap_moves, 64);
 	g->moves[g->nmoves++] = (gt_sgf_move){color, pt, offset, line, NULL};
 }
 
@@ -147,10 +146,7 @@ static void prop_put(gt_sgf_game *g, const char *id, char *val, size_t len)
 	if (p) {
 		free(p->val);
 	} else {
-		if (g->nprops == g->cap_props) {
-			g->cap_props = g->cap_props ? 2 * g->cap_props : 16;
-			g->props = gt_xrealloc(g->props, (size_t)g->cap_props * sizeof *g->props);
-		}
+		GT_GROW(g->props, g->nprops + 1, g->cap_props, 16);
 		p = &g->props[g->nprops++];
 		memset(p->id, 0, sizeof p->id);
 		strcpy(p->id, id);
@@ -329,10 +325,7 @@ static int read_node(rd *r, node *nd, size_t *bad)
 				*bad = at;
 				return GT_EFORMAT;
 			}
-			if (nd->nval == nd->cap_val) {
-				nd->cap_val = nd->cap_val ? 2 * nd->cap_val : 16;
-				nd->val = gt_xrealloc(nd->val, (size_t)nd->cap_val * sizeof *nd->val);
-			}
+			GT_GROW(nd->val, nd->nval + 1, nd->cap_val, 16);
 			nd->val[nd->nval++] = v;
 			p.nval++;
 		}
@@ -340,10 +333,7 @@ static int read_node(rd *r, node *nd, size_t *bad)
 			*bad = p.offset;
 			return GT_EFORMAT;
 		}
-		if (nd->nprop == nd->cap_prop) {
-			nd->cap_prop = nd->cap_prop ? 2 * nd->cap_prop : 8;
-			nd->prop = gt_xrealloc(nd->prop, (size_t)nd->cap_prop * sizeof *nd->prop);
-		}
+		GT_GROW(nd->prop, nd->nprop + 1, nd->cap_prop, 8);
 		nd->prop[nd->nprop++] = p;
 	}
 }
@@ -912,10 +902,7 @@ int gt_sgf_parse(const char *buf, size_t len, gt_sgf_game **games, int *ngames, 
 	*games = NULL;
 	*ngames = 0;
 	for (;;) {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 4;
-			gs = gt_xrealloc(gs, (size_t)cap * sizeof *gs);
-		}
+		GT_GROW(gs, n + 1, cap, 4);
 		if (!gt_sgf_reader_next(it, &gs[n]))
 			break;
 		n++;
@@ -996,39 +983,17 @@ char *gt_sgf_result_str(const gt_sgf_game *g, char *buf)
 
 /* ---- writer ---- */
 
-typedef struct sbuf {
-	char *p;
-	size_t n, cap;
-} sbuf;
-
-static void sb_put(sbuf *b, const char *s, size_t n)
-{
-	if (b->n + n + 1 > b->cap) {
-		while (b->n + n + 1 > b->cap)
-			b->cap = b->cap ? 2 * b->cap : 1024;
-		b->p = gt_xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = 0;
-}
-
-static void sb_str(sbuf *b, const char *s)
-{
-	sb_put(b, s, strlen(s));
-}
-
 /* id[escaped text] */
-static void sb_prop(sbuf *b, const char *id, const char *v, size_t n)
+static void sb_prop(gt_buf *b, const char *id, const char *v, size_t n)
 {
-	sb_str(b, id);
-	sb_put(b, "[", 1);
+	gt_buf_puts(b, id);
+	gt_buf_put(b, "[", 1);
 	for (size_t i = 0; i < n; i++) {
 		if (v[i] == ']' || v[i] == '\\')
-			sb_put(b, "\\", 1);
-		sb_put(b, v + i, 1);
+			gt_buf_put(b, "\\", 1);
+		gt_buf_put(b, v + i, 1);
 	}
-	sb_put(b, "]", 1);
+	gt_buf_put(b, "]", 1);
 }
 
 static int utf8_valid(const unsigned char *s, size_t n)
@@ -1079,32 +1044,32 @@ static int is_derived(const char *id)
 
 char *gt_sgf_write_str(const gt_sgf_game *g, size_t *len)
 {
-	sbuf b = {NULL, 0, 0};
+	gt_buf b = {0};
 	char tmp[64], pt[3];
 	int n = g->size, utf8 = 1;
 	for (int i = 0; i < g->nprops; i++)
 		if ((is_game_info(g->props[i].id) || !strcmp(g->props[i].id, "GC")) &&
 		    !utf8_valid((const unsigned char *)g->props[i].val, g->props[i].len))
 			utf8 = 0;
-	sb_str(&b, "(;GM[1]FF[4]");
+	gt_buf_puts(&b, "(;GM[1]FF[4]");
 	if (utf8) {
-		sb_str(&b, "CA[UTF-8]");
+		gt_buf_puts(&b, "CA[UTF-8]");
 	} else {
 		const char *ca = gt_sgf_prop_get(g, "CA");
 		if (ca)
 			sb_prop(&b, "CA", ca, strlen(ca));
 	}
-	sb_str(&b, "AP[gt:" GT_VERSION "]");
+	gt_buf_puts(&b, "AP[gt:" GT_VERSION "]");
 	snprintf(tmp, sizeof tmp, "SZ[%d]KM[%.10g]", n, g->komi);
-	sb_str(&b, tmp);
+	gt_buf_puts(&b, tmp);
 	const gt_sgf_prop *p;
 	if ((p = prop_find(g, "RU")))
 		sb_prop(&b, "RU", p->val, p->len);
 	if (g->handicap > 0) {
 		snprintf(tmp, sizeof tmp, "HA[%d]", g->handicap);
-		sb_str(&b, tmp);
+		gt_buf_puts(&b, tmp);
 	}
-	sb_str(&b, "\n");
+	gt_buf_puts(&b, "\n");
 	if ((p = prop_find(g, "PB")))
 		sb_prop(&b, "PB", p->val, p->len);
 	if ((p = prop_find(g, "PW")))
@@ -1123,28 +1088,28 @@ char *gt_sgf_write_str(const gt_sgf_game *g, size_t *len)
 		const int16_t *a = c ? g->white : g->black;
 		if (!k)
 			continue;
-		sb_str(&b, c ? "\nAW" : "\nAB");
+		gt_buf_puts(&b, c ? "\nAW" : "\nAB");
 		for (int i = 0; i < k; i++) {
 			if (i && i % 16 == 0)
-				sb_str(&b, "\n");
+				gt_buf_puts(&b, "\n");
 			snprintf(tmp, sizeof tmp, "[%s]", gt_sgf_point_str(n, a[i], pt));
-			sb_str(&b, tmp);
+			gt_buf_puts(&b, tmp);
 		}
 	}
 	if (g->nblack || g->nwhite || g->first == GT_WHITE)
-		sb_str(&b, g->first == GT_WHITE ? "PL[W]" : "PL[B]");
-	sb_str(&b, "\n");
+		gt_buf_puts(&b, g->first == GT_WHITE ? "PL[W]" : "PL[B]");
+	gt_buf_puts(&b, "\n");
 	for (int i = 0; i < g->nmoves; i++) {
 		const gt_sgf_move *m = &g->moves[i];
 		snprintf(tmp, sizeof tmp, ";%s[%s]", color_name(m->color),
 		         gt_sgf_point_str(n, m->pt, pt));
-		sb_str(&b, tmp);
+		gt_buf_puts(&b, tmp);
 		if (m->comment)
 			sb_prop(&b, "C", m->comment, strlen(m->comment));
 		if (i % 12 == 11 || i == g->nmoves - 1 || m->comment)
-			sb_str(&b, "\n");
+			gt_buf_puts(&b, "\n");
 	}
-	sb_str(&b, ")\n");
+	gt_buf_puts(&b, ")\n");
 	if (len)
 		*len = b.n;
 	return b.p;

@@ -28,6 +28,24 @@
 #endif
 #endif
 
+/* the arrays of a shard (gt-shard(5)) in the file's order, then "meta";
+ * the writer's row buffers and the reader's arrays in the same order */
+enum { NCOLS = 8 };
+static const struct {
+	const char *name;
+	gt_dtype t;
+	int ndim;
+} cols[NCOLS] = {
+	{"binaryInputNCHWPacked", GT_U1, 3},
+	{"globalInputNC", GT_F4, 2},
+	{"policy", GT_F4, 2},
+	{"value", GT_F4, 1},
+	{"score", GT_F4, 1},
+	{"ownership", GT_F4, 2},
+	{"ownership_mask", GT_U1, 1},
+	{"weight", GT_F4, 1},
+};
+
 /* ---- random numbers: gt_splitmix64 (lib/rng.h) ---- */
 
 /* uniform in 0..n-1 (Lemire's multiply-shift; bias below n / 2^64) */
@@ -511,21 +529,11 @@ static int write_shard(gt_shard_writer *w, rows *rb, long nrows, gt_error *e)
 	int64_t s_packed[3] = {R, rb->C, rb->pb}, s_glob[2] = {R, rb->G}, s_pol[2] = {R, np + 1},
 		s_row[1] = {R}, s_own[2] = {R, np}, s_meta[1] = {5};
 	int32_t meta[5] = {GT_SHARD_FORMAT, n, w->enc.version, rb->C, rb->G};
-	rc = gt_npz_add(z, "binaryInputNCHWPacked", GT_U1, 3, s_packed, rb->packed, e);
-	if (!rc)
-		rc = gt_npz_add(z, "globalInputNC", GT_F4, 2, s_glob, rb->glob, e);
-	if (!rc)
-		rc = gt_npz_add(z, "policy", GT_F4, 2, s_pol, rb->pol, e);
-	if (!rc)
-		rc = gt_npz_add(z, "value", GT_F4, 1, s_row, rb->val, e);
-	if (!rc)
-		rc = gt_npz_add(z, "score", GT_F4, 1, s_row, rb->score, e);
-	if (!rc)
-		rc = gt_npz_add(z, "ownership", GT_F4, 2, s_own, rb->own, e);
-	if (!rc)
-		rc = gt_npz_add(z, "ownership_mask", GT_U1, 1, s_row, rb->omask, e);
-	if (!rc)
-		rc = gt_npz_add(z, "weight", GT_F4, 1, s_row, rb->wt, e);
+	const int64_t *shape[NCOLS] = {s_packed, s_glob, s_pol, s_row, s_row, s_own, s_row, s_row};
+	const void *data[NCOLS] = {rb->packed, rb->glob, rb->pol, rb->val, rb->score, rb->own,
+	                           rb->omask, rb->wt};
+	for (int c = 0; c < NCOLS && !rc; c++)
+		rc = gt_npz_add(z, cols[c].name, cols[c].t, cols[c].ndim, shape[c], data[c], e);
 	if (!rc)
 		rc = gt_npz_add(z, "meta", GT_I4, 1, s_meta, meta, e);
 	if (!rc)
@@ -554,10 +562,7 @@ static int write_shard(gt_shard_writer *w, rows *rb, long nrows, gt_error *e)
 	char rel[96], hex[65], when[32];
 	snprintf(rel, sizeof rel, "run_%03d/%s", w->o.run, name);
 	gt_hex(hex, sha, 32);
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	gt_iso_time(when, sizeof when, time(NULL));
 	json_t *j = json_pack("{s:s, s:I, s:I, s:i, s:i, s:i, s:i, s:s, s:s, s:I}", "file", rel,
 	                      "rows", (json_int_t)nrows, "games", (json_int_t)ngames, "board_size", n,
 	                      "feature_version", w->enc.version, "planes", rb->C, "globals", rb->G,
@@ -629,10 +634,7 @@ static int read_manifest(const char *out, mentry **list, int *count, gt_error *e
 		if (j && json_unpack(j, "{s:s, s:I, s:i, s:i, s:s}", "file", &file, "rows", &rows,
 		                     "board_size", &n, "feature_version", &ver, "sha256", &sha) == 0 &&
 		    rows > 0 && !strstr(file, "..") && file[0] != '/') {
-			if (cnt == max) {
-				max = max ? 2 * max : 64;
-				*list = gt_xrealloc(*list, sizeof **list * max);
-			}
+			GT_GROW(*list, cnt + 1, max, 64);
 			(*list)[cnt++] = (mentry){gt_xstrdup(file), gt_xstrdup(sha), (long)rows, n, ver};
 		}
 		json_decref(j); /* lines that do not parse (a torn last line) are skipped */
@@ -678,24 +680,13 @@ static long window_take(gt_shard_window *w, const char *out, const mentry *m, lo
 	int64_t s_packed[3] = {R, r->C, r->pb}, s_glob[2] = {R, r->G}, s_pol[2] = {R, r->np + 1},
 		s_own[2] = {R, r->np};
 	int64_t s_val[1] = {R}, s_score[1] = {R}, s_wt[1] = {R}, s_om[1] = {R};
-	if (!rc)
-		rc = gt_npz_load_as(z, "binaryInputNCHWPacked", GT_U1, 3, s_packed, &a[0], &e);
-	R = s_packed[0];
-	s_glob[0] = s_pol[0] = s_own[0] = s_val[0] = s_score[0] = s_wt[0] = s_om[0] = R;
-	if (!rc)
-		rc = gt_npz_load_as(z, "globalInputNC", GT_F4, 2, s_glob, &a[1], &e);
-	if (!rc)
-		rc = gt_npz_load_as(z, "policy", GT_F4, 2, s_pol, &a[2], &e);
-	if (!rc)
-		rc = gt_npz_load_as(z, "value", GT_F4, 1, s_val, &a[3], &e);
-	if (!rc)
-		rc = gt_npz_load_as(z, "score", GT_F4, 1, s_score, &a[4], &e);
-	if (!rc)
-		rc = gt_npz_load_as(z, "ownership", GT_F4, 2, s_own, &a[5], &e);
-	if (!rc)
-		rc = gt_npz_load_as(z, "ownership_mask", GT_U1, 1, s_om, &a[6], &e);
-	if (!rc)
-		rc = gt_npz_load_as(z, "weight", GT_F4, 1, s_wt, &a[7], &e);
+	int64_t *shape[NCOLS] = {s_packed, s_glob, s_pol, s_val, s_score, s_own, s_om, s_wt};
+	for (int c = 0; c < NCOLS && !rc; c++) {
+		rc = gt_npz_load_as(z, cols[c].name, cols[c].t, cols[c].ndim, shape[c], &a[c], &e);
+		R = s_packed[0];
+		for (int k = 1; c == 0 && k < NCOLS; k++)
+			shape[k][0] = R; /* every array has the rows of the first */
+	}
 	gt_npz_close(z);
 	long k = 0;
 	if (rc) {

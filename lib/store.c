@@ -32,14 +32,12 @@ void gt_store_opts_env(gt_store_opts *o)
 
 void gt_store_warn(const gt_store_opts *o, const char *fmt, ...)
 {
-	char buf[512];
 	va_list ap;
-	if (!o || !o->warn)
+	if (!o)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	gt_vwarnf(o->warn, o->warn_ctx, fmt, ap);
 	va_end(ap);
-	o->warn(o->warn_ctx, buf);
 }
 
 const char *gt_store_quote(const char *s, char *buf, size_t size)

@@ -1,6 +1,6 @@
 /*
- * store.h: the object store that workers and the trainer share (DESIGN.md
- * section 1). A store is a URL:
+ * store.h: the object store that workers and the trainer share (gt(7)
+ * "The store"). A store is a URL:
  *   /plain/dir or file:///dir   a local directory (no server)
  *   http://host/... https://... any server that answers GET/HEAD, takes PUT
  *                               and lists a folder URL as nginx's JSON
@@ -75,7 +75,7 @@ void gt_store_opts_init(gt_store_opts *o);
  * GT_STORE_INSECURE_TOKEN is "1". */
 void gt_store_opts_env(gt_store_opts *o);
 
-/* gt_store_warn: a printf-style line (cut to 511 bytes) through o->warn;
+/* gt_store_warn: a printf-style line (cut to 1023 bytes) through o->warn;
  * nothing when o or o->warn is NULL. */
 void gt_store_warn(const gt_store_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

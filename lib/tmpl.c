@@ -6,32 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
+
 #define MAX_DEPTH 32
 
-typedef struct buf {
-	char *p;
-	size_t n, cap;
-} buf;
-
-static void put(buf *b, const char *s, size_t n)
-{
-	if (b->n + n + 1 > b->cap) {
-		while (b->n + n + 1 > b->cap)
-			b->cap = b->cap ? 2 * b->cap : 4096;
-		b->p = gt_xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = 0;
-}
-
-static void puts_(buf *b, const char *s)
-{
-	put(b, s, strlen(s));
-}
-
 /* put_esc: s[0..n) HTML-escaped (tmpl.h) */
-static void put_esc(buf *b, const char *s, size_t n)
+static void put_esc(gt_buf *b, const char *s, size_t n)
 {
 	size_t i0 = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -48,12 +28,12 @@ static void put_esc(buf *b, const char *s, size_t n)
 				r = "?";
 		}
 		if (r) {
-			put(b, s + i0, i - i0);
-			puts_(b, r);
+			gt_buf_put(b, s + i0, i - i0);
+			gt_buf_puts(b, r);
 			i0 = i + 1;
 		}
 	}
-	put(b, s + i0, n - i0);
+	gt_buf_put(b, s + i0, n - i0);
 }
 
 typedef struct frame {
@@ -66,7 +46,7 @@ typedef struct ctx {
 	size_t len;
 	frame st[MAX_DEPTH];
 	int depth;
-	buf out;
+	gt_buf out;
 	gt_error *e;
 } ctx;
 
@@ -181,16 +161,16 @@ static int find_close(ctx *c, const tag *s, size_t to, tag *close)
 /* ptr_add: new pointer p + "/" + key (key escaped as RFC 6901 says) */
 static char *ptr_add(const char *p, const char *key, size_t klen)
 {
-	buf b = {0};
-	puts_(&b, p);
-	put(&b, "/", 1);
+	gt_buf b = {0};
+	gt_buf_puts(&b, p);
+	gt_buf_put(&b, "/", 1);
 	for (size_t i = 0; i < klen; i++) {
 		if (key[i] == '~')
-			puts_(&b, "~0");
+			gt_buf_puts(&b, "~0");
 		else if (key[i] == '/')
-			puts_(&b, "~1");
+			gt_buf_puts(&b, "~1");
 		else
-			put(&b, key + i, 1);
+			gt_buf_put(&b, key + i, 1);
 	}
 	return b.p;
 }
@@ -337,11 +317,11 @@ static int value(ctx *c, const tag *g)
 		if (json_is_string(v))
 			put_esc(&c->out, json_string_value(v), strlen(json_string_value(v)));
 		else if (json_is_integer(v))
-			snprintf(s, sizeof s, "%lld", (long long)json_integer_value(v)), puts_(&c->out, s);
+			snprintf(s, sizeof s, "%lld", (long long)json_integer_value(v)), gt_buf_puts(&c->out, s);
 		else if (json_is_real(v))
-			snprintf(s, sizeof s, "%g", json_real_value(v)), puts_(&c->out, s);
+			snprintf(s, sizeof s, "%g", json_real_value(v)), gt_buf_puts(&c->out, s);
 		else if (json_is_boolean(v))
-			puts_(&c->out, json_is_true(v) ? "true" : "false");
+			gt_buf_puts(&c->out, json_is_true(v) ? "true" : "false");
 		free(ptr);
 		return 0;
 	}
@@ -367,13 +347,13 @@ static int value(ctx *c, const tag *g)
 		rc = fail(c, g->at, "%s", what);
 	}
 	if (text) {
-		puts_(&c->out, "<span class=\"f-");
-		puts_(&c->out, fmt);
-		puts_(&c->out, "\" data-j=\"");
+		gt_buf_puts(&c->out, "<span class=\"f-");
+		gt_buf_puts(&c->out, fmt);
+		gt_buf_puts(&c->out, "\" data-j=\"");
 		put_esc(&c->out, ptr, strlen(ptr));
-		puts_(&c->out, "\">");
+		gt_buf_puts(&c->out, "\">");
 		put_esc(&c->out, text, strlen(text));
-		puts_(&c->out, "</span>");
+		gt_buf_puts(&c->out, "</span>");
 	}
 	free(ptr);
 	return rc;
@@ -425,7 +405,7 @@ static int render(ctx *c, size_t from, size_t to)
 	tag g;
 	int rc;
 	while (!(rc = next_tag(c, i, to, &g))) {
-		put(&c->out, c->t + i, g.at - i);
+		gt_buf_put(&c->out, c->t + i, g.at - i);
 		i = g.end;
 		if (g.kind == '!')
 			continue;
@@ -443,7 +423,7 @@ static int render(ctx *c, size_t from, size_t to)
 	}
 	if (rc < 0)
 		return rc;
-	put(&c->out, c->t + i, to - i);
+	gt_buf_put(&c->out, c->t + i, to - i);
 	return 0;
 }
 
@@ -454,7 +434,7 @@ int gt_tmpl_render(const char *tmpl, size_t len, json_t *data, char **out, size_
 	c.st[0].v = data;
 	c.st[0].ptr = gt_xstrdup("");
 	c.depth = 1;
-	put(&c.out, "", 0);
+	gt_buf_put(&c.out, "", 0);
 	int rc = render(&c, 0, len);
 	free(c.st[0].ptr);
 	if (rc) {

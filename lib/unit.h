@@ -1,6 +1,6 @@
 /*
- * unit.h: a Decoupled DiLoCo learning unit (gt-unit(1), DESIGN.md section
- * 6): rounds of H inner steps of lib/train from the newest global version
+ * unit.h: a Decoupled DiLoCo learning unit (gt-unit(1), gt(7) "Learning
+ * units"): rounds of H inner steps of lib/train from the newest global version
  * that the outer process (lib/outerproc.h) published under STORE/diloco
  * (lib/diloco.h), each sent back as a compressed pseudo-gradient with
  * error feedback (lib/delta.h).

@@ -107,7 +107,7 @@ typedef struct gt_nn_target {
 	const float *weight; /* batch row weights; NULL: all 1 */
 } gt_nn_target;
 
-/* Loss weights (DESIGN.md section 5 defaults 1, 1, 0.5, 0.5). */
+/* Loss weights (defaults 1, 1, 0.5, 0.5: gt-train(1) --policy-weight ...). */
 typedef struct gt_nn_lossw {
 	float policy, value, score, own;
 } gt_nn_lossw;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# gt-sync against a real nginx WebDAV store on 127.0.0.1 (DESIGN.md section 8).
+# gt-sync against a real nginx WebDAV store on 127.0.0.1 (gt(7) "The store").
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 . "$GT_SRC/tests/nginx/nginx.sh"
 nginx_need

@@ -1,6 +1,6 @@
 # nginx.sh: a private nginx on 127.0.0.1 for the store tests, sourced after
-# tests/cmd/tap.sh. It serves $T/store as a WebDAV store (DESIGN.md section
-# 8) at http://127.0.0.1:$NGX_PORT/, with
+# tests/cmd/tap.sh. It serves $T/store as a WebDAV store (gt(7) "The
+# store") at http://127.0.0.1:$NGX_PORT/, with
 #   /auth/   the same store but answering 401 unless "Authorization: Bearer secret"
 #   /evil/games/  a fixed JSON listing (tests/nginx/store-listing-traversal.json)
 #   /basic/  the store, read-only, 401 unless user u password p (netrc)

@@ -3,6 +3,8 @@
 #include "tap.h"
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 int main(void)
@@ -43,5 +45,37 @@ int main(void)
 	double w = gt_wall();
 	ok(w > 1.6e9 && w - (double)time(NULL) < 2 && (double)time(NULL) - w < 2,
 	   "gt_wall is seconds since the epoch");
+
+	/* gt_grow: doubling from first until need fits; the contents kept */
+	int *v = NULL;
+	size_t cap = 0;
+	v = gt_grow(v, &cap, 1, sizeof *v, 16);
+	is_int((int)cap, 16, "grow from nothing: first");
+	v[0] = 7;
+	v = gt_grow(v, &cap, 16, sizeof *v, 16);
+	is_int((int)cap, 16, "no growth when need fits");
+	v = gt_grow(v, &cap, 100, sizeof *v, 16);
+	ok(cap == 128 && v[0] == 7, "16 doubled to 128 for 100, contents kept");
+	long lcap = 0, n = 0;
+	for (int i = 0; i < 1000; i++) {
+		GT_GROW(v, n + 1, lcap, 4);
+		v[n++] = i;
+	}
+	ok(lcap == 1024 && v[999] == 999 && v[0] == 0, "GT_GROW with a long capacity: 4 to 1024");
+	free(v);
+
+	gt_buf tb = {0};
+	gt_buf_put(&tb, "ab", 2);
+	gt_buf_puts(&tb, "cd");
+	for (int i = 0; i < 300; i++)
+		gt_buf_printf(&tb, "%03d", i);
+	ok(tb.n == 4 + 900 && strlen(tb.p) == tb.n && memcmp(tb.p, "abcd000001", 10) == 0 &&
+	   strcmp(tb.p + tb.n - 3, "299") == 0, "gt_buf: put, puts, printf past its first 1024 bytes");
+	free(tb.p);
+
+	char iso[32];
+	is_str(gt_iso_time(iso, sizeof iso, 0), "1970-01-01T00:00:00Z", "iso time of 0");
+	/* 1e9 s: 2001-09-09 01:46:40 UTC (date -u -d @1000000000) */
+	is_str(gt_iso_time(iso, sizeof iso, 1000000000), "2001-09-09T01:46:40Z", "iso time of 1e9");
 	return done_testing();
 }
