@@ -69,8 +69,12 @@ body = bytes(h) + pay
 d = os.path.join(sd, "diloco", "deltas", "mallory")
 os.makedirs(d, exist_ok=True)
 v = cur["version"]
-with open(os.path.join(d, "%d-%016x-%s.delta" % (v, 0x6d616c6c6f7279, seq)), "wb") as f:
+# written as a store's put is, whole or not at all: the outer polls the
+# folder and must not see a half-written file
+name = os.path.join(d, "%d-%016x-%s.delta" % (v, 0x6d616c6c6f7279, seq))
+with open(name + ".tmp", "wb") as f:
     f.write(body + hashlib.sha256(body).digest())
+os.replace(name + ".tmp", name)
 hb = os.path.join(sd, "diloco", "heartbeats")
 os.makedirs(hb, exist_ok=True)
 open(os.path.join(hb, "mallory.json"), "w").write('{"unit":"mallory"}')
@@ -149,7 +153,9 @@ struct.pack_into("<Q", b, 64, 99)
 struct.pack_into("<Q", b, 80, 1 << 40)
 n = 168 + struct.unpack_from("<Q", b, 96)[0]
 b[n:n + 32] = hashlib.sha256(bytes(b[:n])).digest()
-open(os.path.join(d, "%d-%016x-99.delta" % (v, gen)), "wb").write(b)
+name = os.path.join(d, "%d-%016x-99.delta" % (v, gen))
+open(name + ".tmp", "wb").write(b)
+os.replace(name + ".tmp", name)
 PY
 wait_for '"unit":"alice","name":"[0-9]*-[0-9a-f]*-99.delta","decision":"unsigned".*signature'
 ok $? "her signed delta with its header changed (seq, samples): refused as unsigned"

@@ -20,10 +20,6 @@ check() { # check "name" cmd args...   (passes when cmd exits 0)
 is() {   # is GOT WANT "name"
 	if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got '$1', want '$2'"; fi
 }
-todo_is() { # todo_is GOT WANT "name" "why": a known failure, reported (TAP's TODO) but not counted
-	_n=$((_n + 1))
-	if [ "$1" = "$2" ]; then echo "ok $_n - $3 # TODO $4"; else echo "not ok $_n - $3 # TODO $4"; echo "#   got '$1', want '$2'"; fi
-}
 check_help() { # check_help CMD OPTION: "CMD -h" exits 0 and lists OPTION (two assertions)
 	"$1" -h >"$T/help" 2>&1; ok $? "-h exits 0"
 	grep -q -- "$2" "$T/help"; ok $? "-h lists the options"
