@@ -171,9 +171,7 @@ int main(int argc, char **argv)
 	if (hrc)
 		cli_warn("cannot append to the history: %s", he.text);
 	puts(entry);
-	free(entry);
-	free(line);
-	free(selfplay);
+	gt_free_all(entry, line, selfplay);
 	if (cand.bad)
 		cli_warn("%s", cand.reason);
 	return cli_fshut(stdout, "stdout") || cand.bad || cand.error[0] || hrc ? 1 : 0;

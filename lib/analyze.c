@@ -104,12 +104,7 @@ static void query_unref(query *q)
 {
 	if (!q || --q->refs > 0)
 		return;
-	free(q->id);
-	free(q->setup_pt);
-	free(q->setup_color);
-	free(q->moves);
-	free(q->colors);
-	free(q);
+	gt_free_all(q->id, q->setup_pt, q->setup_color, q->moves, q->colors, q);
 }
 
 void gt_analyzer_free(gt_analyzer *a)
@@ -126,16 +121,8 @@ void gt_analyzer_free(gt_analyzer *a)
 		free(a->out[i]);
 	for (int i = 0; i < a->ndone; i++)
 		free(a->done[i].s);
-	free(a->done);
-	free(a->queue);
-	free(a->slots);
-	free(a->out);
-	free(a->boards);
-	free(a->logits);
-	free(a->value);
-	free(a->score);
-	free(a->own);
-	free(a);
+	gt_free_all(a->done, a->queue, a->slots, a->out, a->boards, a->logits, a->value, a->score,
+	            a->own, a);
 }
 
 /* ---- output ---- */

@@ -300,9 +300,7 @@ void gt_delta_ef_free(gt_delta_ef *ef)
 {
 	if (!ef)
 		return;
-	free(ef->r);
-	free(ef->c);
-	free(ef);
+	gt_free_all(ef->r, ef->c, ef);
 }
 
 int gt_delta_ef_encode(gt_delta_ef *ef, const float *delta, uint8_t *out, size_t cap,

@@ -258,9 +258,7 @@ void gt_diloco_ustate_init(gt_diloco_ustate *s, size_t n, int with_v)
 
 void gt_diloco_ustate_release(gt_diloco_ustate *s)
 {
-	free(s->m);
-	free(s->v);
-	free(s->r);
+	gt_free_all(s->m, s->v, s->r);
 	memset(s, 0, sizeof *s);
 }
 

@@ -81,9 +81,7 @@ static int key_eq(const key *a, const key *b)
 /* (re)build the table for board size n */
 static void table_init(cache *c, int n)
 {
-	free(c->keys);
-	free(c->used);
-	free(c->data);
+	gt_free_all(c->keys, c->used, c->data);
 	c->n = n;
 	c->stride = n * n + 3;
 	size_t slot = sizeof(key) + sizeof(uint32_t) + (size_t)c->stride * sizeof(float);
@@ -206,17 +204,8 @@ static void cache_close(void *ctx)
 {
 	cache *c = ctx;
 	gt_evaluator_close(&c->inner);
-	free(c->keys);
-	free(c->used);
-	free(c->data);
-	free(c->miss);
-	free(c->uniq);
-	free(c->mkeys);
-	free(c->mboards);
-	free(c->mlogits);
-	free(c->mvalue);
-	free(c->mscore);
-	free(c);
+	gt_free_all(c->keys, c->used, c->data, c->miss, c->uniq, c->mkeys, c->mboards, c->mlogits,
+	            c->mvalue, c->mscore, c);
 }
 
 int gt_evcache_wrap(gt_evaluator *ev, size_t bytes)

@@ -78,3 +78,9 @@ char *gt_xstrdup(const char *s)
 	size_t n = strlen(s) + 1;
 	return memcpy(gt_xmalloc(n), s, n);
 }
+
+void gt_free_n(void *const *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(p[i]);
+}

@@ -58,4 +58,11 @@ void *gt_xcalloc(size_t n, size_t size);
 void *gt_xrealloc(void *p, size_t n);
 char *gt_xstrdup(const char *s);
 
+/* gt_free_all(p, ...): free(3) each pointer in the order given (NULL ones
+ * too, as free does): a destructor's buffers in one statement, e.g.
+ * gt_free_all(o->m, o->v, o). Each argument is evaluated once. */
+void gt_free_n(void *const *p, size_t n);
+#define gt_free_all(...) \
+	gt_free_n((void *[]){ __VA_ARGS__ }, sizeof((void *[]){ __VA_ARGS__ }) / sizeof(void *))
+
 #endif

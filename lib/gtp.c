@@ -196,12 +196,7 @@ void gt_gtp_free(gt_gtp *g)
 		free(g->extra[i].name);
 	for (int i = 0; i < g->nanalyze; i++)
 		free(g->analyze[i]);
-	free(g->base);
-	free(g->hist);
-	free(g->name);
-	free(g->version);
-	free(g->res);
-	free(g);
+	gt_free_all(g->base, g->hist, g->name, g->version, g->res, g);
 }
 
 void gt_gtp_set_genmove(gt_gtp *g, gt_gtp_genmove_fn fn, void *user)

@@ -68,9 +68,7 @@ static void ke_close(void *ctx)
 	kataeval *ke = ctx;
 	gt_kata_free(ke->k);
 	gt_katafeat_ws_free(ke->ws);
-	free(ke->planes);
-	free(ke->globals);
-	free(ke);
+	gt_free_all(ke->planes, ke->globals, ke);
 }
 
 int gt_kataeval_open(const char *path, const char *backend, gt_evaluator *ev, gt_error *e)

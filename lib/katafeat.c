@@ -404,9 +404,7 @@ void gt_katafeat_ws_free(gt_katafeat_ws *ws)
 {
 	if (!ws)
 		return;
-	free(ws->l.bd);
-	free(ws->l.buf);
-	free(ws);
+	gt_free_all(ws->l.bd, ws->l.buf, ws);
 }
 
 /* searchIsLadderCapturedAttackerFirst2Libs on l->bd[0], then restores it */

@@ -35,9 +35,7 @@ void gt_lines_free(gt_lines *r)
 {
 	if (!r)
 		return;
-	free(r->buf);
-	free(r->line);
-	free(r);
+	gt_free_all(r->buf, r->line, r);
 }
 
 static char *nl(const gt_lines *r)

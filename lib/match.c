@@ -665,12 +665,8 @@ int gt_match_run(const gt_match_params *p, gt_match_player *a, gt_match_player *
 		game_free(R.done[i]);
 	free(R.done);
 	free(R.s);
-	for (int k = 0; k < 2; k++) {
-		free(boards[k]);
-		free(logits[k]);
-		free(value[k]);
-		free(score[k]);
-	}
+	for (int k = 0; k < 2; k++)
+		gt_free_all(boards[k], logits[k], value[k], score[k]);
 	if (res) {
 		if (R.next_pair > 0)
 			*res = R.res;

@@ -118,13 +118,7 @@ void gt_mcts_free(gt_mcts *m)
 {
 	if (!m)
 		return;
-	free(m->nodes);
-	free(m->nodes2);
-	free(m->edges);
-	free(m->edges2);
-	free(m->leaf_node);
-	free(m->leaf_board);
-	free(m);
+	gt_free_all(m->nodes, m->nodes2, m->edges, m->edges2, m->leaf_node, m->leaf_board, m);
 }
 
 static size_t pool_bytes(size_t capn, size_t cape)
@@ -616,12 +610,7 @@ int gt_mcts_run_many(gt_mcts *const *ms, int k, const gt_evaluator *ev)
 				err = gt_mcts_apply_own(ms[j], logits + off * stride, value + off, score + off,
 				                        own ? own + (size_t)off * n * n : NULL);
 	}
-	free(own);
-	free(boards);
-	free(logits);
-	free(value);
-	free(score);
-	free(count);
+	gt_free_all(own, boards, logits, value, score, count);
 	return err;
 }
 

@@ -56,9 +56,7 @@ static void ne_close(void *ctx)
 {
 	neteval *ne = ctx;
 	gt_nn_free(ne->nn);
-	free(ne->planes);
-	free(ne->globals);
-	free(ne);
+	gt_free_all(ne->planes, ne->globals, ne);
 }
 
 int gt_neteval_open(const gt_model *m, const char *backend, gt_evaluator *ev, gt_error *e)

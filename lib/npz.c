@@ -628,10 +628,7 @@ void gt_npz_close(gt_npz *z)
 {
 	if (!z)
 		return;
-	free(z->buf);
-	free(z->ent);
-	free(z->path);
-	free(z);
+	gt_free_all(z->buf, z->ent, z->path, z);
 }
 
 void gt_npz_sha256(const gt_npz *z, unsigned char out[32])

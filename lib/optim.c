@@ -38,9 +38,7 @@ void gt_optim_free(gt_optim *o)
 {
 	if (!o)
 		return;
-	free(o->m);
-	free(o->v);
-	free(o);
+	gt_free_all(o->m, o->v, o);
 }
 
 gt_optim_conf *gt_optim_conf_get(gt_optim *o)

@@ -111,15 +111,7 @@ void gt_outer_free(gt_outer *o)
 {
 	if (!o)
 		return;
-	free(o->theta);
-	free(o->m);
-	free(o->acc);
-	free(o->scratch);
-	free(o->sha_v);
-	free(o->sha);
-	free(o->ledger);
-	free(o->pend);
-	free(o);
+	gt_free_all(o->theta, o->m, o->acc, o->scratch, o->sha_v, o->sha, o->ledger, o->pend, o);
 }
 
 static int record_sha(gt_outer *o)

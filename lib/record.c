@@ -30,14 +30,8 @@ void gt_record_init(gt_record *r)
 
 void gt_record_release(gt_record *r)
 {
-	free(r->model);
-	free(r->worker);
-	free(r->game_id);
-	free(r->setup[GT_BLACK]);
-	free(r->setup[GT_WHITE]);
-	free(r->moves);
-	free(r->colors);
-	free(r->ownership);
+	gt_free_all(r->model, r->worker, r->game_id, r->setup[GT_BLACK], r->setup[GT_WHITE],
+	            r->moves, r->colors, r->ownership);
 	for (int i = 0; i < r->npos && r->pos; i++)
 		free(r->pos[i].policy);
 	free(r->pos);
@@ -108,11 +102,7 @@ void gt_record_reader_free(gt_record_reader *rd)
 		return;
 	if (rd->gz == 1)
 		inflateEnd(&rd->zs);
-	free(rd->name);
-	free(rd->in);
-	free(rd->out);
-	free(rd->line);
-	free(rd);
+	gt_free_all(rd->name, rd->in, rd->out, rd->line, rd);
 }
 
 /* rd_read: up to n bytes from the reader's file with read(2), so that

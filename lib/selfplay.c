@@ -130,13 +130,7 @@ static void game_drop(game *g)
 
 void gt_selfplay_record_free(gt_record *r)
 {
-	free(r->model);
-	free(r->worker);
-	free(r->game_id);
-	free(r->moves);
-	free(r->colors);
-	free(r->ownership);
-	free(r->boards);
+	gt_free_all(r->model, r->worker, r->game_id, r->moves, r->colors, r->ownership, r->boards);
 	for (int i = 0; i < r->npos; i++)
 		free(r->pos[i].policy);
 	free(r->pos);
@@ -456,11 +450,7 @@ static void *work(void *arg)
 	pthread_mutex_lock(&sh->mu);
 	sh->st.dropped += dropped;
 	pthread_mutex_unlock(&sh->mu);
-	free(gs);
-	free(boards);
-	free(logits);
-	free(value);
-	free(score);
+	gt_free_all(gs, boards, logits, value, score);
 	return NULL;
 }
 

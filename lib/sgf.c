@@ -36,9 +36,7 @@ void gt_sgf_game_release(gt_sgf_game *g)
 	free(g->props);
 	for (int i = 0; i < g->nmoves; i++)
 		free(g->moves[i].comment);
-	free(g->moves);
-	free(g->black);
-	free(g->white);
+	gt_free_all(g->moves, g->black, g->white);
 	memset(g, 0, sizeof *g);
 }
 

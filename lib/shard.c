@@ -154,15 +154,7 @@ static void rows_reserve(rows *r, long cap)
 
 static void rows_release(rows *r)
 {
-	free(r->packed);
-	free(r->glob);
-	free(r->pol);
-	free(r->val);
-	free(r->score);
-	free(r->wt);
-	free(r->own);
-	free(r->omask);
-	free(r->game);
+	gt_free_all(r->packed, r->glob, r->pol, r->val, r->score, r->wt, r->own, r->omask, r->game);
 	memset(r, 0, sizeof *r);
 }
 
@@ -256,12 +248,7 @@ void gt_shard_writer_free(gt_shard_writer *w)
 		return;
 	for (int n = 0; n <= GT_MAX_N; n++)
 		rows_release(&w->buf[n]);
-	free(w->planes);
-	free(w->globals);
-	free(w->board);
-	free(w->out);
-	free(w->rundir);
-	free(w);
+	gt_free_all(w->planes, w->globals, w->board, w->out, w->rundir, w);
 }
 
 const gt_shard_stats *gt_shard_writer_stats(const gt_shard_writer *w)

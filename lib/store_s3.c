@@ -451,20 +451,12 @@ static int s3_list(const gt_store_opts *o, const char *url, gt_store_entry **v, 
 		if (!rc && next && page + 1 >= S3_MAX_PAGES)
 			rc = gt_error_set(e, GT_EFORMAT, -1, -1, "listing of %s: more than %d pages", url,
 			                  S3_MAX_PAGES);
-		free(m.buf);
-		free(u);
-		free(query);
-		free(et);
-		free(token);
+		gt_free_all(m.buf, u, query, et, token);
 		token = next;
 		if (!token)
 			break;
 	}
-	free(token);
-	free(eprefix);
-	free(prefix);
-	free(key);
-	free(bucket);
+	gt_free_all(token, eprefix, prefix, key, bucket);
 	return rc;
 }
 

@@ -126,9 +126,7 @@ void gt_unit_free(gt_unit *u)
 	gt_train_free(u->t);
 	gt_model_free(u->model);
 	gt_diloco_ustate_release(&u->st);
-	free(u->delta);
-	free(u->cache);
-	free(u);
+	gt_free_all(u->delta, u->cache, u);
 }
 
 const char *gt_unit_id(const gt_unit *u) { return u->id; }

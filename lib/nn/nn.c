@@ -272,10 +272,7 @@ void gt_nn_free(gt_nn *nn)
 		return;
 	if (nn->be && nn->state)
 		nn->be->release(nn);
-	free(nn->tensors);
-	free(nn->params);
-	free(nn->grads);
-	free(nn);
+	gt_free_all(nn->tensors, nn->params, nn->grads, nn);
 }
 
 const gt_arch *gt_nn_arch(const gt_nn *nn) { return &nn->arch; }
