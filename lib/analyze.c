@@ -71,12 +71,8 @@ struct gt_analyzer {
 
 void gt_analyze_params_default(gt_analyze_params *p)
 {
-	memset(p, 0, sizeof *p);
-	p->visits = 100;
-	p->parallel = 16;
-	p->pv_len = 15;
-	p->report = GT_REPORT_BLACK;
-	p->model = "none";
+	*p = (gt_analyze_params){ .visits = 100, .parallel = 16, .pv_len = 15,
+	                          .report = GT_REPORT_BLACK, .model = "none" };
 	gt_mcts_params_default(&p->search);
 	p->search.leaves = 1;
 }

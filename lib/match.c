@@ -50,17 +50,9 @@ void gt_match_player_close(gt_match_player *pl)
 
 void gt_match_params_default(gt_match_params *p)
 {
-	memset(p, 0, sizeof *p);
-	p->board_size = 9;
-	p->rules = gt_rules_find("chinese");
-	p->komi = 7;
-	p->max_moves = 0;
-	p->visits = 100;
-	p->opening_moves = 4;
-	p->parallel_games = 8;
-	p->games = 400;
-	p->seed = 0;
-	p->gtp_timeout = 60;
+	*p = (gt_match_params){ .board_size = 9, .rules = gt_rules_find("chinese"), .komi = 7,
+	                        .max_moves = 0, .visits = 100, .opening_moves = 4,
+	                        .parallel_games = 8, .games = 400, .seed = 0, .gtp_timeout = 60 };
 	gt_mcts_params_default(&p->search);
 	p->search.leaves = 1;
 }

@@ -45,14 +45,9 @@ void gt_outer_cfg_default(gt_outer_cfg *cfg)
 
 void gt_outer_guard_default(gt_outer_guard *g)
 {
-	memset(g, 0, sizeof *g);
-	g->max_value = 1000;
-	g->norm_ratio = 4;
-	g->clip_ratio = 2;
-	g->samples_ratio = 4;
-	g->norm_window = 16;
-	g->max_param = 10000;
-	g->max_growth = 10;
+	*g = (gt_outer_guard){ .max_value = 1000, .norm_ratio = 4, .clip_ratio = 2,
+	                       .samples_ratio = 4, .norm_window = 16, .max_param = 10000,
+	                       .max_growth = 10 };
 }
 
 static int nonneg(double x)

@@ -320,12 +320,8 @@ static int swapped(const char *line, size_t len, const char *cand, char *why, si
 
 void gt_release_cand_init(gt_release_cand *c)
 {
-	memset(c, 0, sizeof *c);
-	c->threshold = 20;
-	c->every = 10000;
-	c->steps = -1;
-	c->rows = -1;
-	c->bytes = -1;
+	*c = (gt_release_cand){ .threshold = 20, .every = 10000, .steps = -1, .rows = -1,
+	                        .bytes = -1 };
 }
 
 int gt_release_cand_read(gt_release_cand *c, gt_error *e)

@@ -41,11 +41,8 @@
 
 void gt_report_opts_init(gt_report_opts *o)
 {
-	memset(o, 0, sizeof *o);
-	o->window = 250000;
-	o->max_workers = 100;
-	o->max_games = 6;
-	o->max_releases = 2000;
+	*o = (gt_report_opts){ .window = 250000, .max_workers = 100, .max_games = 6,
+	                       .max_releases = 2000 };
 }
 
 typedef struct rep {

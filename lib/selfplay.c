@@ -19,29 +19,16 @@
 
 void gt_selfplay_params_default(gt_selfplay_params *p)
 {
-	memset(p, 0, sizeof *p);
-	p->board_size = 9;
-	p->rules = gt_rules_find("chinese");
-	p->komi = 7;
-	p->max_moves = 0;
-	p->visits = 100;
-	p->cheap_visits = 25;
-	p->full_prob = 0.25;
-	p->temp_early = 0.75;
-	p->temp_final = 0.15;
-	p->temp_halflife = 19;
-	p->parallel_games = 16;
-	p->threads = 1;
-	p->games = 1;
-	p->seed = 0;
+	*p = (gt_selfplay_params){ .board_size = 9, .rules = gt_rules_find("chinese"), .komi = 7,
+	                           .max_moves = 0, .visits = 100, .cheap_visits = 25,
+	                           .full_prob = 0.25, .temp_early = 0.75, .temp_final = 0.15,
+	                           .temp_halflife = 19, .parallel_games = 16, .threads = 1,
+	                           .games = 1, .seed = 0, .model = "none", .worker = NULL,
+	                           .backend = "cpu", .exact = 0,
+	                           .cache_bytes = (size_t)64 << 20 };
 	gt_mcts_params_default(&p->search);
 	p->search.leaves = 1;
 	p->search.pass_from = -1; /* n*n/2 once the board size is known */
-	p->model = "none";
-	p->worker = NULL;
-	p->backend = "cpu";
-	p->exact = 0;
-	p->cache_bytes = (size_t)64 << 20;
 }
 
 int gt_selfplay_max_moves(const gt_selfplay_params *p)

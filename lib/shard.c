@@ -107,9 +107,7 @@ const gt_shard_encoder *gt_shard_encoder_default(void)
 
 void gt_shard_opts_init(gt_shard_opts *o)
 {
-	memset(o, 0, sizeof *o);
-	o->rows = 10000;
-	o->level = 1;
+	*o = (gt_shard_opts){ .rows = 10000, .level = 1 };
 }
 
 /* ---- row buffers, one per board size ---- */

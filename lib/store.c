@@ -16,11 +16,8 @@
 
 void gt_store_opts_init(gt_store_opts *o)
 {
-	memset(o, 0, sizeof *o);
-	o->retries = 5;
-	o->timeout_s = 300;
-	o->connect_timeout_s = 10;
-	o->backoff_s = 0.5;
+	*o = (gt_store_opts){ .retries = 5, .timeout_s = 300, .connect_timeout_s = 10,
+	                      .backoff_s = 0.5 };
 }
 
 void gt_store_opts_env(gt_store_opts *o)

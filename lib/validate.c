@@ -30,11 +30,8 @@ bad(const char **reason, char *detail, size_t size, const char *why, const char 
 
 void gt_validate_opts_init(gt_validate_opts *o)
 {
-	memset(o, 0, sizeof *o);
-	o->min_moves = 10;
-	o->max_moves = 500;
-	o->max_weight = 4;
-	o->max_visits = 1000000;
+	*o = (gt_validate_opts){ .min_moves = 10, .max_moves = 500, .max_weight = 4,
+	                         .max_visits = 1000000 };
 }
 
 int gt_validate_name(const char *s)
