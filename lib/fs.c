@@ -11,40 +11,34 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int gt_fs_write_all(int fd, const void *p, size_t n)
+/* all n bytes through read(2) or write(2), retried after EINTR and short
+ * counts; a count of 0 is the end: errno eof (EIO for a write, 0 for a
+ * read's end of file) */
+static int io_all(int fd, char *b, size_t n, int writing, int eof)
 {
-	const char *b = p;
 	while (n) {
-		ssize_t w = write(fd, b, n);
-		if (w < 0 && errno == EINTR)
+		ssize_t k = writing ? write(fd, b, n) : read(fd, b, n);
+		if (k < 0 && errno == EINTR)
 			continue;
-		if (w <= 0) {
-			if (w == 0)
-				errno = EIO;
+		if (k <= 0) {
+			if (k == 0)
+				errno = eof;
 			return -1;
 		}
-		b += w;
-		n -= (size_t)w;
+		b += k;
+		n -= (size_t)k;
 	}
 	return 0;
 }
 
+int gt_fs_write_all(int fd, const void *p, size_t n)
+{
+	return io_all(fd, (char *)p, n, 1, EIO);
+}
+
 int gt_fs_read_all(int fd, void *p, size_t n)
 {
-	char *b = p;
-	while (n) {
-		ssize_t r = read(fd, b, n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			if (r == 0)
-				errno = 0;
-			return -1;
-		}
-		b += r;
-		n -= (size_t)r;
-	}
-	return 0;
+	return io_all(fd, p, n, 0, 0);
 }
 
 /* the folder part of path, as a new string ("." for a bare name) */
