@@ -597,14 +597,22 @@ static void do_node(gstate *s, const node *nd)
 	}
 }
 
+/* *s without the spaces around it: *s moves past the leading ones; returns
+ * the length up to the trailing ones */
+static size_t trim(const char **s)
+{
+	size_t n = strlen(*s);
+	while (n && isspace((unsigned char)**s))
+		(*s)++, n--;
+	while (n && isspace((unsigned char)(*s)[n - 1]))
+		n--;
+	return n;
+}
+
 void gt_sgf_result_parse(gt_sgf_game *g, const char *re)
 {
 	char buf[64];
-	size_t n = strlen(re);
-	while (n && isspace((unsigned char)*re))
-		re++, n--;
-	while (n && isspace((unsigned char)re[n - 1]))
-		n--;
+	size_t n = trim(&re);
 	if (n >= sizeof buf)
 		n = sizeof buf - 1;
 	memcpy(buf, re, n);
@@ -653,11 +661,7 @@ void gt_sgf_result_parse(gt_sgf_game *g, const char *re)
 static int komi_value(const char *km, const char *ap, double *out)
 {
 	char buf[64];
-	size_t n = strlen(km);
-	while (n && isspace((unsigned char)*km))
-		km++, n--;
-	while (n && isspace((unsigned char)km[n - 1]))
-		n--;
+	size_t n = trim(&km);
 	if (n == 0) {
 		*out = 0;
 		return 0;
