@@ -34,6 +34,15 @@ static int head(const gt_board *b, int p)
 	return b->root[p];
 }
 
+/* whether v is among the n values of a */
+static int among(const int *a, int n, int v)
+{
+	for (int j = 0; j < n; j++)
+		if (a[j] == v)
+			return 1;
+	return 0;
+}
+
 /* distinct liberties of the group at p appended to list[start+len..],
  * skipping those already in list[start..start+len); returns how many added */
 static int find_libs(const gt_board *b, int p, int16_t *list, int start, int len)
@@ -71,10 +80,8 @@ static int find_caps(const gt_board *b, int p, int16_t *list, int start, int len
 		for (int i = 0; i < k; i++) {
 			if (b->color[nb[i]] != opp || libs(b, nb[i]) != 1)
 				continue;
-			int h = head(b, nb[i]), dup = 0;
-			for (int j = 0; j < nseen; j++)
-				dup |= seen[j] == h;
-			if (dup)
+			int h = head(b, nb[i]);
+			if (among(seen, nseen, h))
 				continue;
 			added += find_libs(b, nb[i], list, start, len + added);
 			seen[nseen++] = h;
@@ -141,10 +148,8 @@ static int libs_after(const gt_board *b, int p, int pla, int max)
 			if (nl >= max)
 				return max;
 			if (c != GT_EMPTY) {
-				int h = head(b, nb[i]), dup = 0;
-				for (int j = 0; j < ncap; j++)
-					dup |= capheads[j] == h;
-				if (!dup)
+				int h = head(b, nb[i]);
+				if (!among(capheads, ncap, h))
 					capheads[ncap++] = h;
 			}
 		}
@@ -153,10 +158,8 @@ static int libs_after(const gt_board *b, int p, int pla, int max)
 	for (int i = 0; i < k; i++) {
 		if (b->color[nb[i]] != pla)
 			continue;
-		int h = head(b, nb[i]), dup = 0;
-		for (int j = 0; j < nconn; j++)
-			dup |= conn[j] == h;
-		if (dup)
+		int h = head(b, nb[i]);
+		if (among(conn, nconn, h))
 			continue;
 		conn[nconn++] = h;
 		int q = nb[i], nb2[4];
@@ -168,8 +171,7 @@ static int libs_after(const gt_board *b, int p, int pla, int max)
 					continue;
 				int empty = c == GT_EMPTY;
 				if (c == GT_OTHER(pla))
-					for (int j = 0; j < ncap; j++)
-						empty |= capheads[j] == head(b, l);
+					empty |= among(capheads, ncap, head(b, l));
 				if (!empty)
 					continue;
 				int dup2 = 0;
@@ -542,10 +544,8 @@ static void area_for(const gt_board *b, int pla, int suicide, uint8_t *result)
 		for (int i = 0; i < k; i++) {
 			if (b->color[nb[i]] != pla)
 				continue;
-			int h = head(b, nb[i]), dup = 0;
-			for (int j = 0; j < vl; j++)
-				dup |= vital[vstart[ri] + j] == h;
-			if (!dup)
+			int h = head(b, nb[i]);
+			if (!among(vital + vstart[ri], vl, h))
 				vital[vstart[ri] + vl++] = h;
 		}
 		/* breadth-first over empty and opponent points */
