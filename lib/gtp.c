@@ -551,26 +551,11 @@ static int play_chosen(gt_gtp *g, int color, int move)
 	return 0;
 }
 
-static int c_genmove(gt_gtp *g, int argc, char **argv, int *quit)
+/* kgs-genmove_cleanup's choice in place of a pass while stones of the
+ * opponent judged dead are left: a legal move on a liberty of the dead group
+ * with the fewest liberties (lowest point first); else move as it was */
+static int cleanup_move(gt_gtp *g, int color, int move)
 {
-	int color, move;
-	if (argc != 1 || (color = gt_color_parse(argv[0])) < 0)
-		return fail(g, "syntax error");
-	if (choose(g, color, &move))
-		return -1;
-	return play_chosen(g, color, move);
-}
-
-/* kgs-genmove_cleanup: genmove, but no pass while stones of the opponent
- * judged dead are left: then a legal move on a liberty of the dead group
- * with the fewest liberties (lowest point first) */
-static int c_genmove_cleanup(gt_gtp *g, int argc, char **argv, int *quit)
-{
-	int color, move;
-	if (argc != 1 || (color = gt_color_parse(argv[0])) < 0)
-		return fail(g, "syntax error");
-	if (choose(g, color, &move))
-		return -1;
 	gt_board *fresh = NULL;
 	if (move == GT_PASS(g->n) && judge(g) == 0) {
 		const gt_board *b = &g->b;
@@ -602,7 +587,30 @@ static int c_genmove_cleanup(gt_gtp *g, int argc, char **argv, int *quit)
 		}
 	}
 	free(fresh);
+	return move;
+}
+
+/* genmove COLOR, and with cleanup kgs-genmove_cleanup (cleanup_move) */
+static int genmove(gt_gtp *g, int argc, char **argv, int cleanup)
+{
+	int color, move;
+	if (argc != 1 || (color = gt_color_parse(argv[0])) < 0)
+		return fail(g, "syntax error");
+	if (choose(g, color, &move))
+		return -1;
+	if (cleanup)
+		move = cleanup_move(g, color, move);
 	return play_chosen(g, color, move);
+}
+
+static int c_genmove(gt_gtp *g, int argc, char **argv, int *quit)
+{
+	return genmove(g, argc, argv, 0);
+}
+
+static int c_genmove_cleanup(gt_gtp *g, int argc, char **argv, int *quit)
+{
+	return genmove(g, argc, argv, 1);
 }
 
 static int c_undo(gt_gtp *g, int argc, char **argv, int *quit)
