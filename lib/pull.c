@@ -271,6 +271,17 @@ static void owner_line(owner_check *oc, FILE *out, long long ln)
 	oc->len = 0;
 }
 
+/* a non-empty line of scan_batch ends: counted in nl, and its newline
+ * written to out (with own, the owner's check decides: owner_line) */
+static void line_end(owner_check *oc, FILE *out, int own, long long *nl)
+{
+	++*nl;
+	if (own)
+		owner_line(oc, out, *nl);
+	else if (out)
+		putc('\n', out);
+}
+
 /* scan_batch: read all of gz; with out == NULL only check it (line length,
  * total size, gzip integrity), else copy its non-empty lines to out (with
  * oc->owner, only those whose worker is the owner; see owner_check).
@@ -296,13 +307,8 @@ static int scan_batch(gzFile gz, FILE *out, owner_check *oc, size_t max_line, lo
 		}
 		for (int i = 0; i < z; i++) {
 			if (buf[i] == '\n') {
-				if (cur) {
-					nl++;
-					if (own)
-						owner_line(oc, out, nl);
-					else if (out)
-						putc('\n', out);
-				}
+				if (cur)
+					line_end(oc, out, own, &nl);
 				cur = 0;
 				continue;
 			}
@@ -327,13 +333,8 @@ static int scan_batch(gzFile gz, FILE *out, owner_check *oc, size_t max_line, lo
 		snprintf(why, whysz, "corrupt or truncated: %s", msg && *msg ? msg : "read error");
 		return GT_EFORMAT;
 	}
-	if (cur) {
-		nl++;
-		if (own)
-			owner_line(oc, out, nl);
-		else if (out)
-			putc('\n', out);
-	}
+	if (cur)
+		line_end(oc, out, own, &nl);
 	*lines = nl;
 	return 0;
 }
