@@ -5,6 +5,23 @@
 
 #include <string.h>
 
+void gt_feat_buf_fit(gt_feat_buf *fb, int nb, int n, int nplanes, int nglobals)
+{
+	if (nb <= fb->cap_pos && n <= fb->cap_n)
+		return;
+	fb->cap_pos = nb > fb->cap_pos ? nb : fb->cap_pos;
+	fb->cap_n = n > fb->cap_n ? n : fb->cap_n;
+	size_t sp = (size_t)fb->cap_pos * nplanes * fb->cap_n * fb->cap_n;
+	fb->planes = gt_xrealloc(fb->planes, sp * sizeof(float));
+	fb->globals = gt_xrealloc(fb->globals, (size_t)fb->cap_pos * nglobals * sizeof(float));
+}
+
+void gt_feat_buf_release(gt_feat_buf *fb)
+{
+	gt_free_all(fb->planes, fb->globals);
+	*fb = (gt_feat_buf){ 0 };
+}
+
 int gt_feat_encode_sym(const gt_board *b, int k, float *planes, float *globals)
 {
 	if (!b || b->n < 2 || b->n > GT_MAX_N || !b->rules)

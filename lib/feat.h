@@ -40,4 +40,21 @@ int gt_feat_encode(const gt_board *b, float *planes, float *globals);
  * encoding of the transformed position. Globals do not depend on k. */
 int gt_feat_encode_sym(const gt_board *b, int k, float *planes, float *globals);
 
+/* gt_feat_buf: an evaluator's input planes and globals for a batch of
+ * positions, grown to the largest batch and board size asked for (never
+ * shrunk). Start zeroed; gt_feat_buf_fit before each batch; free the
+ * arrays with gt_feat_buf_release. Any encoding (planes and globals a
+ * position given by the caller: GT_FEAT_ or GT_KATAFEAT_ sizes). */
+typedef struct gt_feat_buf {
+	float *planes;  /* [cap_pos][nplanes][cap_n * cap_n] at most (owned) */
+	float *globals; /* [cap_pos][nglobals] (owned) */
+	int cap_pos;    /* positions' worth of room (at the largest n seen) */
+	int cap_n;
+} gt_feat_buf;
+
+/* gt_feat_buf_fit: room for nb positions of n x n, with nplanes planes and
+ * nglobals globals each (the same on every call for one buffer). */
+void gt_feat_buf_fit(gt_feat_buf *fb, int nb, int n, int nplanes, int nglobals);
+void gt_feat_buf_release(gt_feat_buf *fb);
+
 #endif

@@ -1,5 +1,6 @@
 /* kataeval.c: a KataGo network as a search evaluator (see kataeval.h). */
 #include "kataeval.h"
+#include "feat.h"
 #include "katafeat.h"
 #include "katago.h"
 
@@ -10,8 +11,7 @@
 typedef struct kataeval {
 	gt_kata *k;
 	gt_katafeat_ws *ws;
-	float *planes, *globals;
-	int cap_pos, cap_n;
+	gt_feat_buf in;
 	int exact;
 } kataeval;
 
@@ -20,17 +20,11 @@ static int ke_eval(void *ctx, int n, int nb, const gt_board *const *boards, floa
 {
 	kataeval *ke = ctx;
 	int np = n * n;
-	if (nb > ke->cap_pos || n > ke->cap_n) {
-		ke->cap_pos = nb > ke->cap_pos ? nb : ke->cap_pos;
-		ke->cap_n = n > ke->cap_n ? n : ke->cap_n;
-		size_t sp = (size_t)ke->cap_pos * GT_KATAFEAT_PLANES * ke->cap_n * ke->cap_n;
-		ke->planes = gt_xrealloc(ke->planes, sp * sizeof(float));
-		ke->globals = gt_xrealloc(ke->globals,
-		                          (size_t)ke->cap_pos * GT_KATAFEAT_GLOBALS * sizeof(float));
-	}
+	gt_feat_buf_fit(&ke->in, nb, n, GT_KATAFEAT_PLANES, GT_KATAFEAT_GLOBALS);
 	for (int i = 0; i < nb; i++) {
-		int r = gt_katafeat_encode(boards[i], -1, -1, ke->ws, ke->planes + (size_t)i * GT_KATAFEAT_PLANES * np,
-		                           ke->globals + (size_t)i * GT_KATAFEAT_GLOBALS);
+		int r = gt_katafeat_encode(boards[i], -1, -1, ke->ws,
+		                           ke->in.planes + (size_t)i * GT_KATAFEAT_PLANES * np,
+		                           ke->in.globals + (size_t)i * GT_KATAFEAT_GLOBALS);
 		if (r)
 			return r;
 	}
@@ -39,8 +33,8 @@ static int ke_eval(void *ctx, int n, int nb, const gt_board *const *boards, floa
 	for (int i = 0; i < nb; i += step) {
 		int k = nb - i < step ? nb - i : step;
 		gt_kata_out out;
-		int r = gt_kata_forward(ke->k, k, n, ke->planes + (size_t)i * GT_KATAFEAT_PLANES * np,
-		                        ke->globals + (size_t)i * GT_KATAFEAT_GLOBALS, &out);
+		int r = gt_kata_forward(ke->k, k, n, ke->in.planes + (size_t)i * GT_KATAFEAT_PLANES * np,
+		                        ke->in.globals + (size_t)i * GT_KATAFEAT_GLOBALS, &out);
 		if (r)
 			return r;
 		memcpy(logits + (size_t)i * (np + 1), out.policy, (size_t)k * (np + 1) * sizeof(float));
@@ -68,7 +62,8 @@ static void ke_close(void *ctx)
 	kataeval *ke = ctx;
 	gt_kata_free(ke->k);
 	gt_katafeat_ws_free(ke->ws);
-	gt_free_all(ke->planes, ke->globals, ke);
+	gt_feat_buf_release(&ke->in);
+	free(ke);
 }
 
 int gt_kataeval_open(const char *path, const char *backend, gt_evaluator *ev, gt_error *e)

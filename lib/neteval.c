@@ -10,9 +10,7 @@
 
 typedef struct neteval {
 	gt_nn *nn;
-	float *planes, *globals;
-	int cap_pos;   /* positions' worth of room (at the largest n seen) */
-	int cap_n;
+	gt_feat_buf in;
 	int exact;     /* one forward pass per position */
 } neteval;
 
@@ -21,16 +19,10 @@ static int ne_eval(void *ctx, int n, int nb, const gt_board *const *boards, floa
 {
 	neteval *ne = ctx;
 	int np = n * n;
-	if (nb > ne->cap_pos || n > ne->cap_n) {
-		ne->cap_pos = nb > ne->cap_pos ? nb : ne->cap_pos;
-		ne->cap_n = n > ne->cap_n ? n : ne->cap_n;
-		size_t sp = (size_t)ne->cap_pos * GT_FEAT_PLANES * ne->cap_n * ne->cap_n;
-		ne->planes = gt_xrealloc(ne->planes, sp * sizeof(float));
-		ne->globals = gt_xrealloc(ne->globals, (size_t)ne->cap_pos * GT_FEAT_GLOBALS * sizeof(float));
-	}
+	gt_feat_buf_fit(&ne->in, nb, n, GT_FEAT_PLANES, GT_FEAT_GLOBALS);
 	for (int i = 0; i < nb; i++) {
-		int r = gt_feat_encode(boards[i], ne->planes + (size_t)i * GT_FEAT_PLANES * np,
-		                       ne->globals + (size_t)i * GT_FEAT_GLOBALS);
+		int r = gt_feat_encode(boards[i], ne->in.planes + (size_t)i * GT_FEAT_PLANES * np,
+		                       ne->in.globals + (size_t)i * GT_FEAT_GLOBALS);
 		if (r)
 			return r;
 	}
@@ -38,8 +30,8 @@ static int ne_eval(void *ctx, int n, int nb, const gt_board *const *boards, floa
 	for (int i = 0; i < nb; i += step) {
 		int k = nb - i < step ? nb - i : step;
 		gt_nn_out out;
-		int r = gt_nn_forward(ne->nn, k, n, ne->planes + (size_t)i * GT_FEAT_PLANES * np,
-		                      ne->globals + (size_t)i * GT_FEAT_GLOBALS, 0, &out);
+		int r = gt_nn_forward(ne->nn, k, n, ne->in.planes + (size_t)i * GT_FEAT_PLANES * np,
+		                      ne->in.globals + (size_t)i * GT_FEAT_GLOBALS, 0, &out);
 		if (r)
 			return r;
 		memcpy(logits + (size_t)i * (np + 1), out.policy, (size_t)k * (np + 1) * sizeof(float));
@@ -56,7 +48,8 @@ static void ne_close(void *ctx)
 {
 	neteval *ne = ctx;
 	gt_nn_free(ne->nn);
-	gt_free_all(ne->planes, ne->globals, ne);
+	gt_feat_buf_release(&ne->in);
+	free(ne);
 }
 
 int gt_neteval_open(const gt_model *m, const char *backend, gt_evaluator *ev, gt_error *e)
