@@ -90,14 +90,9 @@ void gt_evaluator_close(gt_evaluator *ev)
 
 void gt_mcts_params_default(gt_mcts_params *p)
 {
-	p->cpuct = 1.1;
-	p->fpu_reduction = 0.2;
-	p->root_fpu_reduction = 0.1;
-	p->noise_concentration = 10.83;
-	p->noise_weight = 0.25;
-	p->leaves = 8;
-	p->max_bytes = (size_t)64 << 20;
-	p->pass_from = 0;
+	*p = (gt_mcts_params){ .cpuct = 1.1, .fpu_reduction = 0.2, .root_fpu_reduction = 0.1,
+	                       .noise_concentration = 10.83, .noise_weight = 0.25, .leaves = 8,
+	                       .max_bytes = (size_t)64 << 20, .pass_from = 0 };
 }
 
 gt_mcts *gt_mcts_new(const gt_mcts_params *p)

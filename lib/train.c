@@ -39,12 +39,8 @@ struct gt_trainer {
 
 void gt_train_conf_init(gt_train_conf *c)
 {
-	memset(c, 0, sizeof *c);
-	c->batch = 256;
-	c->optim = gt_optim_defaults(GT_OPTIM_ADAMW);
-	c->lossw = GT_NN_LOSSW_DEFAULT;
-	c->seed = 0;
-	c->backend = NULL;
+	*c = (gt_train_conf){ .batch = 256, .optim = gt_optim_defaults(GT_OPTIM_ADAMW),
+	                      .lossw = GT_NN_LOSSW_DEFAULT, .seed = 0, .backend = NULL };
 }
 
 static void arch_ints(const gt_arch *a, int32_t v[9])

@@ -24,14 +24,9 @@ struct gt_trainrun {
 
 void gt_trainrun_conf_init(gt_trainrun_conf *c)
 {
-	memset(c, 0, sizeof *c);
+	*c = (gt_trainrun_conf){ .window = 250000, .steps = 1000, .checkpoint_every = 100,
+	                         .log_every = 10, .val_rows = 4096, .max_bad = 10 };
 	gt_train_conf_init(&c->train);
-	c->window = 250000;
-	c->steps = 1000;
-	c->checkpoint_every = 100;
-	c->log_every = 10;
-	c->val_rows = 4096;
-	c->max_bad = 10;
 }
 
 /* ---- metrics lines ---- */
