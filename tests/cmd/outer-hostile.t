@@ -16,8 +16,7 @@ gt-selfplay --model none --games 4 --visits 8 --cheap-visits 4 --full-prob 1 \
 gt-shard -o "$T/d" "$T/g.ndjson" >"$T/m" 2>"$T/e"
 gt-model init b1c8 --seed 1 -o "$T/m0.bin.gz" 2>"$T/e"; ok $? "fixture: a b1c8 network and its rows"
 for k in alice mallory; do
-	openssl genpkey -algorithm ed25519 -out "$T/$k.pem" 2>/dev/null &&
-		openssl pkey -in "$T/$k.pem" -pubout -out "$T/$k.pub" 2>/dev/null
+	ed25519_key "$T/$k.pem" "$T/$k.pub"
 done
 mkdir -p "$T/keys" && cp "$T/alice.pub" "$T/keys/alice.pub"
 

@@ -4,10 +4,7 @@
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 command -v openssl >/dev/null || skip_all "openssl(1) is not installed (needed to make Ed25519 keys)"
 S=$T/store
-openssl genpkey -algorithm ed25519 -out "$T/key.pem" 2>/dev/null &&
-openssl pkey -in "$T/key.pem" -pubout -out "$T/pub.pem" &&
-openssl genpkey -algorithm ed25519 -out "$T/key2.pem" 2>/dev/null &&
-openssl pkey -in "$T/key2.pem" -pubout -out "$T/pub2.pem"
+ed25519_key "$T/key.pem" "$T/pub.pem" && ed25519_key "$T/key2.pem" "$T/pub2.pem"
 ok $? "Ed25519 keys made with openssl"
 gt-model init b1c8 --series run1 --seed 1 -o "$T/run1-b1c8-s0-d0.bin.gz"
 line='{"games":10,"wins":8,"draws":0,"losses":2,"elo":240.8}'

@@ -11,8 +11,7 @@ command -v openssl >/dev/null || skip_all "openssl(1) is not installed (needed t
 unset GT_STORE_TOKEN GT_STORE_INSECURE_TOKEN
 R=$T/root
 mkdir -p "$R"
-openssl genpkey -algorithm ed25519 -out "$T/key.pem" 2>/dev/null &&
-openssl pkey -in "$T/key.pem" -pubout -out "$T/pub.pem"
+ed25519_key "$T/key.pem" "$T/pub.pem"
 ok $? "Ed25519 keys made with openssl"
 gt-model init b1c8 --series run1 --seed 1 -o "$T/net1.bin.gz"
 gt-model init b1c8 --series run1 --seed 2 -o "$T/net2.bin.gz"

@@ -18,10 +18,7 @@ mkdir -p "$S/games" "$W"
 now=$(date +%s)
 
 # one signed release by gt-publish, one batch of real games
-openssl genpkey -algorithm ed25519 -out "$T/key.pem" 2>/dev/null &&
-	openssl pkey -in "$T/key.pem" -pubout -out "$T/key.pub" 2>/dev/null &&
-	openssl genpkey -algorithm ed25519 -out "$T/other.pem" 2>/dev/null &&
-	openssl pkey -in "$T/other.pem" -pubout -out "$T/other.pub" 2>/dev/null
+ed25519_key "$T/key.pem" "$T/key.pub" && ed25519_key "$T/other.pem" "$T/other.pub"
 ok $? "keys"
 gt-model init b1c8 --series evil -o "$T/candidate.bin.gz" > /dev/null
 echo '{"a":"candidate","b":"x-b1c8-s250-d9000","games":4,"wins":3,"draws":0,"losses":1,"score":0.75,"elo":190.85,"elo_ci95":[-150.25,600.5]}' |

@@ -34,5 +34,15 @@ wait_http() { # wait_http URL: 0 once URL answers anything over HTTP (10 s at mo
 	done
 	return 1
 }
+ed25519_key() { # ed25519_key PRIV PUB: a new Ed25519 key pair in PEM files, by openssl(1)
+	openssl genpkey -algorithm ed25519 -out "$1" 2>/dev/null &&
+		openssl pkey -in "$1" -pubout -out "$2" 2>/dev/null
+}
+random_shards() { # random_shards GAMES DIR: GAMES 9x9 games of the random network (seed 11)
+	# in $T/g.ndjson, then in shards of 100 rows in DIR; stderr in $T/e; gt-shard's status
+	gt-selfplay --model none --games "$1" --visits 8 --cheap-visits 4 --full-prob 1 \
+		--board-size 9 --seed 11 >"$T/g.ndjson" 2>"$T/e"
+	gt-shard -o "$2" --rows 100 "$T/g.ndjson" >/dev/null 2>>"$T/e"
+}
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 done_testing() { echo "1..$_n"; [ "$_fail" -eq 0 ]; }

@@ -7,9 +7,7 @@
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 command -v gt-selfplay >/dev/null || skip_all "gt-selfplay not built"
 
-gt-selfplay --model none --games 4 --visits 8 --cheap-visits 4 --full-prob 1 \
-	--board-size 9 --seed 11 >"$T/g.ndjson" 2>"$T/e"
-gt-shard -o "$T/d" --rows 100 "$T/g.ndjson" >/dev/null 2>>"$T/e"; ok $? "data: 4 games in shards"
+random_shards 4 "$T/d"; ok $? "data: 4 games in shards"
 
 args="--init b2c16 --data $T/d --steps 150 --batch 32 --seed 4 --checkpoint-every 10 --log-every 10"
 gt-train $args -o "$T/a.bin.gz" >"$T/a.out" 2>"$T/e"; ok $? "uninterrupted run: exit 0"

@@ -5,9 +5,7 @@
 # those of a live process and of other files alone.
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 command -v gt-selfplay >/dev/null || skip_all "gt-selfplay not built"
-gt-selfplay --model none --games 2 --visits 8 --cheap-visits 4 --full-prob 1 \
-	--board-size 9 --seed 11 >"$T/g.ndjson" 2>"$T/e"
-gt-shard -o "$T/d" --rows 100 "$T/g.ndjson" >/dev/null 2>>"$T/e"; ok $? "data: 2 games in shards"
+random_shards 2 "$T/d"; ok $? "data: 2 games in shards"
 args="--init b1c8 --data $T/d --batch 16 --seed 4 --checkpoint-every 5 --log-every 5"
 mkdir "$T/run"
 gt-train $args --steps 5 --state "$T/run/st" -o "$T/a.bin.gz" >/dev/null 2>"$T/e"; ok $? "a first run writes the state"

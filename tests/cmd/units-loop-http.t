@@ -11,7 +11,7 @@ SD=$T/store/run1
 mkdir -p "$SD" && chmod 777 "$SD"
 unset GT_STORE_TOKEN
 KEY=$T/key.pem
-openssl genpkey -algorithm ed25519 -out "$KEY" 2>/dev/null && openssl pkey -in "$KEY" -pubout -out "$KEY.pub"
+ed25519_key "$KEY" "$KEY.pub"
 ok $? "an Ed25519 key pair"
 . "$GT_SRC/tests/cmd/units-loop.sh"
 done_testing

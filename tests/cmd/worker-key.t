@@ -9,10 +9,7 @@ WORKER=$GT_SRC/share/gt/worker
 S=$T/store
 K="$T/my keys"
 mkdir -p "$K"
-openssl genpkey -algorithm ed25519 -out "$K/key.pem" 2>/dev/null &&
-openssl pkey -in "$K/key.pem" -pubout -out "$K/pub key.pem" &&
-openssl genpkey -algorithm ed25519 -out "$K/other.pem" 2>/dev/null &&
-openssl pkey -in "$K/other.pem" -pubout -out "$K/other pub.pem"
+ed25519_key "$K/key.pem" "$K/pub key.pem" && ed25519_key "$K/other.pem" "$K/other pub.pem"
 ok $? "Ed25519 keys in a folder whose name has a space"
 gt-model init b1c8 --series run1 --seed 1 -o "$T/run1-b1c8-s0-d0.bin.gz"
 echo '{"games":10,"wins":8,"draws":0,"losses":2,"elo":240.8}' |
