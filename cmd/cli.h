@@ -128,10 +128,22 @@ void cli_opt_other(int c, void (*usage)(FILE *)) __attribute__((noreturn));
  * one range and one wording each: --board-size N (2..19), --komi K
  * (-1000..1000), --rules NAME (gt_rules_find), --max-moves N
  * (1..GT_MAX_HIST-2), --visits N (1..1000000), --parallel-games G
- * (1..4096), --seed S (0..2^53-1). A command lists those it takes in its
- * table with these values and points a cli_game at its settings. */
+ * (1..4096), --seed S (0..2^53-1). A command puts CLI_BOARD_OPTS (the
+ * first four: --board-size, --komi, --rules, --seed) or CLI_GAME_OPTS (all
+ * seven) in its table and points a cli_game at its settings (NULL for those
+ * it does not take). */
 enum { CLI_O_SIZE = 0x7f10, CLI_O_KOMI, CLI_O_RULES, CLI_O_MAXMOVES, CLI_O_VISITS,
        CLI_O_PARALLEL, CLI_O_SEED };
+#define CLI_BOARD_OPTS                                        \
+	{"board-size", required_argument, NULL, CLI_O_SIZE}, \
+	{"komi", required_argument, NULL, CLI_O_KOMI},       \
+	{"rules", required_argument, NULL, CLI_O_RULES},     \
+	{"seed", required_argument, NULL, CLI_O_SEED}
+#define CLI_GAME_OPTS                                                   \
+	CLI_BOARD_OPTS,                                                 \
+	{"max-moves", required_argument, NULL, CLI_O_MAXMOVES},        \
+	{"visits", required_argument, NULL, CLI_O_VISITS},             \
+	{"parallel-games", required_argument, NULL, CLI_O_PARALLEL}
 typedef struct cli_game {
 	int *board_size, *max_moves, *visits, *parallel_games; /* borrowed */
 	double *komi;

@@ -37,11 +37,8 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "model", required_argument, 0, O_MODEL },
 		{ "visits", required_argument, 0, O_VISITS },
-		{ "board-size", required_argument, 0, CLI_O_SIZE },
+		CLI_BOARD_OPTS,
 		{ "size", required_argument, 0, CLI_O_SIZE },
-		{ "komi", required_argument, 0, CLI_O_KOMI },
-		{ "rules", required_argument, 0, CLI_O_RULES },
-		{ "seed", required_argument, 0, CLI_O_SEED },
 		{ "resign-threshold", required_argument, 0, O_RESIGN },
 		{ "backend", required_argument, 0, O_BACKEND },
 		{ "quiet", no_argument, 0, 'q' },
