@@ -20,21 +20,24 @@ static void vmsg(int err, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
+/* the body of a variadic message function: vmsg(err, fmt, its arguments) */
+#define VMSG(err, fmt)                 \
+	do {                           \
+		va_list ap;            \
+		va_start(ap, fmt);     \
+		vmsg(err, fmt, ap);    \
+		va_end(ap);            \
+	} while (0)
+
 void cli_warn(const char *fmt, ...)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vmsg(-1, fmt, ap);
-	va_end(ap);
+	VMSG(-1, fmt);
 }
 
 void cli_warn_errno(const char *fmt, ...)
 {
 	int err = errno;
-	va_list ap;
-	va_start(ap, fmt);
-	vmsg(err, fmt, ap);
-	va_end(ap);
+	VMSG(err, fmt);
 }
 
 void cli_warn_cb(void *ctx, const char *msg)
@@ -45,40 +48,27 @@ void cli_warn_cb(void *ctx, const char *msg)
 
 void cli_die(const char *fmt, ...)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vmsg(-1, fmt, ap);
-	va_end(ap);
+	VMSG(-1, fmt);
 	exit(1);
 }
 
 void cli_die_errno(const char *fmt, ...)
 {
 	int err = errno;
-	va_list ap;
-	va_start(ap, fmt);
-	vmsg(err, fmt, ap);
-	va_end(ap);
+	VMSG(err, fmt);
 	exit(1);
 }
 
 void cli_usage_die(const char *fmt, ...)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vmsg(-1, fmt, ap);
-	va_end(ap);
+	VMSG(-1, fmt);
 	exit(2);
 }
 
 void cli_usage_fail(void (*usage)(FILE *), const char *fmt, ...)
 {
-	if (fmt) {
-		va_list ap;
-		va_start(ap, fmt);
-		vmsg(-1, fmt, ap);
-		va_end(ap);
-	}
+	if (fmt)
+		VMSG(-1, fmt);
 	usage(stderr);
 	exit(2);
 }
