@@ -388,50 +388,49 @@ static double num(const json_t *v)
 	return json_is_integer(v) ? (double)json_integer_value(v) : json_real_value(v);
 }
 
+/* The value of key k into *v when it is of one of the JSON types in the
+ * mask types (bits 1 << json_type; what names them: "a string"); absent
+ * (or null): *v NULL and 0, or the missing-field failure when required;
+ * of another type: the failure, naming what. */
+static int field(pctx *c, json_t *o, const char *k, int required, unsigned types,
+                 const char *what, json_t **v)
+{
+	*v = get(o, k);
+	if (!*v)
+		return required ? fail(c, "field", "missing field \"%s\"", k) : 0;
+	if (!(types & 1u << json_typeof(*v)))
+		return fail(c, "field", "field \"%s\" is not %s", k, what);
+	return 0;
+}
+
 /* Strings from jansson hold no NUL: json_loadb without JSON_ALLOW_NUL
  * refuses "\u0000". */
 static int get_str(pctx *c, json_t *o, const char *k, int required, const char **out)
 {
-	json_t *v = get(o, k);
-	*out = NULL;
-	if (!v) {
-		if (required)
-			return fail(c, "field", "missing field \"%s\"", k);
-		return 0;
-	}
-	if (!json_is_string(v))
-		return fail(c, "field", "field \"%s\" is not a string", k);
-	*out = json_string_value(v);
-	return 0;
+	json_t *v;
+	int rc = field(c, o, k, required, 1u << JSON_STRING, "a string", &v);
+	*out = !rc && v ? json_string_value(v) : NULL;
+	return rc;
 }
 
+/* absent: NAN */
 static int get_num(pctx *c, json_t *o, const char *k, int required, double *out)
 {
-	json_t *v = get(o, k);
-	if (!v) {
-		if (required)
-			return fail(c, "field", "missing field \"%s\"", k);
-		*out = NAN;
-		return 0;
-	}
-	if (!json_is_number(v))
-		return fail(c, "field", "field \"%s\" is not a number", k);
-	*out = num(v);
-	return 0;
+	json_t *v;
+	int rc = field(c, o, k, required, 1u << JSON_INTEGER | 1u << JSON_REAL, "a number", &v);
+	if (!rc)
+		*out = v ? num(v) : NAN;
+	return rc;
 }
 
 static int get_int(pctx *c, json_t *o, const char *k, int required, long long lo, long long hi,
                    long long def, long long *out)
 {
-	json_t *v = get(o, k);
+	json_t *v;
 	*out = def;
-	if (!v) {
-		if (required)
-			return fail(c, "field", "missing field \"%s\"", k);
-		return 0;
-	}
-	if (!json_is_integer(v))
-		return fail(c, "field", "field \"%s\" is not an integer", k);
+	int rc = field(c, o, k, required, 1u << JSON_INTEGER, "an integer", &v);
+	if (rc || !v)
+		return rc;
 	*out = json_integer_value(v);
 	if (*out < lo || *out > hi)
 		return fail(c, "field", "field \"%s\" is %lld, outside %lld..%lld", k, *out, lo, hi);
@@ -440,14 +439,12 @@ static int get_int(pctx *c, json_t *o, const char *k, int required, long long lo
 
 static int get_bool(pctx *c, json_t *o, const char *k, int def, int *out)
 {
-	json_t *v = get(o, k);
+	json_t *v;
 	*out = def;
-	if (!v)
-		return 0;
-	if (!json_is_boolean(v))
-		return fail(c, "field", "field \"%s\" is not a boolean", k);
-	*out = json_is_true(v);
-	return 0;
+	int rc = field(c, o, k, 0, 1u << JSON_TRUE | 1u << JSON_FALSE, "a boolean", &v);
+	if (!rc && v)
+		*out = json_is_true(v);
+	return rc;
 }
 
 /* A float array of exactly want entries into a new array *out. */
