@@ -2,7 +2,7 @@
  * network read and written back by it is byte-identical, and its
  * torch.nn.Module's forward (float64) equals gt's CPU forward within
  * max |gt - torch| <= 1e-4 * (1 + |torch|) (float32 against float64). */
-#include "tap.h"
+#include "testutil.h"
 #include "feat.h"
 #include "gt.h"
 #include "model.h"
@@ -92,8 +92,6 @@ int main(void)
 	ok(got && emax <= 1e-4, "torch.nn.Module forward equals gt's (%.2g)", emax);
 	gt_nn_free(nn);
 	gt_model_free(m);
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		diag("could not remove %s", dir);
+	test_rmdir(dir);
 	return done_testing();
 }

@@ -5,7 +5,7 @@
  * version-13 multipliers, the version-15 pass layers), against that
  * script's NumPy float64 forward, written apart from katago.c. Tolerance:
  * |gt - numpy| <= 1e-4 * (1 + |numpy|) (float32 against float64). */
-#include "tap.h"
+#include "testutil.h"
 #include "gt.h"
 #include "katago.h"
 
@@ -97,9 +97,6 @@ int main(void)
 		   emax);
 		gt_kata_free(k);
 	}
-	char cmd[400];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		diag("could not remove %s", dir);
+	test_rmdir(dir);
 	return done_testing();
 }

@@ -3,7 +3,7 @@
  * reads the weights from a gt model file with its own reader
  * (tests/py/gtmodel.py). Tolerance: max |gt - torch| <= 1e-4 * max |torch|
  * per output and per parameter tensor. */
-#include "tap.h"
+#include "testutil.h"
 #include "feat.h"
 #include "nn_batch.h"
 #include "model.h"
@@ -212,8 +212,6 @@ int main(void)
 	gt_nn_free(nn);
 	gt_model_free(m);
 	gt_model_free(r);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		diag("cannot remove %s", dir);
+	test_rmdir(dir);
 	return done_testing();
 }
