@@ -269,6 +269,18 @@ static size_t ustate_bytes(size_t n, int with_v)
 	return USTATE_HDR + 4 * n * (with_v ? 3 : 2) + 4;
 }
 
+/* the state's arrays in file order into a: m, v (only with Adam), r;
+ * returns how many */
+static int ustate_arrays(const gt_diloco_ustate *s, float *a[3])
+{
+	int k = 0;
+	a[k++] = s->m;
+	if (s->v)
+		a[k++] = s->v;
+	a[k++] = s->r;
+	return k;
+}
+
 int gt_diloco_ustate_save(const gt_diloco_ustate *s, const char *path, gt_error *e)
 {
 	size_t len = ustate_bytes(s->n, s->v != NULL);
@@ -281,14 +293,9 @@ int gt_diloco_ustate_save(const gt_diloco_ustate *s, const char *path, gt_error 
 	gt_le_put64(buf + 40, s->samples);
 	gt_le_put64(buf + 48, s->v != NULL);
 	uint8_t *p = buf + USTATE_HDR;
-	gt_le_putf_n(p, s->m, s->n);
-	p += 4 * s->n;
-	if (s->v) {
-		gt_le_putf_n(p, s->v, s->n);
-		p += 4 * s->n;
-	}
-	gt_le_putf_n(p, s->r, s->n);
-	p += 4 * s->n;
+	float *a[3];
+	for (int i = 0, k = ustate_arrays(s, a); i < k; i++, p += 4 * s->n)
+		gt_le_putf_n(p, a[i], s->n);
 	uint32_t c = (uint32_t)crc32_z(0, buf, (size_t)(p - buf));
 	gt_le_put32(p, c);
 	int rc = gt_fs_write_atomic(path, buf, len, e), err = errno;
@@ -330,13 +337,9 @@ int gt_diloco_ustate_load(gt_diloco_ustate *s, const char *path, gt_error *e)
 		s->deltas = gt_le_get64(buf + 32);
 		s->samples = gt_le_get64(buf + 40);
 		const uint8_t *p = buf + USTATE_HDR;
-		gt_le_getf_n(p, s->m, s->n);
-		p += 4 * s->n;
-		if (s->v) {
-			gt_le_getf_n(p, s->v, s->n);
-			p += 4 * s->n;
-		}
-		gt_le_getf_n(p, s->r, s->n);
+		float *a[3];
+		for (int i = 0, k = ustate_arrays(s, a); i < k; i++, p += 4 * s->n)
+			gt_le_getf_n(p, a[i], s->n);
 	}
 	free(buf);
 	return rc;
