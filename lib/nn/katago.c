@@ -733,6 +733,17 @@ static void matmul(const kmat *m, int B, const float *x, float *y, int add)
 
 static void run_stack(gt_kata *k, const kblock *blocks, int nb, int B, int n, float *x, int depth);
 
+/* x[p][c][i] += bias[p][c] for the B positions, C channels and N points */
+static void add_channel_bias(float *x, const float *bias, int B, int C, int N)
+{
+	for (int p = 0; p < B; p++)
+		for (int c = 0; c < C; c++) {
+			float *xc = x + ((size_t)p * C + c) * N, v = bias[(size_t)p * C + c];
+			for (int i = 0; i < N; i++)
+				xc[i] += v;
+		}
+}
+
 /* scratch buffers for a depth: a, r, t, pool; each cap floats (pool: B x 3 x maxC) */
 static void run_block(gt_kata *k, const kblock *b, int B, int n, float *x, int depth)
 {
@@ -751,13 +762,7 @@ static void run_block(gt_kata *k, const kblock *b, int B, int n, float *x, int d
 		pool3(B, G, N, t, pool);
 		float *bias = pool + (size_t)B * 3 * G;
 		matmul(&b->gmul, B, pool, bias, 0);
-		int R = b->c1.cout;
-		for (int p = 0; p < B; p++)
-			for (int c = 0; c < R; c++) {
-				float *ri = r + ((size_t)p * R + c) * N, v = bias[(size_t)p * R + c];
-				for (int i = 0; i < N; i++)
-					ri[i] += v;
-			}
+		add_channel_bias(r, bias, B, b->c1.cout, N);
 	}
 	bn_act(&b->mid, b->mid_act, B, N, r, a);
 	conv(k, &b->c2, B, n, a, x, 1);
@@ -802,12 +807,7 @@ int gt_kata_forward(gt_kata *k, int B, int n, const float *planes, const float *
 	/* trunk */
 	conv(k, &k->in_conv, B, n, planes, x, 0);
 	matmul(&k->in_mul, B, globals, pool, 0);
-	for (int p = 0; p < B; p++)
-		for (int c = 0; c < C; c++) {
-			float *xi = x + ((size_t)p * C + c) * N, v = pool[(size_t)p * C + c];
-			for (int i = 0; i < N; i++)
-				xi[i] += v;
-		}
+	add_channel_bias(x, pool, B, C, N);
 	run_stack(k, k->blocks, k->nblocks, B, n, x, 0);
 	bn_act(&k->tip, k->tip_act, B, N, x, x);
 	/* policy head: r = p1, t = g1 */
@@ -818,12 +818,7 @@ int gt_kata_forward(gt_kata *k, int B, int n, const float *planes, const float *
 	pool3(B, G, N, t, pool);
 	float *bias = pool + (size_t)B * 3 * G;
 	matmul(&k->gbias, B, pool, bias, 0);
-	for (int p = 0; p < B; p++)
-		for (int c = 0; c < P; c++) {
-			float *ri = r + ((size_t)p * P + c) * N, v = bias[(size_t)p * P + c];
-			for (int i = 0; i < N; i++)
-				ri[i] += v;
-		}
+	add_channel_bias(r, bias, B, P, N);
 	bn_act(&k->p1bn, k->p1act, B, N, r, r);
 	conv(k, &k->p2, B, n, r, a, 0);
 	/* pass: pass1 (and, from version 15, bias, activation, pass2) */
