@@ -291,84 +291,104 @@ static void share_arg(const char *s, gt_pull_pick *pk)
 	pk->share_k = (unsigned)cli_int("--share (K)", k, 0, (long long)pk->share_units - 1);
 }
 
-int main(int argc, char **argv)
-{
-	enum { O_SHA = 256, O_BYTES, O_OVERWRITE, O_STATE, O_MAXLINE, O_MAXBATCH, O_SHARE, O_NEWEST, O_STATS, O_REJECTS,
-	       O_VERIFY, O_ORNONE, O_ARGS, O_INSECURE };
-	static const struct option lo[] = {
-		{ "sha256", required_argument, NULL, O_SHA },
-		{ "bytes", required_argument, NULL, O_BYTES },
-		{ "overwrite", no_argument, NULL, O_OVERWRITE },
-		{ "state", required_argument, NULL, O_STATE },
-		{ "max-line", required_argument, NULL, O_MAXLINE },
-		{ "max-batch", required_argument, NULL, O_MAXBATCH },
-		{ "share", required_argument, NULL, O_SHARE },
-		{ "newest", required_argument, NULL, O_NEWEST },
-		{ "stats", required_argument, NULL, O_STATS },
-		{ "rejects", required_argument, NULL, O_REJECTS },
-		{ "verify-key", required_argument, NULL, O_VERIFY },
-		{ "or-none", no_argument, NULL, O_ORNONE },
-		{ "selfplay-args", required_argument, NULL, O_ARGS },
-		{ "insecure-token", no_argument, NULL, O_INSECURE },
-		{ "quiet", no_argument, NULL, 'q' },
-		CLI_STORE_OPTS,
-		CLI_OPTS_END,
-	};
+/* the settings of the command line */
+typedef struct args {
 	gt_store_opts o;
-	const char *sha = NULL, *state = NULL, *verify_key = NULL, *args_file = NULL, *stats = NULL,
-	           *rejects = NULL;
-	gt_pull_pick pk = { 0, 0, 0 };
-	long long bytes = -1, max_line = 64LL << 20, max_batch = 16LL << 30;
-	int overwrite = 0, quiet = 0, or_none = 0, insecure_token = 0, c;
-	gt_store_opts_init(&o);
-	o.warn = warn_cb;
-	o.warn_ctx = &quiet;
+	const char *sha, *state, *verify_key, *args_file, *stats, *rejects;
+	gt_pull_pick pk;
+	long long bytes, max_line, max_batch;
+	int overwrite, quiet, or_none;
+} args;
+
+enum { O_SHA = 256, O_BYTES, O_OVERWRITE, O_STATE, O_MAXLINE, O_MAXBATCH, O_SHARE, O_NEWEST,
+       O_STATS, O_REJECTS, O_VERIFY, O_ORNONE, O_ARGS, O_INSECURE };
+static const struct option lo[] = {
+	{ "sha256", required_argument, NULL, O_SHA },
+	{ "bytes", required_argument, NULL, O_BYTES },
+	{ "overwrite", no_argument, NULL, O_OVERWRITE },
+	{ "state", required_argument, NULL, O_STATE },
+	{ "max-line", required_argument, NULL, O_MAXLINE },
+	{ "max-batch", required_argument, NULL, O_MAXBATCH },
+	{ "share", required_argument, NULL, O_SHARE },
+	{ "newest", required_argument, NULL, O_NEWEST },
+	{ "stats", required_argument, NULL, O_STATS },
+	{ "rejects", required_argument, NULL, O_REJECTS },
+	{ "verify-key", required_argument, NULL, O_VERIFY },
+	{ "or-none", no_argument, NULL, O_ORNONE },
+	{ "selfplay-args", required_argument, NULL, O_ARGS },
+	{ "insecure-token", no_argument, NULL, O_INSECURE },
+	{ "quiet", no_argument, NULL, 'q' },
+	CLI_STORE_OPTS,
+	CLI_OPTS_END,
+};
+
+/* parse: the options of argv into A (a bad one: usage, exit 2); returns
+ * the index of the first operand. A->o warns through A->quiet. */
+static int parse(int argc, char **argv, args *A)
+{
+	int insecure_token = 0, c;
+	*A = (args){ .bytes = -1, .max_line = 64LL << 20, .max_batch = 16LL << 30 };
+	gt_store_opts_init(&A->o);
+	A->o.warn = warn_cb;
+	A->o.warn_ctx = &A->quiet;
 	while ((c = getopt_long(argc, argv, "qh", lo, NULL)) != -1) {
 		switch (c) {
-		case O_SHA: sha = optarg; break;
-		case O_BYTES: bytes = cli_int("--bytes", optarg, 0, (long long)1 << 50); break;
-		case O_OVERWRITE: overwrite = 1; break;
-		case O_STATE: state = optarg; break;
-		case O_MAXLINE: max_line = cli_int("--max-line", optarg, 1, (long long)1 << 40); break;
-		case O_MAXBATCH: max_batch = cli_int("--max-batch", optarg, 1, (long long)1 << 50); break;
-		case O_SHARE: share_arg(optarg, &pk); break;
-		case O_NEWEST: pk.newest = (long)cli_int("--newest", optarg, 1, 1L << 30); break;
-		case O_STATS: stats = optarg; break;
-		case O_REJECTS: rejects = optarg; break;
-		case O_VERIFY: verify_key = optarg; break;
-		case O_ORNONE: or_none = 1; break;
-		case O_ARGS: args_file = optarg; break;
+		case O_SHA: A->sha = optarg; break;
+		case O_BYTES: A->bytes = cli_int("--bytes", optarg, 0, (long long)1 << 50); break;
+		case O_OVERWRITE: A->overwrite = 1; break;
+		case O_STATE: A->state = optarg; break;
+		case O_MAXLINE: A->max_line = cli_int("--max-line", optarg, 1, (long long)1 << 40); break;
+		case O_MAXBATCH: A->max_batch = cli_int("--max-batch", optarg, 1, (long long)1 << 50); break;
+		case O_SHARE: share_arg(optarg, &A->pk); break;
+		case O_NEWEST: A->pk.newest = (long)cli_int("--newest", optarg, 1, 1L << 30); break;
+		case O_STATS: A->stats = optarg; break;
+		case O_REJECTS: A->rejects = optarg; break;
+		case O_VERIFY: A->verify_key = optarg; break;
+		case O_ORNONE: A->or_none = 1; break;
+		case O_ARGS: A->args_file = optarg; break;
 		case O_INSECURE: insecure_token = 1; break;
-		case 'q': quiet = 1; break;
+		case 'q': A->quiet = 1; break;
 		default:
-			if (!cli_store_opt(&o, c, optarg))
+			if (!cli_store_opt(&A->o, c, optarg))
 				cli_opt_other(c, usage);
 		}
 	}
-	gt_store_opts_env(&o);
-	o.insecure_token |= insecure_token;
-	int na = argc - optind;
-	char **a = argv + optind;
-	if (na < 1)
-		cli_usage_fail(usage, NULL);
+	gt_store_opts_env(&A->o);
+	A->o.insecure_token |= insecure_token;
+	return optind;
+}
+
+/* run: the verb a[0] with its na - 1 operands (a wrong verb or count:
+ * usage, exit 2) */
+static int run(args *A, int na, char **a)
+{
 	const char *verb = a[0];
-	int rc;
+	gt_store_opts *o = &A->o;
 	if (!strcmp(verb, "get") && (na == 2 || na == 3))
-		rc = cmd_get(&o, a[1], na == 3 ? a[2] : NULL, sha, bytes);
-	else if (!strcmp(verb, "put") && na == 3)
-		rc = cmd_put(&o, a[1], a[2], overwrite);
-	else if (!strcmp(verb, "ls") && na == 2)
-		rc = cmd_ls(&o, a[1]);
-	else if (!strcmp(verb, "latest") && na == 3)
-		rc = cmd_latest(&o, a[1], a[2], verify_key, or_none, args_file);
-	else if (!strcmp(verb, "contrib") && (na == 4 || na == 5))
-		rc = cmd_contrib(&o, a[1], a[2], a[3], na == 5 ? a[4] : NULL);
-	else if (!strcmp(verb, "pull") && na == 2) {
-		if (!state)
+		return cmd_get(o, a[1], na == 3 ? a[2] : NULL, A->sha, A->bytes);
+	if (!strcmp(verb, "put") && na == 3)
+		return cmd_put(o, a[1], a[2], A->overwrite);
+	if (!strcmp(verb, "ls") && na == 2)
+		return cmd_ls(o, a[1]);
+	if (!strcmp(verb, "latest") && na == 3)
+		return cmd_latest(o, a[1], a[2], A->verify_key, A->or_none, A->args_file);
+	if (!strcmp(verb, "contrib") && (na == 4 || na == 5))
+		return cmd_contrib(o, a[1], a[2], a[3], na == 5 ? a[4] : NULL);
+	if (!strcmp(verb, "pull") && na == 2) {
+		if (!A->state)
 			cli_usage_die("pull needs --state FILE");
-		rc = cmd_pull(&o, a[1], state, &pk, max_line, max_batch, stats, rejects);
-	} else {
-		cli_usage_fail(usage, "unknown verb or wrong number of arguments: %s", verb);
+		return cmd_pull(o, a[1], A->state, &A->pk, A->max_line, A->max_batch, A->stats,
+		                A->rejects);
 	}
+	cli_usage_fail(usage, "unknown verb or wrong number of arguments: %s", verb);
+}
+
+int main(int argc, char **argv)
+{
+	args A;
+	int i = parse(argc, argv, &A);
+	if (argc - i < 1)
+		cli_usage_fail(usage, NULL);
+	int rc = run(&A, argc - i, argv + i);
 	return cli_fshut(stdout, "stdout") ? 1 : rc;
 }
