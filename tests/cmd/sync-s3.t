@@ -59,29 +59,12 @@ grep -q '^GET /gt?continuation-token=[^&]*&delimiter=%2F&list-type=2&prefix=many
 ok $? "the second with the continuation token"
 
 # get: sha256, size, resume
-head -c 300000 /dev/urandom > "$T/w/big.bin"
-BS=$(sha "$T/w/big.bin")
-gt-sync put "$T/w/big.bin" "$U/models/big.bin"
-gt-sync get --sha256 "$BS" --bytes 300000 "$U/models/big.bin" "$T/dl/big.bin"; ok $? "get with sha256 and size"
-cmp -s "$T/w/big.bin" "$T/dl/big.bin"; ok $? "bytes match"
-head -c 100000 "$T/w/big.bin" > "$T/dl/.resumed.bin.part"
-: > "$L"
-gt-sync get --sha256 "$BS" "$U/models/big.bin" "$T/dl/resumed.bin" 2>"$T/err"; ok $? "get resumes a partial file"
-cmp -s "$T/w/big.bin" "$T/dl/resumed.bin"; ok $? "and the result is whole"
+get_resumes "$U" "$L"
 grep -q '^GET /gt/models/big.bin 206 0 200000 bytes=100000-' "$L"; ok $? "with a Range request (206, 200000 bytes sent)"
 [ ! -e "$T/dl/.resumed.bin.part" ]; ok $? "the partial file is gone"
-gt-sync get --sha256 "$(echo "$BS" | tr 0-9a-f 1-9a-f0)" "$U/models/big.bin" "$T/dl/bad.bin" 2>"$T/err"
-is $? 1 "a wrong sha256 is rejected"
-[ ! -e "$T/dl/bad.bin" ] && [ ! -e "$T/dl/.bad.bin.part" ]; ok $? "nothing installed, temporary file removed"
 head -c 200000 "$T/w/big.bin" > "$T/w/trunc.bin"
 s3aws s3 cp "$T/w/trunc.bin" s3://gt/models/trunc.bin >/dev/null
-gt-sync get --bytes 300000 "$U/models/trunc.bin" "$T/dl/trunc.bin" 2>"$T/err"
-is $? 1 "a truncated object (wrong length) is rejected"
-grep -q "200000 bytes, expected 300000" "$T/err"; ok $? "with a message: $(cat "$T/err")"
-[ ! -e "$T/dl/trunc.bin" ] && [ ! -e "$T/dl/.trunc.bin.part" ]; ok $? "nothing installed"
-gt-sync get "$U/models/none.bin" "$T/dl/none.bin" 2>"$T/err"
-is $? 1 "a missing object fails"
-grep -q "404" "$T/err"; ok $? "and says so"
+get_refusals "$U" "$BS" "a missing object fails"
 
 # latest: the model fetched, verified; a truncated model refused
 gt-model init b1c8 --seed 1 -o "$T/w/model.bin.gz"

@@ -44,5 +44,33 @@ random_shards() { # random_shards GAMES DIR: GAMES 9x9 games of the random netwo
 		--board-size 9 --seed 11 >"$T/g.ndjson" 2>"$T/e"
 	gt-shard -o "$2" --rows 100 "$T/g.ndjson" >/dev/null 2>>"$T/e"
 }
+get_resumes() { # get_resumes U MARK: 300000 random bytes ($T/w/big.bin, sha256 in BS) put as
+	# U/models/big.bin and got whole, then got again from a partial file of 100000
+	# bytes (MARK emptied first: the caller then checks the Range request); 4 assertions
+	head -c 300000 /dev/urandom > "$T/w/big.bin"
+	BS=$(sha256sum "$T/w/big.bin" | cut -d' ' -f1)
+	gt-sync put "$T/w/big.bin" "$1/models/big.bin"
+	gt-sync get --sha256 "$BS" --bytes 300000 "$1/models/big.bin" "$T/dl/big.bin"; ok $? "get with sha256 and size"
+	cmp -s "$T/w/big.bin" "$T/dl/big.bin"; ok $? "bytes match"
+	head -c 100000 "$T/w/big.bin" > "$T/dl/.resumed.bin.part"
+	: > "$2"
+	gt-sync get --sha256 "$BS" "$1/models/big.bin" "$T/dl/resumed.bin" 2>"$T/err"; ok $? "get resumes a partial file"
+	cmp -s "$T/w/big.bin" "$T/dl/resumed.bin"; ok $? "and the result is whole"
+}
+get_refusals() { # get_refusals U BS NAME404: gt-sync get from the store U refuses, and
+	# installs nothing in $T/dl: models/big.bin (sha256 BS) asked with another sha256,
+	# models/trunc.bin (200000 bytes; the caller puts it) asked as 300000 bytes, and
+	# the missing models/none.bin (the assertion named NAME404); 8 assertions
+	gt-sync get --sha256 "$(echo "$2" | tr 0-9a-f 1-9a-f0)" "$1/models/big.bin" "$T/dl/bad.bin" 2>"$T/err"
+	is $? 1 "a wrong sha256 is rejected"
+	[ ! -e "$T/dl/bad.bin" ] && [ ! -e "$T/dl/.bad.bin.part" ]; ok $? "nothing installed, temporary file removed"
+	gt-sync get --bytes 300000 "$1/models/trunc.bin" "$T/dl/trunc.bin" 2>"$T/err"
+	is $? 1 "a truncated object (wrong length) is rejected"
+	grep -q "200000 bytes, expected 300000" "$T/err"; ok $? "with a message: $(cat "$T/err")"
+	[ ! -e "$T/dl/trunc.bin" ] && [ ! -e "$T/dl/.trunc.bin.part" ]; ok $? "nothing installed"
+	gt-sync get "$1/models/none.bin" "$T/dl/none.bin" 2>"$T/err"
+	is $? 1 "$3"
+	grep -q "404" "$T/err"; ok $? "and says so"
+}
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 done_testing() { echo "1..$_n"; [ "$_fail" -eq 0 ]; }
