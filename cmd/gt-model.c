@@ -36,82 +36,75 @@ static int print_json(const char *path, json_t *j)
 
 static const char *act_name[] = {"relu", "mish", "silu", "identity"};
 
-/* describe_katago: a KataGo network (man5 gt-model, KATAGO NETWORKS) */
-static int describe_katago(const char *path)
+/* the description of a KataGo network (man5 gt-model, KATAGO NETWORKS) */
+static json_t *katago_json(const char *path, const gt_kata *k, const char *hex, json_int_t bytes)
 {
-	gt_kata *k;
-	gt_error e;
-	uint8_t dg[32];
-	char hex[65], arch[32];
-	struct stat st;
-	if (gt_kata_read(path, &k, &e) != 0) {
-		cli_warn("%s", e.text);
-		return 1;
-	}
-	if (gt_model_sha256_file(path, dg, &e) != 0 || stat(path, &st) != 0) {
-		cli_warn("%s", e.text);
-		gt_kata_free(k);
-		return 1;
-	}
 	const gt_kata_info *in = gt_kata_info_of(k);
+	char arch[32];
 	snprintf(arch, sizeof arch, "b%dc%d%s", in->blocks, in->channels, in->nested ? "nbt" : "");
-	json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:s, s:i, s:s, s:i, s:i, s:i, s:i, s:i, s:i, "
-	                      "s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:I}",
-	                      "file", path, "name", in->name, "sha256", gt_sha256_hex(dg, hex),
-	                      "bytes", (json_int_t)st.st_size, "format", "katago",
-	                      "format_version", in->version, "arch", arch, "blocks", in->blocks,
-	                      "channels", in->channels, "mid_channels", in->mid,
-	                      "regular_channels", in->regular, "gpool_channels", in->gpool,
-	                      "gpool_blocks", in->gpool_blocks, "nested_blocks", in->nested,
-	                      "input_planes", in->in_planes, "global_inputs", in->globals,
-	                      "feature_version", 7, "head_policy", in->head_policy,
-	                      "head_value", in->head_value, "value_hidden", in->value_hidden,
-	                      "score_outputs", in->score_outputs, "activation", act_name[in->activation & 3],
-	                      "params", (json_int_t)in->params);
-	gt_kata_free(k);
-	return print_json(path, j);
+	return json_pack("{s:s, s:s, s:s, s:I, s:s, s:i, s:s, s:i, s:i, s:i, s:i, s:i, s:i, "
+	                 "s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:I}",
+	                 "file", path, "name", in->name, "sha256", hex,
+	                 "bytes", bytes, "format", "katago",
+	                 "format_version", in->version, "arch", arch, "blocks", in->blocks,
+	                 "channels", in->channels, "mid_channels", in->mid,
+	                 "regular_channels", in->regular, "gpool_channels", in->gpool,
+	                 "gpool_blocks", in->gpool_blocks, "nested_blocks", in->nested,
+	                 "input_planes", in->in_planes, "global_inputs", in->globals,
+	                 "feature_version", 7, "head_policy", in->head_policy,
+	                 "head_value", in->head_value, "value_hidden", in->value_hidden,
+	                 "score_outputs", in->score_outputs, "activation", act_name[in->activation & 3],
+	                 "params", (json_int_t)in->params);
 }
 
-static int describe(const char *path)
+/* the description of a gt network (man5 gt-model) */
+static json_t *model_json(const char *path, const gt_model *m, const char *hex, json_int_t bytes)
 {
-	if (gt_kata_sniff(path) == 1)
-		return describe_katago(path);
-	gt_model *m;
-	gt_error e;
-	uint8_t dg[32];
-	char hex[65], name[160], arch[32];
-	struct stat st;
-	if (gt_model_read(path, &m, &e) != 0) {
-		cli_warn("%s", e.text);
-		return 1;
-	}
-	if (gt_model_sha256_file(path, dg, &e) != 0 || stat(path, &st) != 0) {
-		cli_warn("%s", e.text);
-		gt_model_free(m);
-		return 1;
-	}
+	char name[160], arch[32], phex[65];
 	int has_parent = 0;
 	for (int i = 0; i < 32; i++)
 		has_parent |= m->meta.parent[i];
-	char phex[65];
 	gt_sha256_hex(m->meta.parent, phex);
 	snprintf(arch, sizeof arch, "b%dc%d", m->arch.blocks, m->arch.channels);
 	const gt_arch *a = &m->arch;
-	json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:i, s:s, s:i, s:i, s:i, s:i, s:i, s:i, "
-	                      "s:i, s:i, s:i, s:I, s:I, s:I, s:s, s:o}",
-	                      "file", path, "name", gt_model_name(m, name, sizeof name),
-	                      "sha256", gt_sha256_hex(dg, hex), "bytes", (json_int_t)st.st_size,
-	                      "format_version", GT_MODEL_VERSION, "arch", arch,
-	                      "blocks", a->blocks, "channels", a->channels,
-	                      "input_planes", a->in_planes, "global_inputs", a->globals,
-	                      "feature_version", a->feat_version, "head_policy", a->head_policy,
-	                      "head_value", a->head_value, "value_hidden", a->value_hidden,
-	                      "max_board_size", a->max_n, "params", (json_int_t)m->nparams,
-	                      "steps", (json_int_t)m->meta.steps, "rows", (json_int_t)m->meta.rows,
-	                      "series", m->meta.series,
-	                      "parent", has_parent ? json_string(phex) : json_null());
+	return json_pack("{s:s, s:s, s:s, s:I, s:i, s:s, s:i, s:i, s:i, s:i, s:i, s:i, "
+	                 "s:i, s:i, s:i, s:I, s:I, s:I, s:s, s:o}",
+	                 "file", path, "name", gt_model_name(m, name, sizeof name),
+	                 "sha256", hex, "bytes", bytes,
+	                 "format_version", GT_MODEL_VERSION, "arch", arch,
+	                 "blocks", a->blocks, "channels", a->channels,
+	                 "input_planes", a->in_planes, "global_inputs", a->globals,
+	                 "feature_version", a->feat_version, "head_policy", a->head_policy,
+	                 "head_value", a->head_value, "value_hidden", a->value_hidden,
+	                 "max_board_size", a->max_n, "params", (json_int_t)m->nparams,
+	                 "steps", (json_int_t)m->meta.steps, "rows", (json_int_t)m->meta.rows,
+	                 "series", m->meta.series,
+	                 "parent", has_parent ? json_string(phex) : json_null());
+}
+
+/* describe: a network file, gt's or KataGo's, as a line of JSON; returns
+ * the exit status */
+static int describe(const char *path)
+{
+	int kata = gt_kata_sniff(path) == 1;
+	gt_kata *k = NULL;
+	gt_model *m = NULL;
+	gt_error e;
+	uint8_t dg[32];
+	char hex[65];
+	struct stat st;
+	json_t *j = NULL;
+	int bad = (kata ? gt_kata_read(path, &k, &e) : gt_model_read(path, &m, &e)) != 0 ||
+	          gt_model_sha256_file(path, dg, &e) != 0 || stat(path, &st) != 0;
+	if (bad)
+		cli_warn("%s", e.text);
+	else if (kata)
+		j = katago_json(path, k, gt_sha256_hex(dg, hex), (json_int_t)st.st_size);
+	else
+		j = model_json(path, m, gt_sha256_hex(dg, hex), (json_int_t)st.st_size);
+	gt_kata_free(k);
 	gt_model_free(m);
-	return print_json(path, j);
+	return bad ? 1 : print_json(path, j);
 }
 
 /* init ARCH: a random network to out; returns the exit status */
