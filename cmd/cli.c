@@ -253,6 +253,11 @@ int cli_game_opt(const cli_game *g, int c, const char *arg)
 	return 1;
 }
 
+size_t cli_max_line(const char *arg)
+{
+	return (size_t)cli_size("--max-line", arg, 1, 1ULL << 40);
+}
+
 volatile sig_atomic_t cli_stop;
 
 static void on_stop(int sig)

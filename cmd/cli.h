@@ -177,6 +177,13 @@ int cli_store_opt(gt_store_opts *o, int c, const char *arg);
 extern volatile sig_atomic_t cli_stop;
 void cli_catch_stop(int once);
 
+/* --max-line BYTES, the longest line of game records a command reads
+ * (gt-augment, gt-sgf, gt-validate): CLI_MAXLINE_OPT in its table, and
+ * cli_max_line(optarg) the value (a size in 1..1T: cli_size). */
+enum { CLI_O_MAXLINE = 0x7f30 };
+#define CLI_MAXLINE_OPT {"max-line", required_argument, NULL, CLI_O_MAXLINE}
+size_t cli_max_line(const char *arg);
+
 /* The loop over the lines of one input of game records, for the commands
  * that report a bad line and go on (gt-record(5); gzip or plain):
  *

@@ -25,7 +25,7 @@ static void usage(FILE *f)
 	        "  -h, --help     this text;  --version  the version\n");
 }
 
-enum { O_SYM = 256, O_RANDOM, O_ALL, O_SEED, O_MAXLINE };
+enum { O_SYM = 256, O_RANDOM, O_ALL, O_SEED };
 
 /* rec under symmetries k0..k1-1 to stdout, each one record; 0, or 1 if
  * one could not be written */
@@ -49,7 +49,7 @@ static const struct option lo[] = {
 	{"random", no_argument, NULL, O_RANDOM},
 	{"all", no_argument, NULL, O_ALL},
 	{"seed", required_argument, NULL, O_SEED},
-	{"max-line", required_argument, NULL, O_MAXLINE},
+	CLI_MAXLINE_OPT,
 	CLI_OPTS_END,
 };
 
@@ -67,7 +67,7 @@ int main(int argc, char **argv)
 		case O_RANDOM: mode = O_RANDOM; break;
 		case O_ALL: mode = O_ALL; break;
 		case O_SEED: rng = cli_u64("--seed", optarg, 0, UINT64_MAX); break;
-		case O_MAXLINE: max_line = (size_t)cli_size("--max-line", optarg, 1, 1ULL << 40); break;
+		case CLI_O_MAXLINE: max_line = cli_max_line(optarg); break;
 		default: cli_opt_other(c, usage);
 		}
 	}

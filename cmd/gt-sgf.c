@@ -205,12 +205,12 @@ static int records_to_sgf(FILE *f, const char *name, const char *dir, size_t max
 	return bad;
 }
 
-enum { O_RULES = 256, O_TOSGF, O_MAXLINE, O_MAXFILE, O_PROGRESS };
+enum { O_RULES = 256, O_TOSGF, O_MAXFILE, O_PROGRESS };
 static const struct option lo[] = {
 	{"rules", required_argument, NULL, O_RULES},
 	{"to-sgf", no_argument, NULL, O_TOSGF},
 	{"output", required_argument, NULL, 'o'},
-	{"max-line", required_argument, NULL, O_MAXLINE},
+	CLI_MAXLINE_OPT,
 	{"max-file", required_argument, NULL, O_MAXFILE},
 	{"progress", no_argument, NULL, O_PROGRESS},
 	CLI_OPTS_END,
@@ -232,7 +232,7 @@ int main(int argc, char **argv)
 			break;
 		case O_TOSGF: to_sgf = 1; break;
 		case 'o': dir = optarg; break;
-		case O_MAXLINE: max_line = (size_t)cli_size("--max-line", optarg, 1, 1ULL << 40); break;
+		case CLI_O_MAXLINE: max_line = cli_max_line(optarg); break;
 		case O_MAXFILE: max_file = (size_t)cli_size("--max-file", optarg, 1, 1ULL << 40); break;
 		case O_PROGRESS: progress = 1; break;
 		default: cli_opt_other(c, usage);

@@ -154,13 +154,13 @@ static int finish(run *R, int stats, const char *stats_name)
 	return failed;
 }
 
-enum { O_REJECTS = 256, O_SEEN, O_STATS, O_MAXLINE, O_MINMOVES, O_MAXMOVES, O_UNSCORED,
+enum { O_REJECTS = 256, O_SEEN, O_STATS, O_MINMOVES, O_MAXMOVES, O_UNSCORED,
        O_PROGRESS, O_SIZE, O_KOMI, O_RULES, O_MAXWEIGHT, O_MAXVISITS };
 static const struct option lo[] = {
 	{"rejects", required_argument, NULL, O_REJECTS},
 	{"seen", required_argument, NULL, O_SEEN},
 	{"stats", optional_argument, NULL, O_STATS},
-	{"max-line", required_argument, NULL, O_MAXLINE},
+	CLI_MAXLINE_OPT,
 	{"min-moves", required_argument, NULL, O_MINMOVES},
 	{"max-moves", required_argument, NULL, O_MAXMOVES},
 	{"allow-unscored-results", no_argument, NULL, O_UNSCORED},
@@ -188,7 +188,7 @@ int main(int argc, char **argv)
 		case O_REJECTS: R.rejects_name = optarg; break;
 		case O_SEEN: R.seen_name = optarg; break;
 		case O_STATS: stats = 1; stats_name = optarg; break;
-		case O_MAXLINE: R.max_line = (size_t)cli_size("--max-line", optarg, 1, 1ULL << 40); break;
+		case CLI_O_MAXLINE: R.max_line = cli_max_line(optarg); break;
 		case O_MINMOVES: R.opts.min_moves = (int)cli_int("--min-moves", optarg, 0, GT_MAX_HIST); break;
 		case O_MAXMOVES: R.opts.max_moves = (int)cli_int("--max-moves", optarg, 0, GT_MAX_HIST); break;
 		case O_UNSCORED: R.opts.allow_unscored = 1; break;
