@@ -1,6 +1,7 @@
 /* shard.c: records to training rows, shard files and manifest, the
  * trainer's window (see shard.h and man5 gt-shard). */
 #include "shard.h"
+#include "katafeat.h"
 #include "npz.h"
 #include "sym.h"
 #include "fs.h"
@@ -105,6 +106,17 @@ const gt_shard_encoder *gt_shard_encoder_default(void)
 #endif
 }
 
+/* KataGo's inputs (lib/katafeat.h) under the rules of the board, with the
+ * history KataGo's self-play shows; ctx is the ladder search's workspace */
+static int katago_encode(const gt_board *b, float *planes, float *globals, void *ctx)
+{
+	return gt_katafeat_encode(b, -1, -1, ctx, planes, globals);
+}
+
+/* the extra floats of a row with KataGo's keys (globalTargetsNC's sources) */
+enum { KX_TURN, KX_KOMI, KX_AREA, KX_VISITS, KX_FINISHED, KX_HASH, KX = KX_HASH + 6 };
+#define KATAGO_INPUTS 7 /* KataGo's inputs version, the manifest's feature_version */
+
 void gt_shard_opts_init(gt_shard_opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -124,9 +136,11 @@ typedef struct rows {
 	float *own;          /* [cap, np] */
 	uint8_t *omask;
 	long *game;          /* game serial of each row */
+	int X;               /* extra floats per row: KX with KataGo's keys, else 0 */
+	float *ext;          /* [cap, X] */
 } rows;
 
-static void rows_init(rows *r, int n, int C, int G)
+static void rows_init(rows *r, int n, int C, int G, int X)
 {
 	memset(r, 0, sizeof *r);
 	r->n = n;
@@ -134,6 +148,7 @@ static void rows_init(rows *r, int n, int C, int G)
 	r->pb = (r->np + 7) / 8;
 	r->C = C;
 	r->G = G;
+	r->X = X;
 }
 
 static void rows_reserve(rows *r, long cap)
@@ -149,6 +164,8 @@ static void rows_reserve(rows *r, long cap)
 	r->own = gt_xrealloc(r->own, sizeof(float) * cap * r->np);
 	r->omask = gt_xrealloc(r->omask, cap);
 	r->game = gt_xrealloc(r->game, sizeof(long) * cap);
+	if (r->X)
+		r->ext = gt_xrealloc(r->ext, sizeof(float) * cap * r->X);
 	r->cap = cap;
 }
 
@@ -163,6 +180,7 @@ static void rows_release(rows *r)
 	free(r->own);
 	free(r->omask);
 	free(r->game);
+	free(r->ext);
 	memset(r, 0, sizeof *r);
 }
 
@@ -179,6 +197,8 @@ static void row_copy(rows *b, long d, const rows *a, long s)
 	b->wt[d] = a->wt[s];
 	b->omask[d] = a->omask[s];
 	b->game[d] = a->game[s];
+	if (a->X)
+		memcpy(b->ext + d * a->X, a->ext + s * a->X, sizeof(float) * a->X);
 }
 
 static void pack_planes(uint8_t *dst, const float *planes, int C, int np, int pb)
@@ -203,6 +223,8 @@ struct gt_shard_writer {
 	rows buf[GT_MAX_N + 1];  /* by board size */
 	float *planes, *globals; /* scratch for one position */
 	gt_board *board;
+	gt_katafeat_ws *kws;     /* with KataGo's keys: the encoder's workspace */
+	uint64_t game_hash[2];   /* with KataGo's keys: the current game's */
 	long game_serial;
 	uint64_t shard_serial;
 };
@@ -223,7 +245,12 @@ gt_shard_writer *gt_shard_writer_new(const char *outdir, const gt_shard_opts *o,
 		o = &def;
 	}
 	const gt_shard_encoder *enc = o->enc ? o->enc : gt_shard_encoder_default();
-	if (o->rows < 1 || o->rows > 100000000L || o->run < 0 || o->run > 999 || o->level < 0 ||
+	gt_shard_encoder kenc = {KATAGO_INPUTS, GT_KATAFEAT_PLANES, GT_KATAFEAT_GLOBALS, katago_encode,
+	                         NULL};
+	if (o->katago_pos_len)
+		enc = &kenc;
+	if (o->katago_pos_len < 0 || o->katago_pos_len == 1 || o->katago_pos_len > GT_MAX_N ||
+	    o->rows < 1 || o->rows > 100000000L || o->run < 0 || o->run > 999 || o->level < 0 ||
 	    o->level > 9 || !enc->encode || enc->nplanes < 1 || enc->nplanes > 64 ||
 	    enc->nglobals < 0 || enc->nglobals > 64) {
 		gt_error_set(e, GT_EINVAL, -1, -1, "bad shard options");
@@ -244,6 +271,8 @@ gt_shard_writer *gt_shard_writer_new(const char *outdir, const gt_shard_opts *o,
 	w->rundir = rundir;
 	w->o = *o;
 	w->enc = *enc;
+	if (o->katago_pos_len)
+		w->enc.ctx = w->kws = gt_katafeat_ws_new();
 	w->planes = gt_xmalloc(sizeof(float) * enc->nplanes * GT_MAX_PTS);
 	w->globals = gt_xmalloc(sizeof(float) * (enc->nglobals ? enc->nglobals : 1));
 	w->board = gt_xmalloc(sizeof *w->board);
@@ -259,6 +288,7 @@ void gt_shard_writer_free(gt_shard_writer *w)
 	free(w->planes);
 	free(w->globals);
 	free(w->board);
+	gt_katafeat_ws_free(w->kws);
 	free(w->out);
 	free(w->rundir);
 	free(w);
@@ -318,6 +348,21 @@ static int add_row(gt_shard_writer *w, rows *rb, const gt_record *r, const gt_po
 	rb->score[i] = score;
 	rb->wt[i] = ps->weight;
 	rb->game[i] = w->game_serial;
+	if (rb->X) {
+		float *x = rb->ext + (size_t)i * rb->X;
+		x[KX_TURN] = (float)ps->move_number;
+		x[KX_KOMI] = (float)(b->to_move == GT_WHITE ? b->komi : -b->komi);
+		x[KX_AREA] = b->rules->scoring == GT_SCORE_AREA;
+		x[KX_VISITS] = (float)ps->visits;
+		x[KX_FINISHED] = r->winner != GT_WIN_UNKNOWN;
+		/* KataGo's 128-bit game hash in chunks of 22, 22, 20 bits a half */
+		for (int k = 0; k < 2; k++) {
+			uint64_t h = w->game_hash[k];
+			x[KX_HASH + 3 * k] = (float)(h & 0x3FFFFF);
+			x[KX_HASH + 3 * k + 1] = (float)(h >> 22 & 0x3FFFFF);
+			x[KX_HASH + 3 * k + 2] = (float)(h >> 44 & 0xFFFFF);
+		}
+	}
 	rb->cnt++;
 	return 1;
 }
@@ -336,9 +381,15 @@ int gt_shard_add_record(gt_shard_writer *w, const gt_record *r, gt_error *e)
 		w->st.bad_games++;
 		return gt_error_set(e, GT_EUNSUPPORTED, -1, -1, "unknown rules '%s'", r->rules);
 	}
+	if (w->o.katago_pos_len && n > w->o.katago_pos_len) {
+		w->st.bad_games++;
+		return gt_error_set(e, GT_EUNSUPPORTED, -1, -1,
+		                    "board size %d larger than KataGo's position length %d", n,
+		                    w->o.katago_pos_len);
+	}
 	rows *rb = &w->buf[n];
 	if (!rb->n)
-		rows_init(rb, n, w->enc.nplanes, w->enc.nglobals);
+		rows_init(rb, n, w->enc.nplanes, w->enc.nglobals, w->o.katago_pos_len ? KX : 0);
 	long start = rb->cnt, nonfinite0 = w->st.nonfinite, skipped0 = w->st.skipped;
 	gt_board *b = w->board;
 	gt_board_init(b, n, rules, r->komi);
@@ -350,6 +401,21 @@ int gt_shard_add_record(gt_shard_writer *w, const gt_record *r, gt_error *e)
 		gt_board_set_to_move(b, r->first_to_move);
 	int played = 0;
 	w->game_serial++;
+	if (w->o.katago_pos_len) {
+		/* the game's hash: FNV-1a of its game_id (else of the seed and the
+		 * game's serial), spread by splitmix64 */
+		uint64_t h = 0xcbf29ce484222325ULL;
+		char id[64];
+		const char *g = r->game_id;
+		if (!g) {
+			snprintf(id, sizeof id, "%llu/%ld", (unsigned long long)w->o.seed, w->game_serial);
+			g = id;
+		}
+		for (; *g; g++)
+			h = (h ^ (unsigned char)*g) * 0x100000001b3ULL;
+		w->game_hash[0] = gt_splitmix64(&h);
+		w->game_hash[1] = gt_splitmix64(&h);
+	}
 	for (int j = 0; j < r->npos && !rc; j++) {
 		const gt_position *ps = &r->pos[j];
 		if (ps->move_number < played || ps->move_number > r->nmoves) {
@@ -481,13 +547,133 @@ static int point_current(const char *out, const char *target)
 	return rc;
 }
 
+/* ---- KataGo's keys ---- */
+
+/* KataGo's constants (cpp/dataio/trainingwrite.cpp, cpp/neuralnet/nninputs.h) */
+enum {
+	KATAGO_GLOBAL_TARGETS = 80, /* globalTargetsNC's channels (data format 3) */
+	KATAGO_VALUE_TARGETS = 5,   /* valueTargetsNCHW's channels */
+	KATAGO_QVALUE_TARGETS = 3,  /* qValueTargetsNCMove's channels */
+	KATAGO_SCORE_RADIUS = 60,   /* EXTRA_SCORE_DISTR_RADIUS */
+	KATAGO_POLICY_SCALE = 32000 /* gt's shares times this fit int16 */
+};
+
+/* KataGo's arrays of the first R rows of rb into z (gt-shard(5), "KataGo's
+ * keys": what trainingwrite.cpp's addRow writes, from gt's targets where
+ * gt has them and KataGo's neutral values where it does not) */
+static int katago_arrays(const gt_shard_writer *w, const rows *rb, long R, gt_npz_writer *z,
+                         gt_error *e)
+{
+	int n = rb->n, np = rb->np, C = rb->C, L = w->o.katago_pos_len, A = L * L, PB = (A + 7) / 8;
+	int SD = 2 * A + 2 * KATAGO_SCORE_RADIUS, mid = A + KATAGO_SCORE_RADIUS, NG = KATAGO_GLOBAL_TARGETS;
+	uint8_t *bin = gt_xcalloc((size_t)R * C * PB, 1);
+	int16_t *pol = gt_xcalloc((size_t)R * 2 * (A + 1), sizeof(int16_t));
+	float *tg = gt_xcalloc((size_t)R * NG, sizeof(float));
+	int8_t *sd = gt_xcalloc((size_t)R * SD, 1);
+	int8_t *vt = gt_xcalloc((size_t)R * KATAGO_VALUE_TARGETS * A, 1);
+	int16_t *qv = gt_xcalloc((size_t)R * KATAGO_QVALUE_TARGETS * (A + 1), sizeof(int16_t));
+	for (long i = 0; i < R; i++) {
+		const float *x = rb->ext + i * rb->X;
+		/* the planes: gt's point y*n+x is KataGo's y*L+x */
+		const uint8_t *src = rb->packed + (size_t)i * C * rb->pb;
+		uint8_t *dst = bin + (size_t)i * C * PB;
+		for (int c = 0; c < C; c++)
+			for (int p = 0; p < np; p++)
+				if (src[(size_t)c * rb->pb + (p >> 3)] & 0x80 >> (p & 7)) {
+					int q = p / n * L + p % n;
+					dst[(size_t)c * PB + (q >> 3)] |= (uint8_t)(0x80 >> (q & 7));
+				}
+		/* channel 0: the shares as counts (KataGo's trainer divides by
+		 * the sum); channel 1, the next move's, absent: uniform 1 */
+		int16_t *pr = pol + (size_t)i * 2 * (A + 1);
+		const float *sh = rb->pol + (size_t)i * (np + 1);
+		for (int p = 0; p < np; p++)
+			pr[p / n * L + p % n] = (int16_t)lrintf(sh[p] * KATAGO_POLICY_SCALE);
+		pr[A] = (int16_t)lrintf(sh[np] * KATAGO_POLICY_SCALE);
+		for (int q = 0; q <= A; q++)
+			pr[A + 1 + q] = 1;
+		/* the global targets */
+		float *g = tg + (size_t)i * NG, v = rb->val[i], sc = rb->score[i];
+		int known = rb->omask[i] && !isnan(sc); /* ownership and score */
+		for (int k = 0; k < 5; k++) { /* the result, and the td-like targets repeat it */
+			g[4 * k] = (1 + v) / 2;
+			g[4 * k + 1] = (1 - v) / 2;
+			g[4 * k + 3] = known ? sc : 0;
+		}
+		g[20] = known ? sc : 0;
+		g[24] = 1; /* 1 - the td-like targets' weight */
+		g[25] = rb->wt[i];
+		g[26] = 1;
+		g[27] = (float)known;
+		uint64_t s = w->o.seed ^ (uint64_t)rb->game[i] * 0x9e3779b97f4a7c15ULL ^
+		             (uint64_t)x[KX_TURN] * 0xbf58476d1ce4e5b9ULL;
+		for (int k = 0, use = 1; k < 5; k++) { /* history kept with KataGo's odds */
+			use = use && (gt_splitmix64(&s) >> 11) * 0x1p-53 < 0.98;
+			g[36 + k] = (float)use;
+		}
+		for (int k = 0; k < 6; k++)
+			g[41 + k] = x[KX_HASH + k];
+		g[47] = x[KX_KOMI];
+		g[48] = x[KX_AREA];
+		g[51] = x[KX_TURN];
+		g[60] = x[KX_VISITS];
+		g[62] = x[KX_FINISHED];
+		g[63] = 3; /* KataGo's data format version */
+		/* the score distribution, as KataGo fills it */
+		int8_t *d = sd + (size_t)i * SD;
+		if (known) {
+			int center = (int)round(sc), lo = center + mid - 1, hi = center + mid;
+			if (hi <= 0) {
+				d[0] = 100;
+			} else if (lo >= SD - 1) {
+				d[SD - 1] = 100;
+			} else {
+				int up = (int)roundf((sc - ((float)center - 0.5f)) * 100.0f);
+				d[lo] = (int8_t)(100 - up);
+				d[hi] = (int8_t)up;
+			}
+			/* the final ownership, rounded to -1, 0, +1 */
+			int8_t *o = vt + (size_t)i * KATAGO_VALUE_TARGETS * A;
+			for (int p = 0; p < np; p++) {
+				float f = rb->own[(size_t)i * np + p];
+				o[p / n * L + p % n] = (int8_t)(f >= 0.5f ? 1 : f <= -0.5f ? -1 : 0);
+			}
+		} else {
+			d[mid - 1] = d[mid] = 50;
+		}
+	}
+	int64_t s_bin[3] = {R, C, PB}, s_glob[2] = {R, rb->G}, s_pol[3] = {R, 2, A + 1},
+		s_tg[2] = {R, NG}, s_sd[2] = {R, SD}, s_vt[4] = {R, KATAGO_VALUE_TARGETS, L, L},
+		s_qv[3] = {R, KATAGO_QVALUE_TARGETS, A + 1};
+	int rc = gt_npz_add(z, "binaryInputNCHWPacked", GT_U1, 3, s_bin, bin, e);
+	if (!rc)
+		rc = gt_npz_add(z, "globalInputNC", GT_F4, 2, s_glob, rb->glob, e);
+	if (!rc)
+		rc = gt_npz_add(z, "policyTargetsNCMove", GT_I2, 3, s_pol, pol, e);
+	if (!rc)
+		rc = gt_npz_add(z, "globalTargetsNC", GT_F4, 2, s_tg, tg, e);
+	if (!rc)
+		rc = gt_npz_add(z, "scoreDistrN", GT_I1, 2, s_sd, sd, e);
+	if (!rc)
+		rc = gt_npz_add(z, "valueTargetsNCHW", GT_I1, 4, s_vt, vt, e);
+	if (!rc)
+		rc = gt_npz_add(z, "qValueTargetsNCMove", GT_I2, 3, s_qv, qv, e);
+	free(bin);
+	free(pol);
+	free(tg);
+	free(sd);
+	free(vt);
+	free(qv);
+	return rc;
+}
+
 /* shuffle the buffer, write its first nrows rows as a shard, keep the rest */
 static int write_shard(gt_shard_writer *w, rows *rb, long nrows, gt_error *e)
 {
 	long cnt = rb->cnt;
 	uint64_t s = w->o.seed ^ (0x5851f42d4c957f2dULL * (++w->shard_serial));
 	rows sh;
-	rows_init(&sh, rb->n, rb->C, rb->G);
+	rows_init(&sh, rb->n, rb->C, rb->G, rb->X);
 	rows_reserve(&sh, cnt);
 	long *perm = gt_xmalloc(sizeof(long) * cnt);
 	for (long i = 0; i < cnt; i++)
@@ -532,9 +718,11 @@ static int write_shard(gt_shard_writer *w, rows *rb, long nrows, gt_error *e)
 	const int64_t *shape[NCOLS] = {s_packed, s_glob, s_pol, s_row, s_row, s_own, s_row, s_row};
 	const void *data[NCOLS] = {rb->packed, rb->glob, rb->pol, rb->val, rb->score, rb->own,
 	                           rb->omask, rb->wt};
-	for (int c = 0; c < NCOLS && !rc; c++)
+	if (w->o.katago_pos_len)
+		rc = katago_arrays(w, rb, nrows, z, e);
+	for (int c = 0; c < NCOLS && !rc && !w->o.katago_pos_len; c++)
 		rc = gt_npz_add(z, cols[c].name, cols[c].t, cols[c].ndim, shape[c], data[c], e);
-	if (!rc)
+	if (!rc && !w->o.katago_pos_len)
 		rc = gt_npz_add(z, "meta", GT_I4, 1, s_meta, meta, e);
 	if (!rc)
 		rc = gt_npz_finish(z, sha, &bytes, e);
@@ -567,6 +755,10 @@ static int write_shard(gt_shard_writer *w, rows *rb, long nrows, gt_error *e)
 	                      "rows", (json_int_t)nrows, "games", (json_int_t)ngames, "board_size", n,
 	                      "feature_version", w->enc.version, "planes", rb->C, "globals", rb->G,
 	                      "time", when, "sha256", hex, "bytes", (json_int_t)bytes);
+	if (w->o.katago_pos_len) { /* not gt's arrays: gt's readers skip the line */
+		json_object_set_new(j, "keys", json_string("katago"));
+		json_object_set_new(j, "pos_len", json_integer(w->o.katago_pos_len));
+	}
 	char *line = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(j);
 	rc = manifest_append(w->out, line, e);
@@ -631,7 +823,8 @@ static int read_manifest(const char *out, mentry **list, int *count, gt_error *e
 		const char *file = NULL, *sha = NULL;
 		json_int_t rows = 0;
 		int n = 0, ver = 0;
-		if (j && json_unpack(j, "{s:s, s:I, s:i, s:i, s:s}", "file", &file, "rows", &rows,
+		if (j && !json_object_get(j, "keys") && /* KataGo's keys: not for gt */
+		    json_unpack(j, "{s:s, s:I, s:i, s:i, s:s}", "file", &file, "rows", &rows,
 		                     "board_size", &n, "feature_version", &ver, "sha256", &sha) == 0 &&
 		    rows > 0 && !strstr(file, "..") && file[0] != '/') {
 			GT_GROW(*list, cnt + 1, max, 64);
@@ -757,7 +950,7 @@ skip_size:
 			gt_npz_close(z);
 			const int32_t *meta = a.data;
 			if (meta[1] == n && meta[3] >= 1 && meta[3] <= 64 && meta[4] >= 0 && meta[4] <= 64)
-				rows_init(&w->r, n, meta[3], meta[4]);
+				rows_init(&w->r, n, meta[3], meta[4], 0);
 			free(a.data);
 			if (!w->r.n) {
 				w->info.skipped++;
