@@ -113,8 +113,15 @@ static int katago_encode(const gt_board *b, float *planes, float *globals, void 
 	return gt_katafeat_encode(b, -1, -1, ctx, planes, globals);
 }
 
-/* the extra floats of a row with KataGo's keys (globalTargetsNC's sources) */
-enum { KX_TURN, KX_KOMI, KX_AREA, KX_VISITS, KX_FINISHED, KX_HASH, KX = KX_HASH + 6 };
+/* the extra floats of a row with KataGo's keys (globalTargetsNC's sources):
+ * move number, komi from the side to move's view, area scoring, visits,
+ * result known, game hash (6 chunks), globalTargetsNC 0..19 (the result
+ * and the td-like targets), 22 (variance time), the td-like targets'
+ * weight, next move's policy present, future boards present; then the
+ * next move's policy (n*n+1) and the boards 8 and 32 moves on (2 * n*n) */
+enum { KX_TURN, KX_KOMI, KX_AREA, KX_VISITS, KX_FINISHED, KX_HASH, KX_TD = KX_HASH + 6,
+       KX_VARTIME = KX_TD + 20, KX_TDW, KX_NEXT, KX_FUTURE, KX_FIXED };
+#define KX(np) (KX_FIXED + 3 * (np) + 1)
 #define KATAGO_INPUTS 7 /* KataGo's inputs version, the manifest's feature_version */
 
 void gt_shard_opts_init(gt_shard_opts *o)
@@ -223,8 +230,18 @@ struct gt_shard_writer {
 	rows buf[GT_MAX_N + 1];  /* by board size */
 	float *planes, *globals; /* scratch for one position */
 	gt_board *board;
-	gt_katafeat_ws *kws;     /* with KataGo's keys: the encoder's workspace */
-	uint64_t game_hash[2];   /* with KataGo's keys: the current game's */
+	/* with KataGo's keys: the encoder's workspace, and the current game's
+	 * hash, colours after each move (NULL when it cannot be replayed to its
+	 * end) and root values and scores (White's view) per move number */
+	gt_katafeat_ws *kws;
+	uint64_t game_hash[2];
+	gt_board *kboard;
+	uint8_t *kcol;           /* [(nmoves + 1) * n*n] */
+	float *kval, *kscore;    /* [nmoves] */
+	uint8_t *khave;          /* [nmoves] */
+	int kcomplete;           /* every move number has its root value */
+	int kfuture;             /* kcol holds the whole game */
+	size_t kcol_cap, kv_cap;
 	long game_serial;
 	uint64_t shard_serial;
 };
@@ -271,8 +288,10 @@ gt_shard_writer *gt_shard_writer_new(const char *outdir, const gt_shard_opts *o,
 	w->rundir = rundir;
 	w->o = *o;
 	w->enc = *enc;
-	if (o->katago_pos_len)
+	if (o->katago_pos_len) {
 		w->enc.ctx = w->kws = gt_katafeat_ws_new();
+		w->kboard = gt_xmalloc(sizeof *w->kboard);
+	}
 	w->planes = gt_xmalloc(sizeof(float) * enc->nplanes * GT_MAX_PTS);
 	w->globals = gt_xmalloc(sizeof(float) * (enc->nglobals ? enc->nglobals : 1));
 	w->board = gt_xmalloc(sizeof *w->board);
@@ -289,6 +308,11 @@ void gt_shard_writer_free(gt_shard_writer *w)
 	free(w->globals);
 	free(w->board);
 	gt_katafeat_ws_free(w->kws);
+	free(w->kboard);
+	free(w->kcol);
+	free(w->kval);
+	free(w->kscore);
+	free(w->khave);
 	free(w->out);
 	free(w->rundir);
 	free(w);
@@ -307,9 +331,166 @@ static int finite_all(const float *x, long n)
 	return 1;
 }
 
+/* a record's start on b: its size, rules and komi, setup stones and first
+ * player */
+static int replay_start(gt_board *b, const gt_record *r, const gt_rules *rules, gt_error *e)
+{
+	int rc = 0;
+	gt_board_init(b, r->board_size, rules, r->komi);
+	for (int c = GT_BLACK; c <= GT_WHITE && !rc; c++)
+		for (int i = 0; i < r->nsetup[c] && !rc; i++)
+			if ((rc = gt_board_setup(b, c, r->setup[c][i])) != 0)
+				gt_error_set(e, rc, -1, -1, "setup stone %d: %s", i, gt_strerror(rc));
+	if (!rc && r->first_to_move)
+		gt_board_set_to_move(b, r->first_to_move);
+	return rc;
+}
+
+/* play move i of r on b */
+static int replay_move(gt_board *b, const gt_record *r, int i, gt_error *e)
+{
+	int color = r->colors ? r->colors[i] : b->to_move;
+	if (color != b->to_move)
+		gt_board_set_to_move(b, color);
+	int rc = gt_board_play(b, color, r->moves[i]);
+	if (rc)
+		gt_error_set(e, rc, -1, -1, "move %d: %s", i + 1, gt_strerror(rc));
+	return rc;
+}
+
+/* KataGo's keys: the game's hash, its colours after every move (for the
+ * future-board targets) and its root values and scores by move number
+ * (for the td-like targets) */
+static void katago_game(gt_shard_writer *w, const gt_record *r, const gt_rules *rules)
+{
+	/* the hash: FNV-1a of its game_id (else of the seed and the game's
+	 * serial), spread by splitmix64 */
+	uint64_t h = 0xcbf29ce484222325ULL;
+	char id[64];
+	const char *g = r->game_id;
+	if (!g) {
+		snprintf(id, sizeof id, "%llu/%ld", (unsigned long long)w->o.seed, w->game_serial);
+		g = id;
+	}
+	for (; *g; g++)
+		h = (h ^ (unsigned char)*g) * 0x100000001b3ULL;
+	w->game_hash[0] = gt_splitmix64(&h);
+	w->game_hash[1] = gt_splitmix64(&h);
+
+	int np = r->board_size * r->board_size, N = r->nmoves;
+	size_t need = (size_t)(N + 1) * np;
+	if (need > w->kcol_cap) {
+		w->kcol = gt_xrealloc(w->kcol, need);
+		w->kcol_cap = need;
+	}
+	gt_error e;
+	gt_board *b = w->kboard;
+	int good = replay_start(b, r, rules, &e) == 0;
+	for (int t = 0; good; t++) {
+		memcpy(w->kcol + (size_t)t * np, b->color, np);
+		if (t == N)
+			break;
+		good = replay_move(b, r, t, &e) == 0;
+	}
+	w->kfuture = good; /* a game that cannot be replayed has no future boards */
+	if ((size_t)N + 1 > w->kv_cap) {
+		w->kval = gt_xrealloc(w->kval, sizeof(float) * (N + 1));
+		w->kscore = gt_xrealloc(w->kscore, sizeof(float) * (N + 1));
+		w->khave = gt_xrealloc(w->khave, N + 1);
+		w->kv_cap = (size_t)N + 1;
+	}
+	memset(w->khave, 0, N + 1);
+	for (int j = 0; j < r->npos; j++) {
+		const gt_position *ps = &r->pos[j];
+		int t = ps->move_number;
+		if (t < 0 || t >= N || !ps->has_root || !isfinite(ps->root_value) ||
+		    !isfinite(ps->root_score))
+			continue;
+		float sg = ps->to_move == GT_WHITE ? 1.0f : -1.0f;
+		w->kval[t] = sg * ps->root_value;
+		w->kscore[t] = sg * ps->root_score;
+		w->khave[t] = 1;
+	}
+	w->kcomplete = 1;
+	for (int t = 0; t < N; t++)
+		w->kcomplete &= w->khave[t];
+}
+
+/* the score cap of KataGo's value targets: MAX_BOARD_AREA + EXTRA_SCORE_DISTR_RADIUS */
+#define KATAGO_SCORE_CAP (19 * 19 + 60)
+
+/* KataGo's keys: the extra floats x of the row at move t (side to move
+ * pla) whose own result is v, score sc (side to move's view; NaN:
+ * unknown), next: the next position when it is a training target, else
+ * NULL. The td-like targets follow KataGo's fillValueTDTargets over the
+ * root values of the moves t..N-1 and the result, when every move has its
+ * root value; else they repeat the result with weight 0. */
+static void katago_row(const gt_shard_writer *w, const gt_record *r, const gt_board *b,
+                       const gt_position *ps, const gt_position *next, float v, float sc, float *x)
+{
+	int n = b->n, np = n * n, N = r->nmoves, t = ps->move_number, pla = b->to_move;
+	float sg = pla == GT_WHITE ? 1.0f : -1.0f; /* side to move's view from White's */
+	x[KX_TURN] = (float)t;
+	x[KX_KOMI] = (float)(sg * b->komi);
+	x[KX_AREA] = b->rules->scoring == GT_SCORE_AREA;
+	x[KX_VISITS] = (float)ps->visits;
+	x[KX_FINISHED] = r->winner != GT_WIN_UNKNOWN;
+	/* KataGo's 128-bit game hash in chunks of 22, 22, 20 bits a half */
+	for (int k = 0; k < 2; k++) {
+		uint64_t h = w->game_hash[k];
+		x[KX_HASH + 3 * k] = (float)(h & 0x3FFFFF);
+		x[KX_HASH + 3 * k + 1] = (float)(h >> 22 & 0x3FFFFF);
+		x[KX_HASH + 3 * k + 2] = (float)(h >> 44 & 0xFFFFF);
+	}
+	/* White's win, loss and score at move i (i == N: the result) */
+	double fs = isnan(sc) ? 0 : sc, wv = sg * v, wsc = sg * fs;
+	int td = w->kcomplete && t <= N;
+	const double factor[5] = {0, 1 / (1 + np * 0.176), 1 / (1 + np * 0.056), 1 / (1 + np * 0.016), 1};
+	for (int k = 0; k < 5; k++) {
+		double win = 0, loss = 0, score = 0, left = 1;
+		for (int i = td ? t : N; i <= N; i++) {
+			double now = i == N ? left : left * factor[k];
+			left -= now;
+			double vi = i == N ? wv : w->kval[i], si = i == N ? wsc : w->kscore[i];
+			win += now * (1 + sg * vi) / 2;
+			loss += now * (1 - sg * vi) / 2;
+			score += now * sg * si;
+		}
+		score = score > KATAGO_SCORE_CAP ? KATAGO_SCORE_CAP : score < -KATAGO_SCORE_CAP ? -KATAGO_SCORE_CAP : score;
+		x[KX_TD + 4 * k] = (float)win;
+		x[KX_TD + 4 * k + 1] = (float)loss;
+		x[KX_TD + 4 * k + 2] = 0;
+		x[KX_TD + 4 * k + 3] = (float)score;
+	}
+	/* the expected arrival time of the win-loss variance, in moves */
+	double vt = 0;
+	for (int i = t + 1; td && i <= N; i++) {
+		double a = w->kval[i - 1], c = i == N ? wv : w->kval[i];
+		vt += (i - t) * (c - a) * (c - a);
+	}
+	x[KX_VARTIME] = (float)vt;
+	x[KX_TDW] = (float)td;
+	/* the next move's policy */
+	float *xp = x + KX_FIXED;
+	x[KX_NEXT] = next != NULL;
+	if (next)
+		memcpy(xp, next->policy, sizeof(float) * (np + 1));
+	else
+		memset(xp, 0, sizeof(float) * (np + 1));
+	/* the boards 8 and 32 moves on (the last one past the end) */
+	x[KX_FUTURE] = w->kfuture;
+	for (int k = 0; k < 2; k++) {
+		float *f = xp + np + 1 + k * np;
+		int at = t + (k ? 32 : 8);
+		const uint8_t *col = w->kcol + (size_t)(at < N ? at : N) * np;
+		for (int p = 0; p < np; p++)
+			f[p] = !w->kfuture || col[p] == GT_EMPTY ? 0.0f : col[p] == pla ? 1.0f : -1.0f;
+	}
+}
+
 /* append the row of position ps on board b; 1 if kept, 0 if non-finite */
 static int add_row(gt_shard_writer *w, rows *rb, const gt_record *r, const gt_position *ps,
-                   const gt_board *b, gt_error *e)
+                   const gt_position *next, const gt_board *b, gt_error *e)
 {
 	int np = rb->np;
 	int rc = w->enc.encode(b, w->planes, w->globals, w->enc.ctx);
@@ -348,21 +529,8 @@ static int add_row(gt_shard_writer *w, rows *rb, const gt_record *r, const gt_po
 	rb->score[i] = score;
 	rb->wt[i] = ps->weight;
 	rb->game[i] = w->game_serial;
-	if (rb->X) {
-		float *x = rb->ext + (size_t)i * rb->X;
-		x[KX_TURN] = (float)ps->move_number;
-		x[KX_KOMI] = (float)(b->to_move == GT_WHITE ? b->komi : -b->komi);
-		x[KX_AREA] = b->rules->scoring == GT_SCORE_AREA;
-		x[KX_VISITS] = (float)ps->visits;
-		x[KX_FINISHED] = r->winner != GT_WIN_UNKNOWN;
-		/* KataGo's 128-bit game hash in chunks of 22, 22, 20 bits a half */
-		for (int k = 0; k < 2; k++) {
-			uint64_t h = w->game_hash[k];
-			x[KX_HASH + 3 * k] = (float)(h & 0x3FFFFF);
-			x[KX_HASH + 3 * k + 1] = (float)(h >> 22 & 0x3FFFFF);
-			x[KX_HASH + 3 * k + 2] = (float)(h >> 44 & 0xFFFFF);
-		}
-	}
+	if (rb->X)
+		katago_row(w, r, b, ps, next, value, score, rb->ext + (size_t)i * rb->X);
 	rb->cnt++;
 	return 1;
 }
@@ -389,33 +557,14 @@ int gt_shard_add_record(gt_shard_writer *w, const gt_record *r, gt_error *e)
 	}
 	rows *rb = &w->buf[n];
 	if (!rb->n)
-		rows_init(rb, n, w->enc.nplanes, w->enc.nglobals, w->o.katago_pos_len ? KX : 0);
+		rows_init(rb, n, w->enc.nplanes, w->enc.nglobals, w->o.katago_pos_len ? KX(n * n) : 0);
 	long start = rb->cnt, nonfinite0 = w->st.nonfinite, skipped0 = w->st.skipped;
 	gt_board *b = w->board;
-	gt_board_init(b, n, rules, r->komi);
-	for (int c = GT_BLACK; c <= GT_WHITE && !rc; c++)
-		for (int i = 0; i < r->nsetup[c] && !rc; i++)
-			if ((rc = gt_board_setup(b, c, r->setup[c][i])) != 0)
-				gt_error_set(e, rc, -1, -1, "setup stone %d: %s", i, gt_strerror(rc));
-	if (!rc && r->first_to_move)
-		gt_board_set_to_move(b, r->first_to_move);
+	rc = replay_start(b, r, rules, e);
 	int played = 0;
 	w->game_serial++;
-	if (w->o.katago_pos_len) {
-		/* the game's hash: FNV-1a of its game_id (else of the seed and the
-		 * game's serial), spread by splitmix64 */
-		uint64_t h = 0xcbf29ce484222325ULL;
-		char id[64];
-		const char *g = r->game_id;
-		if (!g) {
-			snprintf(id, sizeof id, "%llu/%ld", (unsigned long long)w->o.seed, w->game_serial);
-			g = id;
-		}
-		for (; *g; g++)
-			h = (h ^ (unsigned char)*g) * 0x100000001b3ULL;
-		w->game_hash[0] = gt_splitmix64(&h);
-		w->game_hash[1] = gt_splitmix64(&h);
-	}
+	if (w->o.katago_pos_len)
+		katago_game(w, r, rules);
 	for (int j = 0; j < r->npos && !rc; j++) {
 		const gt_position *ps = &r->pos[j];
 		if (ps->move_number < played || ps->move_number > r->nmoves) {
@@ -423,15 +572,8 @@ int gt_shard_add_record(gt_shard_writer *w, const gt_record *r, gt_error *e)
 			                  j, ps->move_number);
 			break;
 		}
-		while (played < ps->move_number && !rc) {
-			int color = r->colors ? r->colors[played] : b->to_move;
-			if (color != b->to_move)
-				gt_board_set_to_move(b, color);
-			rc = gt_board_play(b, color, r->moves[played]);
-			if (rc)
-				gt_error_set(e, rc, -1, -1, "move %d: %s", played + 1, gt_strerror(rc));
-			played++;
-		}
+		while (played < ps->move_number && !rc)
+			rc = replay_move(b, r, played++, e);
 		if (rc)
 			break;
 		if (!ps->full_search || !ps->policy || !(ps->weight > 0)) {
@@ -440,7 +582,12 @@ int gt_shard_add_record(gt_shard_writer *w, const gt_record *r, gt_error *e)
 		}
 		if (ps->to_move != b->to_move && (ps->to_move == GT_BLACK || ps->to_move == GT_WHITE))
 			gt_board_set_to_move(b, ps->to_move);
-		int k = add_row(w, rb, r, ps, b, e);
+		/* the next move's policy, for KataGo's keys */
+		const gt_position *next = j + 1 < r->npos ? &r->pos[j + 1] : NULL;
+		if (next && (next->move_number != ps->move_number + 1 || !next->full_search ||
+		             !next->policy || !finite_all(next->policy, n * n + 1)))
+			next = NULL;
+		int k = add_row(w, rb, r, ps, next, b, e);
 		if (k < 0)
 			rc = k;
 	}
@@ -558,6 +705,15 @@ enum {
 	KATAGO_POLICY_SCALE = 32000 /* gt's shares times this fit int16 */
 };
 
+/* gt's policy sh (n*n+1 shares, pass last) as KataGo's counts at y*L+x,
+ * the pass at L*L, into pr (L*L+1, zeros elsewhere) */
+static void katago_policy(int16_t *pr, const float *sh, int n, int L)
+{
+	for (int p = 0; p < n * n; p++)
+		pr[p / n * L + p % n] = (int16_t)lrintf(sh[p] * KATAGO_POLICY_SCALE);
+	pr[L * L] = (int16_t)lrintf(sh[n * n] * KATAGO_POLICY_SCALE);
+}
+
 /* KataGo's arrays of the first R rows of rb into z (gt-shard(5), "KataGo's
  * keys": what trainingwrite.cpp's addRow writes, from gt's targets where
  * gt has them and KataGo's neutral values where it does not) */
@@ -584,27 +740,27 @@ static int katago_arrays(const gt_shard_writer *w, const rows *rb, long R, gt_np
 					dst[(size_t)c * PB + (q >> 3)] |= (uint8_t)(0x80 >> (q & 7));
 				}
 		/* channel 0: the shares as counts (KataGo's trainer divides by
-		 * the sum); channel 1, the next move's, absent: uniform 1 */
+		 * the sum); channel 1 the next move's, absent: uniform 1 */
 		int16_t *pr = pol + (size_t)i * 2 * (A + 1);
-		const float *sh = rb->pol + (size_t)i * (np + 1);
-		for (int p = 0; p < np; p++)
-			pr[p / n * L + p % n] = (int16_t)lrintf(sh[p] * KATAGO_POLICY_SCALE);
-		pr[A] = (int16_t)lrintf(sh[np] * KATAGO_POLICY_SCALE);
-		for (int q = 0; q <= A; q++)
-			pr[A + 1 + q] = 1;
+		katago_policy(pr, rb->pol + (size_t)i * (np + 1), n, L);
+		if (x[KX_NEXT])
+			katago_policy(pr + A + 1, x + KX_FIXED, n, L);
+		else
+			for (int q = 0; q <= A; q++)
+				pr[A + 1 + q] = 1;
 		/* the global targets */
-		float *g = tg + (size_t)i * NG, v = rb->val[i], sc = rb->score[i];
+		float *g = tg + (size_t)i * NG, sc = rb->score[i];
 		int known = rb->omask[i] && !isnan(sc); /* ownership and score */
-		for (int k = 0; k < 5; k++) { /* the result, and the td-like targets repeat it */
-			g[4 * k] = (1 + v) / 2;
-			g[4 * k + 1] = (1 - v) / 2;
-			g[4 * k + 3] = known ? sc : 0;
-		}
+		memcpy(g, x + KX_TD, sizeof(float) * 20); /* the result, the td-like targets */
 		g[20] = known ? sc : 0;
-		g[24] = 1; /* 1 - the td-like targets' weight */
+		g[22] = x[KX_VARTIME];
+		g[24] = 1 - x[KX_TDW]; /* 1 - the td-like targets' weight */
 		g[25] = rb->wt[i];
 		g[26] = 1;
 		g[27] = (float)known;
+		g[28] = x[KX_NEXT];
+		g[33] = x[KX_FUTURE];
+		g[34] = (float)known;
 		uint64_t s = w->o.seed ^ (uint64_t)rb->game[i] * 0x9e3779b97f4a7c15ULL ^
 		             (uint64_t)x[KX_TURN] * 0xbf58476d1ce4e5b9ULL;
 		for (int k = 0, use = 1; k < 5; k++) { /* history kept with KataGo's odds */
@@ -632,14 +788,22 @@ static int katago_arrays(const gt_shard_writer *w, const rows *rb, long R, gt_np
 				d[lo] = (int8_t)(100 - up);
 				d[hi] = (int8_t)up;
 			}
-			/* the final ownership, rounded to -1, 0, +1 */
-			int8_t *o = vt + (size_t)i * KATAGO_VALUE_TARGETS * A;
-			for (int p = 0; p < np; p++) {
-				float f = rb->own[(size_t)i * np + p];
-				o[p / n * L + p % n] = (int8_t)(f >= 0.5f ? 1 : f <= -0.5f ? -1 : 0);
-			}
 		} else {
 			d[mid - 1] = d[mid] = 50;
+		}
+		/* the final ownership rounded to -1, 0, +1, and as the scoring
+		 * target (area scoring: the same, times 120); the boards 8 and 32
+		 * moves on */
+		int8_t *o = vt + (size_t)i * KATAGO_VALUE_TARGETS * A;
+		const float *fut = x + KX_FIXED + np + 1;
+		for (int p = 0, q; p < np; p++) {
+			float f = rb->own[(size_t)i * np + p];
+			int8_t own = (int8_t)(f >= 0.5f ? 1 : f <= -0.5f ? -1 : 0);
+			q = p / n * L + p % n;
+			o[q] = known ? own : 0;
+			o[2 * A + q] = (int8_t)fut[p];
+			o[3 * A + q] = (int8_t)fut[np + p];
+			o[4 * A + q] = (int8_t)(known ? 120 * own : 0);
 		}
 	}
 	int64_t s_bin[3] = {R, C, PB}, s_glob[2] = {R, rb->G}, s_pol[3] = {R, 2, A + 1},

@@ -14,11 +14,14 @@ gt-shard --pos-len 9 -o "$T/x" </dev/null 2>"$T/e"; is $? 2 "--pos-len without -
 gt-shard --katago-keys --pos-len 20 -o "$T/x" </dev/null 2>"$T/e"; is $? 2 "--pos-len 20: exit 2"
 
 # records: random legal 9x9 games, self-play games of 9x9 and 7x7
-# (searched policies, visits), the hand-made game, and it resigned without
-# ownership (its score unknown: weight 0 for the ownership and score targets)
+# (searched policies, visits, root values; some with reduced searches), the
+# hand-made game, and it resigned without ownership (its score unknown:
+# weight 0 for the ownership and score targets)
 $PY "$H" games 30 7 >"$T/g.ndjson"
 gt-selfplay --model none --games 3 --visits 8 --cheap-visits 4 --full-prob 1 --board-size 9 \
 	--seed 1 >>"$T/g.ndjson" 2>/dev/null &&
+gt-selfplay --model none --games 3 --visits 8 --cheap-visits 4 --full-prob 0.5 --board-size 9 \
+	--seed 3 >>"$T/g.ndjson" 2>/dev/null &&
 gt-selfplay --model none --games 2 --visits 8 --cheap-visits 4 --full-prob 1 --board-size 7 \
 	--seed 2 >>"$T/g.ndjson" 2>/dev/null
 ok $? "self-play games"
@@ -27,6 +30,7 @@ cat "$T/hand.ndjson" >>"$T/g.ndjson"
 $PY -c 'import json,sys
 r = json.loads(open(sys.argv[1]).read())
 r["result"] = "B+R"; del r["score"]; del r["ownership"]; r["score_checkable"] = False
+r["game_id"] = "resigned"
 for p in r["positions"]: p.pop("score", None)
 print(json.dumps(r))' "$T/hand.ndjson" >>"$T/g.ndjson"
 
@@ -34,10 +38,10 @@ for L in 19 9; do
 	gt-shard -o "$T/gt$L" --rows 200 --seed 5 "$T/g.ndjson" >/dev/null 2>"$T/err"
 	gt-shard -o "$T/k$L" --rows 200 --seed 5 --katago-keys --pos-len $L "$T/g.ndjson" >"$T/out" 2>"$T/err"
 	is $? 0 "--katago-keys --pos-len $L: exit 0"
-	r=$($PY "$K" "$T/gt$L" "$T/k$L" $L 2>&1)
+	r=$($PY "$K" "$T/gt$L" "$T/k$L" $L "$T/g.ndjson" 2>&1)
 	case $r in
-	shards=*" scored="0) ok 1 "pos_len $L: some rows scored"; diag "$r";;
-	shards=*) ok 0 "pos_len $L: KataGo's keys, dtypes, shapes; values equal gt's: $r";;
+	*=0*) ok 1 "pos_len $L: every kind of row checked"; diag "$r";;
+	shards=*) ok 0 "pos_len $L: KataGo's keys, dtypes, shapes; values equal gt's and the records': $r";;
 	*) ok 1 "pos_len $L: numpy check"; diag "$r";;
 	esac
 done

@@ -540,17 +540,26 @@ static void check_katago_keys(void)
 		ok(b[9 * 16 + (e5 >> 3)] >> (7 - (e5 & 7)) & 1, "plane 9: the last move, E5");
 		is_int(pp[c3], 32000, "policy: C3 at 68, 32000");
 		is_int(pp[121], 0, "pass at 121: 0");
-		is_int(pp[122 + 5], 1, "next move's policy: uniform 1");
+		is_int(pp[122 + 7 * 11 + 3], 32000, "next move's policy: D2 at 80");
+		is_int(pp[122 + 5], 0, "... 0 elsewhere");
 		ok(t[0] == 0 && t[1] == 1 && t[2] == 0, "White lost: win 0, loss 1, no result 0");
 		is_dbl(t[20], 96.5, 0, "score from White's view (the row's)");
-		ok(t[25] == 1 && t[26] == 1 && t[27] == 1 && t[28] == 0 && t[24] == 1,
-		   "weights: row 1, policy 1, ownership 1, next move 0, td 0");
+		ok(t[25] == 1 && t[26] == 1 && t[27] == 1 && t[28] == 1 && t[24] == 1 && t[33] == 1 &&
+		   t[34] == 1, "weights: row 1, policy 1, ownership 1, next move 1, td 0 (no root "
+		   "values), future boards 1, scoring 1");
+		ok(t[4] == 0 && t[5] == 1 && t[19] == (float)96.5 && t[22] == 0,
+		   "td-like targets: the result; variance time 0");
 		is_dbl(t[47], 7.5, 0, "komi from White's view");
 		ok(t[60] == 100 && t[63] == 3, "visits 100, data format 3");
 		/* mid = 121 + 60; round(96.5) = 97: buckets 277 and 278, lambda 0 */
 		ok(d[277] == 100 && d[278] == 0, "score distribution: 100 in bucket 277 (96.5)");
 		ok(v[0] == -1 && v[8] == 1 && v[4] == 0 && v[3 * 11 + 8] == 1 && v[9] == 0,
 		   "ownership from White's view, off the board 0");
+		ok(v[121] == 0 && v[121 + 5] == 0, "seki channel 0");
+		ok(v[242 + e5] == -1 && v[242 + c3] == 1 && v[242 + 7 * 11 + 3] == -1 &&
+		   v[242 + 2 * 11 + 6] == 1 && v[363 + c3] == 1 && v[242 + 0] == 0,
+		   "future boards (the last one): E5, D2 the opponent's, C3, G7 White's");
+		ok(v[484] == -120 && v[484 + 8] == 120 && v[484 + 9] == 0, "scoring: ownership times 120");
 	}
 	free(bin.data), free(pol.data), free(tg.data), free(sd.data), free(vt.data);
 	ok(gt_shard_window_open(out, 10, 0, 5, &e) == NULL && strstr(e.text, "no usable shard (0 skipped)"),
