@@ -493,6 +493,7 @@ static void check_katago_keys(void)
 	gt_shard_writer *w = gt_shard_writer_new(out, &o, &e);
 	gt_record r;
 	gt_position pos[5];
+	memset(pos, 0, sizeof pos); /* no root values */
 	make_game(&r, pos);
 	r.npos = 5;
 	r.pos = pos;
