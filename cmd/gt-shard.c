@@ -17,7 +17,8 @@ const char *prog = "gt-shard";
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: gt-shard -o DIR [--rows R] [--seed S] [--run N] [--level L]\n"
-	           "                [--board-size LIST] [--progress] [FILE ...]\n");
+	           "                [--board-size LIST] [--katago-keys [--pos-len L]] [--progress]\n"
+	           "                [FILE ...]\n");
 }
 
 static void print_line(const char *line, void *ctx)
@@ -68,6 +69,8 @@ static const struct option opts[] = {
 	{"level", required_argument, NULL, 'L'},
 	{"progress", no_argument, NULL, 'p'},
 	{"board-size", required_argument, NULL, 'b'},
+	{"katago-keys", no_argument, NULL, 'K'},
+	{"pos-len", required_argument, NULL, 'P'},
 	CLI_OPTS_END,
 };
 
@@ -76,7 +79,7 @@ int main(int argc, char **argv)
 	gt_shard_opts o;
 	gt_shard_opts_init(&o);
 	const char *out = NULL;
-	int progress = isatty(2), c;
+	int progress = isatty(2), c, katago = 0, pos_len = 0;
 	while ((c = getopt_long(argc, argv, "o:r:s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
@@ -85,6 +88,8 @@ int main(int argc, char **argv)
 		case 'R': o.run = (int)cli_int("--run", optarg, 0, 999); break;
 		case 'L': o.level = (int)cli_int("--level", optarg, 0, 9); break;
 		case 'p': progress = 1; break;
+		case 'K': katago = 1; break;
+		case 'P': pos_len = (int)cli_int("--pos-len", optarg, 2, GT_MAX_N); break;
 		case 'b': {
 			char *copy = strdup(optarg), *save = NULL;
 			for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
@@ -99,6 +104,10 @@ int main(int argc, char **argv)
 	}
 	if (!out)
 		cli_usage_fail(usage, "no output directory (-o DIR)");
+	if (pos_len && !katago)
+		cli_usage_fail(usage, "--pos-len is for --katago-keys");
+	if (katago)
+		o.katago_pos_len = pos_len ? pos_len : GT_MAX_N;
 	o.on_shard = print_line;
 	gt_error e = {0};
 	gt_shard_writer *w = gt_shard_writer_new(out, &o, &e);

@@ -1,6 +1,7 @@
 /* shard.c: records to training rows, shard files and manifest, the
  * trainer's window (see shard.h and man5 gt-shard). */
 #include "shard.h"
+#include "katafeat.h"
 #include "npz.h"
 #include "sym.h"
 #include "fs.h"
@@ -105,6 +106,24 @@ const gt_shard_encoder *gt_shard_encoder_default(void)
 #endif
 }
 
+/* KataGo's inputs (lib/katafeat.h) under the rules of the board, with the
+ * history KataGo's self-play shows; ctx is the ladder search's workspace */
+static int katago_encode(const gt_board *b, float *planes, float *globals, void *ctx)
+{
+	return gt_katafeat_encode(b, -1, -1, ctx, planes, globals);
+}
+
+/* the extra floats of a row with KataGo's keys (globalTargetsNC's sources):
+ * move number, komi from the side to move's view, area scoring, visits,
+ * result known, game hash (6 chunks), globalTargetsNC 0..19 (the result
+ * and the td-like targets), 22 (variance time), the td-like targets'
+ * weight, next move's policy present, future boards present; then the
+ * next move's policy (n*n+1) and the boards 8 and 32 moves on (2 * n*n) */
+enum { KX_TURN, KX_KOMI, KX_AREA, KX_VISITS, KX_FINISHED, KX_HASH, KX_TD = KX_HASH + 6,
+       KX_VARTIME = KX_TD + 20, KX_TDW, KX_NEXT, KX_FUTURE, KX_FIXED };
+#define KX(np) (KX_FIXED + 3 * (np) + 1)
+#define KATAGO_INPUTS 7 /* KataGo's inputs version, the manifest's feature_version */
+
 void gt_shard_opts_init(gt_shard_opts *o)
 {
 	*o = (gt_shard_opts){ .rows = 10000, .level = 1 };
@@ -122,9 +141,11 @@ typedef struct rows {
 	float *own;          /* [cap, np] */
 	uint8_t *omask;
 	long *game;          /* game serial of each row */
+	int X;               /* extra floats per row: KX with KataGo's keys, else 0 */
+	float *ext;          /* [cap, X] */
 } rows;
 
-static void rows_init(rows *r, int n, int C, int G)
+static void rows_init(rows *r, int n, int C, int G, int X)
 {
 	memset(r, 0, sizeof *r);
 	r->n = n;
@@ -132,6 +153,7 @@ static void rows_init(rows *r, int n, int C, int G)
 	r->pb = (r->np + 7) / 8;
 	r->C = C;
 	r->G = G;
+	r->X = X;
 }
 
 static void rows_reserve(rows *r, long cap)
@@ -147,12 +169,15 @@ static void rows_reserve(rows *r, long cap)
 	r->own = gt_xrealloc(r->own, sizeof(float) * cap * r->np);
 	r->omask = gt_xrealloc(r->omask, cap);
 	r->game = gt_xrealloc(r->game, sizeof(long) * cap);
+	if (r->X)
+		r->ext = gt_xrealloc(r->ext, sizeof(float) * cap * r->X);
 	r->cap = cap;
 }
 
 static void rows_release(rows *r)
 {
-	gt_free_all(r->packed, r->glob, r->pol, r->val, r->score, r->wt, r->own, r->omask, r->game);
+	gt_free_all(r->packed, r->glob, r->pol, r->val, r->score, r->wt, r->own, r->omask, r->game,
+	            r->ext);
 	memset(r, 0, sizeof *r);
 }
 
@@ -169,6 +194,8 @@ static void row_copy(rows *b, long d, const rows *a, long s)
 	b->wt[d] = a->wt[s];
 	b->omask[d] = a->omask[s];
 	b->game[d] = a->game[s];
+	if (a->X)
+		memcpy(b->ext + d * a->X, a->ext + s * a->X, sizeof(float) * a->X);
 }
 
 static void pack_planes(uint8_t *dst, const float *planes, int C, int np, int pb)
@@ -193,6 +220,18 @@ struct gt_shard_writer {
 	rows buf[GT_MAX_N + 1];  /* by board size */
 	float *planes, *globals; /* scratch for one position */
 	gt_board *board;
+	/* with KataGo's keys: the encoder's workspace, and the current game's
+	 * hash, colours after each move (NULL when it cannot be replayed to its
+	 * end) and root values and scores (White's view) per move number */
+	gt_katafeat_ws *kws;
+	uint64_t game_hash[2];
+	gt_board *kboard;
+	uint8_t *kcol;           /* [(nmoves + 1) * n*n] */
+	float *kval, *kscore;    /* [nmoves] */
+	uint8_t *khave;          /* [nmoves] */
+	int kcomplete;           /* every move number has its root value */
+	int kfuture;             /* kcol holds the whole game */
+	size_t kcol_cap, kv_cap;
 	long game_serial;
 	uint64_t shard_serial;
 };
@@ -213,7 +252,12 @@ gt_shard_writer *gt_shard_writer_new(const char *outdir, const gt_shard_opts *o,
 		o = &def;
 	}
 	const gt_shard_encoder *enc = o->enc ? o->enc : gt_shard_encoder_default();
-	if (o->rows < 1 || o->rows > 100000000L || o->run < 0 || o->run > 999 || o->level < 0 ||
+	gt_shard_encoder kenc = {KATAGO_INPUTS, GT_KATAFEAT_PLANES, GT_KATAFEAT_GLOBALS, katago_encode,
+	                         NULL};
+	if (o->katago_pos_len)
+		enc = &kenc;
+	if (o->katago_pos_len < 0 || o->katago_pos_len == 1 || o->katago_pos_len > GT_MAX_N ||
+	    o->rows < 1 || o->rows > 100000000L || o->run < 0 || o->run > 999 || o->level < 0 ||
 	    o->level > 9 || !enc->encode || enc->nplanes < 1 || enc->nplanes > 64 ||
 	    enc->nglobals < 0 || enc->nglobals > 64) {
 		gt_error_set(e, GT_EINVAL, -1, -1, "bad shard options");
@@ -234,6 +278,10 @@ gt_shard_writer *gt_shard_writer_new(const char *outdir, const gt_shard_opts *o,
 	w->rundir = rundir;
 	w->o = *o;
 	w->enc = *enc;
+	if (o->katago_pos_len) {
+		w->enc.ctx = w->kws = gt_katafeat_ws_new();
+		w->kboard = gt_xmalloc(sizeof *w->kboard);
+	}
 	w->planes = gt_xmalloc(sizeof(float) * enc->nplanes * GT_MAX_PTS);
 	w->globals = gt_xmalloc(sizeof(float) * (enc->nglobals ? enc->nglobals : 1));
 	w->board = gt_xmalloc(sizeof *w->board);
@@ -246,7 +294,9 @@ void gt_shard_writer_free(gt_shard_writer *w)
 		return;
 	for (int n = 0; n <= GT_MAX_N; n++)
 		rows_release(&w->buf[n]);
-	gt_free_all(w->planes, w->globals, w->board, w->out, w->rundir, w);
+	gt_katafeat_ws_free(w->kws);
+	gt_free_all(w->planes, w->globals, w->board, w->kboard, w->kcol, w->kval, w->kscore, w->khave,
+	            w->out, w->rundir, w);
 }
 
 const gt_shard_stats *gt_shard_writer_stats(const gt_shard_writer *w)
@@ -262,9 +312,166 @@ static int finite_all(const float *x, long n)
 	return 1;
 }
 
+/* a record's start on b: its size, rules and komi, setup stones and first
+ * player */
+static int replay_start(gt_board *b, const gt_record *r, const gt_rules *rules, gt_error *e)
+{
+	int rc = 0;
+	gt_board_init(b, r->board_size, rules, r->komi);
+	for (int c = GT_BLACK; c <= GT_WHITE && !rc; c++)
+		for (int i = 0; i < r->nsetup[c] && !rc; i++)
+			if ((rc = gt_board_setup(b, c, r->setup[c][i])) != 0)
+				gt_error_set(e, rc, -1, -1, "setup stone %d: %s", i, gt_strerror(rc));
+	if (!rc && r->first_to_move)
+		gt_board_set_to_move(b, r->first_to_move);
+	return rc;
+}
+
+/* play move i of r on b */
+static int replay_move(gt_board *b, const gt_record *r, int i, gt_error *e)
+{
+	int color = r->colors ? r->colors[i] : b->to_move;
+	if (color != b->to_move)
+		gt_board_set_to_move(b, color);
+	int rc = gt_board_play(b, color, r->moves[i]);
+	if (rc)
+		gt_error_set(e, rc, -1, -1, "move %d: %s", i + 1, gt_strerror(rc));
+	return rc;
+}
+
+/* KataGo's keys: the game's hash, its colours after every move (for the
+ * future-board targets) and its root values and scores by move number
+ * (for the td-like targets) */
+static void katago_game(gt_shard_writer *w, const gt_record *r, const gt_rules *rules)
+{
+	/* the hash: FNV-1a of its game_id (else of the seed and the game's
+	 * serial), spread by splitmix64 */
+	uint64_t h = 0xcbf29ce484222325ULL;
+	char id[64];
+	const char *g = r->game_id;
+	if (!g) {
+		snprintf(id, sizeof id, "%llu/%ld", (unsigned long long)w->o.seed, w->game_serial);
+		g = id;
+	}
+	for (; *g; g++)
+		h = (h ^ (unsigned char)*g) * 0x100000001b3ULL;
+	w->game_hash[0] = gt_splitmix64(&h);
+	w->game_hash[1] = gt_splitmix64(&h);
+
+	int np = r->board_size * r->board_size, N = r->nmoves;
+	size_t need = (size_t)(N + 1) * np;
+	if (need > w->kcol_cap) {
+		w->kcol = gt_xrealloc(w->kcol, need);
+		w->kcol_cap = need;
+	}
+	gt_error e;
+	gt_board *b = w->kboard;
+	int good = replay_start(b, r, rules, &e) == 0;
+	for (int t = 0; good; t++) {
+		memcpy(w->kcol + (size_t)t * np, b->color, np);
+		if (t == N)
+			break;
+		good = replay_move(b, r, t, &e) == 0;
+	}
+	w->kfuture = good; /* a game that cannot be replayed has no future boards */
+	if ((size_t)N + 1 > w->kv_cap) {
+		w->kval = gt_xrealloc(w->kval, sizeof(float) * (N + 1));
+		w->kscore = gt_xrealloc(w->kscore, sizeof(float) * (N + 1));
+		w->khave = gt_xrealloc(w->khave, N + 1);
+		w->kv_cap = (size_t)N + 1;
+	}
+	memset(w->khave, 0, N + 1);
+	for (int j = 0; j < r->npos; j++) {
+		const gt_position *ps = &r->pos[j];
+		int t = ps->move_number;
+		if (t < 0 || t >= N || !ps->has_root || !isfinite(ps->root_value) ||
+		    !isfinite(ps->root_score))
+			continue;
+		float sg = ps->to_move == GT_WHITE ? 1.0f : -1.0f;
+		w->kval[t] = sg * ps->root_value;
+		w->kscore[t] = sg * ps->root_score;
+		w->khave[t] = 1;
+	}
+	w->kcomplete = 1;
+	for (int t = 0; t < N; t++)
+		w->kcomplete &= w->khave[t];
+}
+
+/* the score cap of KataGo's value targets: MAX_BOARD_AREA + EXTRA_SCORE_DISTR_RADIUS */
+#define KATAGO_SCORE_CAP (19 * 19 + 60)
+
+/* KataGo's keys: the extra floats x of the row at move t (side to move
+ * pla) whose own result is v, score sc (side to move's view; NaN:
+ * unknown), next: the next position when it is a training target, else
+ * NULL. The td-like targets follow KataGo's fillValueTDTargets over the
+ * root values of the moves t..N-1 and the result, when every move has its
+ * root value; else they repeat the result with weight 0. */
+static void katago_row(const gt_shard_writer *w, const gt_record *r, const gt_board *b,
+                       const gt_position *ps, const gt_position *next, float v, float sc, float *x)
+{
+	int n = b->n, np = n * n, N = r->nmoves, t = ps->move_number, pla = b->to_move;
+	float sg = pla == GT_WHITE ? 1.0f : -1.0f; /* side to move's view from White's */
+	x[KX_TURN] = (float)t;
+	x[KX_KOMI] = (float)(sg * b->komi);
+	x[KX_AREA] = b->rules->scoring == GT_SCORE_AREA;
+	x[KX_VISITS] = (float)ps->visits;
+	x[KX_FINISHED] = r->winner != GT_WIN_UNKNOWN;
+	/* KataGo's 128-bit game hash in chunks of 22, 22, 20 bits a half */
+	for (int k = 0; k < 2; k++) {
+		uint64_t h = w->game_hash[k];
+		x[KX_HASH + 3 * k] = (float)(h & 0x3FFFFF);
+		x[KX_HASH + 3 * k + 1] = (float)(h >> 22 & 0x3FFFFF);
+		x[KX_HASH + 3 * k + 2] = (float)(h >> 44 & 0xFFFFF);
+	}
+	/* White's win, loss and score at move i (i == N: the result) */
+	double fs = isnan(sc) ? 0 : sc, wv = sg * v, wsc = sg * fs;
+	int td = w->kcomplete && t <= N;
+	const double factor[5] = {0, 1 / (1 + np * 0.176), 1 / (1 + np * 0.056), 1 / (1 + np * 0.016), 1};
+	for (int k = 0; k < 5; k++) {
+		double win = 0, loss = 0, score = 0, left = 1;
+		for (int i = td ? t : N; i <= N; i++) {
+			double now = i == N ? left : left * factor[k];
+			left -= now;
+			double vi = i == N ? wv : w->kval[i], si = i == N ? wsc : w->kscore[i];
+			win += now * (1 + sg * vi) / 2;
+			loss += now * (1 - sg * vi) / 2;
+			score += now * sg * si;
+		}
+		score = score > KATAGO_SCORE_CAP ? KATAGO_SCORE_CAP : score < -KATAGO_SCORE_CAP ? -KATAGO_SCORE_CAP : score;
+		x[KX_TD + 4 * k] = (float)win;
+		x[KX_TD + 4 * k + 1] = (float)loss;
+		x[KX_TD + 4 * k + 2] = 0;
+		x[KX_TD + 4 * k + 3] = (float)score;
+	}
+	/* the expected arrival time of the win-loss variance, in moves */
+	double vt = 0;
+	for (int i = t + 1; td && i <= N; i++) {
+		double a = w->kval[i - 1], c = i == N ? wv : w->kval[i];
+		vt += (i - t) * (c - a) * (c - a);
+	}
+	x[KX_VARTIME] = (float)vt;
+	x[KX_TDW] = (float)td;
+	/* the next move's policy */
+	float *xp = x + KX_FIXED;
+	x[KX_NEXT] = next != NULL;
+	if (next)
+		memcpy(xp, next->policy, sizeof(float) * (np + 1));
+	else
+		memset(xp, 0, sizeof(float) * (np + 1));
+	/* the boards 8 and 32 moves on (the last one past the end) */
+	x[KX_FUTURE] = w->kfuture;
+	for (int k = 0; k < 2; k++) {
+		float *f = xp + np + 1 + k * np;
+		int at = t + (k ? 32 : 8);
+		const uint8_t *col = w->kcol + (size_t)(at < N ? at : N) * np;
+		for (int p = 0; p < np; p++)
+			f[p] = !w->kfuture || col[p] == GT_EMPTY ? 0.0f : col[p] == pla ? 1.0f : -1.0f;
+	}
+}
+
 /* append the row of position ps on board b; 1 if kept, 0 if non-finite */
 static int add_row(gt_shard_writer *w, rows *rb, const gt_record *r, const gt_position *ps,
-                   const gt_board *b, gt_error *e)
+                   const gt_position *next, const gt_board *b, gt_error *e)
 {
 	int np = rb->np;
 	int rc = w->enc.encode(b, w->planes, w->globals, w->enc.ctx);
@@ -303,6 +510,8 @@ static int add_row(gt_shard_writer *w, rows *rb, const gt_record *r, const gt_po
 	rb->score[i] = score;
 	rb->wt[i] = ps->weight;
 	rb->game[i] = w->game_serial;
+	if (rb->X)
+		katago_row(w, r, b, ps, next, value, score, rb->ext + (size_t)i * rb->X);
 	rb->cnt++;
 	return 1;
 }
@@ -321,20 +530,22 @@ int gt_shard_add_record(gt_shard_writer *w, const gt_record *r, gt_error *e)
 		w->st.bad_games++;
 		return gt_error_set(e, GT_EUNSUPPORTED, -1, -1, "unknown rules '%s'", r->rules);
 	}
+	if (w->o.katago_pos_len && n > w->o.katago_pos_len) {
+		w->st.bad_games++;
+		return gt_error_set(e, GT_EUNSUPPORTED, -1, -1,
+		                    "board size %d larger than KataGo's position length %d", n,
+		                    w->o.katago_pos_len);
+	}
 	rows *rb = &w->buf[n];
 	if (!rb->n)
-		rows_init(rb, n, w->enc.nplanes, w->enc.nglobals);
+		rows_init(rb, n, w->enc.nplanes, w->enc.nglobals, w->o.katago_pos_len ? KX(n * n) : 0);
 	long start = rb->cnt, nonfinite0 = w->st.nonfinite, skipped0 = w->st.skipped;
 	gt_board *b = w->board;
-	gt_board_init(b, n, rules, r->komi);
-	for (int c = GT_BLACK; c <= GT_WHITE && !rc; c++)
-		for (int i = 0; i < r->nsetup[c] && !rc; i++)
-			if ((rc = gt_board_setup(b, c, r->setup[c][i])) != 0)
-				gt_error_set(e, rc, -1, -1, "setup stone %d: %s", i, gt_strerror(rc));
-	if (!rc && r->first_to_move)
-		gt_board_set_to_move(b, r->first_to_move);
+	rc = replay_start(b, r, rules, e);
 	int played = 0;
 	w->game_serial++;
+	if (w->o.katago_pos_len)
+		katago_game(w, r, rules);
 	for (int j = 0; j < r->npos && !rc; j++) {
 		const gt_position *ps = &r->pos[j];
 		if (ps->move_number < played || ps->move_number > r->nmoves) {
@@ -342,15 +553,8 @@ int gt_shard_add_record(gt_shard_writer *w, const gt_record *r, gt_error *e)
 			                  j, ps->move_number);
 			break;
 		}
-		while (played < ps->move_number && !rc) {
-			int color = r->colors ? r->colors[played] : b->to_move;
-			if (color != b->to_move)
-				gt_board_set_to_move(b, color);
-			rc = gt_board_play(b, color, r->moves[played]);
-			if (rc)
-				gt_error_set(e, rc, -1, -1, "move %d: %s", played + 1, gt_strerror(rc));
-			played++;
-		}
+		while (played < ps->move_number && !rc)
+			rc = replay_move(b, r, played++, e);
 		if (rc)
 			break;
 		if (!ps->full_search || !ps->policy || !(ps->weight > 0)) {
@@ -359,7 +563,12 @@ int gt_shard_add_record(gt_shard_writer *w, const gt_record *r, gt_error *e)
 		}
 		if (ps->to_move != b->to_move && (ps->to_move == GT_BLACK || ps->to_move == GT_WHITE))
 			gt_board_set_to_move(b, ps->to_move);
-		int k = add_row(w, rb, r, ps, b, e);
+		/* the next move's policy, for KataGo's keys */
+		const gt_position *next = j + 1 < r->npos ? &r->pos[j + 1] : NULL;
+		if (next && (next->move_number != ps->move_number + 1 || !next->full_search ||
+		             !next->policy || !finite_all(next->policy, n * n + 1)))
+			next = NULL;
+		int k = add_row(w, rb, r, ps, next, b, e);
 		if (k < 0)
 			rc = k;
 	}
@@ -466,13 +675,150 @@ static int point_current(const char *out, const char *target)
 	return rc;
 }
 
+/* ---- KataGo's keys ---- */
+
+/* KataGo's constants (cpp/dataio/trainingwrite.cpp, cpp/neuralnet/nninputs.h) */
+enum {
+	KATAGO_GLOBAL_TARGETS = 80, /* globalTargetsNC's channels (data format 3) */
+	KATAGO_VALUE_TARGETS = 5,   /* valueTargetsNCHW's channels */
+	KATAGO_QVALUE_TARGETS = 3,  /* qValueTargetsNCMove's channels */
+	KATAGO_SCORE_RADIUS = 60,   /* EXTRA_SCORE_DISTR_RADIUS */
+	KATAGO_POLICY_SCALE = 32000 /* gt's shares times this fit int16 */
+};
+
+/* gt's policy sh (n*n+1 shares, pass last) as KataGo's counts at y*L+x,
+ * the pass at L*L, into pr (L*L+1, zeros elsewhere) */
+static void katago_policy(int16_t *pr, const float *sh, int n, int L)
+{
+	for (int p = 0; p < n * n; p++)
+		pr[p / n * L + p % n] = (int16_t)lrintf(sh[p] * KATAGO_POLICY_SCALE);
+	pr[L * L] = (int16_t)lrintf(sh[n * n] * KATAGO_POLICY_SCALE);
+}
+
+/* KataGo's arrays of the first R rows of rb into z (gt-shard(5), "KataGo's
+ * keys": what trainingwrite.cpp's addRow writes, from gt's targets where
+ * gt has them and KataGo's neutral values where it does not) */
+static int katago_arrays(const gt_shard_writer *w, const rows *rb, long R, gt_npz_writer *z,
+                         gt_error *e)
+{
+	int n = rb->n, np = rb->np, C = rb->C, L = w->o.katago_pos_len, A = L * L, PB = (A + 7) / 8;
+	int SD = 2 * A + 2 * KATAGO_SCORE_RADIUS, mid = A + KATAGO_SCORE_RADIUS, NG = KATAGO_GLOBAL_TARGETS;
+	uint8_t *bin = gt_xcalloc((size_t)R * C * PB, 1);
+	int16_t *pol = gt_xcalloc((size_t)R * 2 * (A + 1), sizeof(int16_t));
+	float *tg = gt_xcalloc((size_t)R * NG, sizeof(float));
+	int8_t *sd = gt_xcalloc((size_t)R * SD, 1);
+	int8_t *vt = gt_xcalloc((size_t)R * KATAGO_VALUE_TARGETS * A, 1);
+	int16_t *qv = gt_xcalloc((size_t)R * KATAGO_QVALUE_TARGETS * (A + 1), sizeof(int16_t));
+	for (long i = 0; i < R; i++) {
+		const float *x = rb->ext + i * rb->X;
+		/* the planes: gt's point y*n+x is KataGo's y*L+x */
+		const uint8_t *src = rb->packed + (size_t)i * C * rb->pb;
+		uint8_t *dst = bin + (size_t)i * C * PB;
+		for (int c = 0; c < C; c++)
+			for (int p = 0; p < np; p++)
+				if (src[(size_t)c * rb->pb + (p >> 3)] & 0x80 >> (p & 7)) {
+					int q = p / n * L + p % n;
+					dst[(size_t)c * PB + (q >> 3)] |= (uint8_t)(0x80 >> (q & 7));
+				}
+		/* channel 0: the shares as counts (KataGo's trainer divides by
+		 * the sum); channel 1 the next move's, absent: uniform 1 */
+		int16_t *pr = pol + (size_t)i * 2 * (A + 1);
+		katago_policy(pr, rb->pol + (size_t)i * (np + 1), n, L);
+		if (x[KX_NEXT])
+			katago_policy(pr + A + 1, x + KX_FIXED, n, L);
+		else
+			for (int q = 0; q <= A; q++)
+				pr[A + 1 + q] = 1;
+		/* the global targets */
+		float *g = tg + (size_t)i * NG, sc = rb->score[i];
+		int known = rb->omask[i] && !isnan(sc); /* ownership and score */
+		memcpy(g, x + KX_TD, sizeof(float) * 20); /* the result, the td-like targets */
+		g[20] = known ? sc : 0;
+		g[22] = x[KX_VARTIME];
+		g[24] = 1 - x[KX_TDW]; /* 1 - the td-like targets' weight */
+		g[25] = rb->wt[i];
+		g[26] = 1;
+		g[27] = (float)known;
+		g[28] = x[KX_NEXT];
+		g[33] = x[KX_FUTURE];
+		g[34] = (float)known;
+		uint64_t s = w->o.seed ^ (uint64_t)rb->game[i] * 0x9e3779b97f4a7c15ULL ^
+		             (uint64_t)x[KX_TURN] * 0xbf58476d1ce4e5b9ULL;
+		for (int k = 0, use = 1; k < 5; k++) { /* history kept with KataGo's odds */
+			use = use && (gt_splitmix64(&s) >> 11) * 0x1p-53 < 0.98;
+			g[36 + k] = (float)use;
+		}
+		for (int k = 0; k < 6; k++)
+			g[41 + k] = x[KX_HASH + k];
+		g[47] = x[KX_KOMI];
+		g[48] = x[KX_AREA];
+		g[51] = x[KX_TURN];
+		g[60] = x[KX_VISITS];
+		g[62] = x[KX_FINISHED];
+		g[63] = 3; /* KataGo's data format version */
+		/* the score distribution, as KataGo fills it */
+		int8_t *d = sd + (size_t)i * SD;
+		if (known) {
+			int center = (int)round(sc), lo = center + mid - 1, hi = center + mid;
+			if (hi <= 0) {
+				d[0] = 100;
+			} else if (lo >= SD - 1) {
+				d[SD - 1] = 100;
+			} else {
+				int up = (int)roundf((sc - ((float)center - 0.5f)) * 100.0f);
+				d[lo] = (int8_t)(100 - up);
+				d[hi] = (int8_t)up;
+			}
+		} else {
+			d[mid - 1] = d[mid] = 50;
+		}
+		/* the final ownership rounded to -1, 0, +1, and as the scoring
+		 * target (area scoring: the same, times 120); the boards 8 and 32
+		 * moves on */
+		int8_t *o = vt + (size_t)i * KATAGO_VALUE_TARGETS * A;
+		const float *fut = x + KX_FIXED + np + 1;
+		for (int p = 0, q; p < np; p++) {
+			float f = rb->own[(size_t)i * np + p];
+			int8_t own = (int8_t)(f >= 0.5f ? 1 : f <= -0.5f ? -1 : 0);
+			q = p / n * L + p % n;
+			o[q] = known ? own : 0;
+			o[2 * A + q] = (int8_t)fut[p];
+			o[3 * A + q] = (int8_t)fut[np + p];
+			o[4 * A + q] = (int8_t)(known ? 120 * own : 0);
+		}
+	}
+	int64_t s_bin[3] = {R, C, PB}, s_glob[2] = {R, rb->G}, s_pol[3] = {R, 2, A + 1},
+		s_tg[2] = {R, NG}, s_sd[2] = {R, SD}, s_vt[4] = {R, KATAGO_VALUE_TARGETS, L, L},
+		s_qv[3] = {R, KATAGO_QVALUE_TARGETS, A + 1};
+	int rc = gt_npz_add(z, "binaryInputNCHWPacked", GT_U1, 3, s_bin, bin, e);
+	if (!rc)
+		rc = gt_npz_add(z, "globalInputNC", GT_F4, 2, s_glob, rb->glob, e);
+	if (!rc)
+		rc = gt_npz_add(z, "policyTargetsNCMove", GT_I2, 3, s_pol, pol, e);
+	if (!rc)
+		rc = gt_npz_add(z, "globalTargetsNC", GT_F4, 2, s_tg, tg, e);
+	if (!rc)
+		rc = gt_npz_add(z, "scoreDistrN", GT_I1, 2, s_sd, sd, e);
+	if (!rc)
+		rc = gt_npz_add(z, "valueTargetsNCHW", GT_I1, 4, s_vt, vt, e);
+	if (!rc)
+		rc = gt_npz_add(z, "qValueTargetsNCMove", GT_I2, 3, s_qv, qv, e);
+	free(bin);
+	free(pol);
+	free(tg);
+	free(sd);
+	free(vt);
+	free(qv);
+	return rc;
+}
+
 /* shuffle the buffer, write its first nrows rows as a shard, keep the rest */
 static int write_shard(gt_shard_writer *w, rows *rb, long nrows, gt_error *e)
 {
 	long cnt = rb->cnt;
 	uint64_t s = w->o.seed ^ (0x5851f42d4c957f2dULL * (++w->shard_serial));
 	rows sh;
-	rows_init(&sh, rb->n, rb->C, rb->G);
+	rows_init(&sh, rb->n, rb->C, rb->G, rb->X);
 	rows_reserve(&sh, cnt);
 	long *perm = gt_xmalloc(sizeof(long) * cnt);
 	for (long i = 0; i < cnt; i++)
@@ -517,9 +863,11 @@ static int write_shard(gt_shard_writer *w, rows *rb, long nrows, gt_error *e)
 	const int64_t *shape[NCOLS] = {s_packed, s_glob, s_pol, s_row, s_row, s_own, s_row, s_row};
 	const void *data[NCOLS] = {rb->packed, rb->glob, rb->pol, rb->val, rb->score, rb->own,
 	                           rb->omask, rb->wt};
-	for (int c = 0; c < NCOLS && !rc; c++)
+	if (w->o.katago_pos_len)
+		rc = katago_arrays(w, rb, nrows, z, e);
+	for (int c = 0; c < NCOLS && !rc && !w->o.katago_pos_len; c++)
 		rc = gt_npz_add(z, cols[c].name, cols[c].t, cols[c].ndim, shape[c], data[c], e);
-	if (!rc)
+	if (!rc && !w->o.katago_pos_len)
 		rc = gt_npz_add(z, "meta", GT_I4, 1, s_meta, meta, e);
 	if (!rc)
 		rc = gt_npz_finish(z, sha, &bytes, e);
@@ -552,6 +900,10 @@ static int write_shard(gt_shard_writer *w, rows *rb, long nrows, gt_error *e)
 	                      "rows", (json_int_t)nrows, "games", (json_int_t)ngames, "board_size", n,
 	                      "feature_version", w->enc.version, "planes", rb->C, "globals", rb->G,
 	                      "time", when, "sha256", hex, "bytes", (json_int_t)bytes);
+	if (w->o.katago_pos_len) { /* not gt's arrays: gt's readers skip the line */
+		json_object_set_new(j, "keys", json_string("katago"));
+		json_object_set_new(j, "pos_len", json_integer(w->o.katago_pos_len));
+	}
 	char *line = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(j);
 	rc = manifest_append(w->out, line, e);
@@ -616,7 +968,8 @@ static int read_manifest(const char *out, mentry **list, int *count, gt_error *e
 		const char *file = NULL, *sha = NULL;
 		json_int_t rows = 0;
 		int n = 0, ver = 0;
-		if (j && json_unpack(j, "{s:s, s:I, s:i, s:i, s:s}", "file", &file, "rows", &rows,
+		if (j && !json_object_get(j, "keys") && /* KataGo's keys: not for gt */
+		    json_unpack(j, "{s:s, s:I, s:i, s:i, s:s}", "file", &file, "rows", &rows,
 		                     "board_size", &n, "feature_version", &ver, "sha256", &sha) == 0 &&
 		    rows > 0 && !strstr(file, "..") && file[0] != '/') {
 			GT_GROW(*list, cnt + 1, max, 64);
@@ -742,7 +1095,7 @@ skip_size:
 			gt_npz_close(z);
 			const int32_t *meta = a.data;
 			if (meta[1] == n && meta[3] >= 1 && meta[3] <= 64 && meta[4] >= 0 && meta[4] <= 64)
-				rows_init(&w->r, n, meta[3], meta[4]);
+				rows_init(&w->r, n, meta[3], meta[4], 0);
 			free(a.data);
 			if (!w->r.n) {
 				w->info.skipped++;

@@ -22,6 +22,7 @@
  *   ownership_mask   |u1 [R]         1 if the game carried ownership
  *   weight           <f4 [R]         training weight of the row
  *   meta             <i4 [5]         format version, n, feature version, C, G
+ * With opts.katago_pos_len the arrays are KataGo's instead (gt-shard(5)).
  */
 #ifndef GT_SHARD_H
 #define GT_SHARD_H
@@ -62,6 +63,13 @@ typedef struct gt_shard_opts {
 	int run;                 /* run_NNN directory number, 0..999 */
 	int level;               /* zlib level 0..9 */
 	const gt_shard_encoder *enc; /* NULL: gt_shard_encoder_default() */
+	/* > 0: write KataGo's training arrays instead of gt's (gt-shard(5),
+	 * "KataGo's keys"): KataGo's own input features (lib/katafeat.h, enc
+	 * is ignored) and targets, each board in the top-left corner of a
+	 * katago_pos_len x katago_pos_len grid (2..GT_MAX_N; records of larger
+	 * boards are refused). The manifest line says "keys":"katago", and the
+	 * trainer's window skips such shards. 0: gt's arrays. */
+	int katago_pos_len;
 	/* called after each shard is in the manifest with its manifest line
 	 * (no newline; borrowed); may be NULL */
 	void (*on_shard)(const char *manifest_line, void *ctx);

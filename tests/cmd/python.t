@@ -29,4 +29,12 @@ is "$1 $2" "4 64" "steps and rows continue the input's"
 is "$3" "$(sha256sum "$T/in.bin.gz" | cut -d' ' -f1)" "its parent is the input"
 gt-elo --games 2 --visits 4 --board-size 7 "$T/out.bin.gz" none >"$T/elo" 2>"$T/eerr"
 ok $? "gt-elo plays it"
+
+# shards of KataGo's keys in the same folder are not gt's: the Dataset skips them
+gt-shard -o "$T/d" --katago-keys --run 1 "$T/g.ndjson" >/dev/null 2>"$T/e"
+ok $? "KataGo's keys in the same folder"
+is "$($PY -c 'import sys; sys.path.insert(0, sys.argv[1]); import gtnet
+w = gtnet.ShardWindow(sys.argv[2], seed=1); print(len(w), w[0][0].shape[0])' "$P" "$T/d")" \
+	"$(grep -v '"keys"' "$T/d/manifest" | $PY -c 'import json,sys; print(sum(json.loads(l)["rows"] for l in sys.stdin), 15)')" \
+	"ShardWindow takes gt's rows only"
 done_testing

@@ -2,7 +2,8 @@
  * shard: lib/shard on hand-made records (no parser involved): rows and
  * their perspectives, skipped and non-finite positions, shard size and
  * manifest, the window and its symmetry (hand-checked case, then every
- * sample checked against an independent unpacking).
+ * sample checked against an independent unpacking); KataGo's keys on the
+ * hand-made game, worked out by hand.
  */
 #include "board.h"
 #include "npz.h"
@@ -476,6 +477,96 @@ static void check_numpy_shards(void)
 	gt_shard_window_free(w);
 }
 
+/* KataGo's keys (opts.katago_pos_len, gt-shard(5)) of the hand-made game on
+ * an 11 x 11 grid, the values worked out by hand from KataGo's
+ * cpp/dataio/trainingwrite.cpp: point (x, y) is y*11 + x, pass 121 */
+static void check_katago_keys(void)
+{
+	char out[512], path[600];
+	snprintf(out, sizeof out, "%s/kata", dir);
+	gt_error e = {0};
+	gt_shard_opts o;
+	gt_shard_opts_init(&o);
+	o.katago_pos_len = 20;
+	ok(!gt_shard_writer_new(out, &o, &e), "position length 20 refused: %s", e.text);
+	o.katago_pos_len = 7;
+	gt_shard_writer *w = gt_shard_writer_new(out, &o, &e);
+	gt_record r;
+	gt_position pos[5];
+	memset(pos, 0, sizeof pos); /* no root values */
+	make_game(&r, pos);
+	r.npos = 5;
+	r.pos = pos;
+	is_int(gt_shard_add_record(w, &r, &e), GT_EUNSUPPORTED, "9x9 on a 7 x 7 grid: %s", e.text);
+	gt_shard_writer_free(w);
+	o.katago_pos_len = 11;
+	w = gt_shard_writer_new(out, &o, &e);
+	is_int(gt_shard_add_record(w, &r, &e), 0, "the game with KataGo's keys");
+	is_int(gt_shard_flush(w, &e), 0, "flushed");
+	gt_shard_writer_free(w);
+	/* rows of moves 0, 1, 2 (3: no full search; 4: NaN policy) */
+	snprintf(path, sizeof path, "%s/run_000/games_00000.npz", out);
+	gt_npz *z = gt_npz_open(path, &e);
+	ok(z != NULL, "shard opens");
+	if (!z)
+		return;
+	is_int(gt_npz_count(z), 7, "seven arrays, no meta");
+	ok(gt_npz_find(z, "meta") == GT_ENOTFOUND && gt_npz_find(z, "policy") == GT_ENOTFOUND,
+	   "none of gt's own");
+	gt_npz_array bin, pol, tg, sd, vt;
+	int64_t s_bin[3] = {3, 22, 16}, s_pol[3] = {3, 2, 122}, s_tg[2] = {3, 80}, s_sd[2] = {3, 362},
+		s_vt[4] = {3, 5, 11, 11};
+	int rc = gt_npz_load_as(z, "binaryInputNCHWPacked", GT_U1, 3, s_bin, &bin, &e);
+	rc |= gt_npz_load_as(z, "policyTargetsNCMove", GT_I2, 3, s_pol, &pol, &e);
+	rc |= gt_npz_load_as(z, "globalTargetsNC", GT_F4, 2, s_tg, &tg, &e);
+	rc |= gt_npz_load_as(z, "scoreDistrN", GT_I1, 2, s_sd, &sd, &e);
+	rc |= gt_npz_load_as(z, "valueTargetsNCHW", GT_I1, 4, s_vt, &vt, &e);
+	gt_npz_close(z);
+	is_int(rc, 0, "dtypes and shapes: %s", rc ? e.text : "");
+	if (rc)
+		return;
+	const float *g = tg.data;
+	int i = 0; /* the row of move 1 (White to move after B E5), by channel 51 */
+	while (i < 3 && g[i * 80 + 51] != 1)
+		i++;
+	ok(i < 3, "the row of move 1");
+	if (i < 3) {
+		const uint8_t *b = (const uint8_t *)bin.data + i * 22 * 16;
+		const int16_t *pp = (const int16_t *)pol.data + i * 2 * 122;
+		const int8_t *d = (const int8_t *)sd.data + i * 362, *v = (const int8_t *)vt.data + i * 5 * 121;
+		const float *t = g + i * 80;
+		int e5 = 4 * 11 + 4, c3 = 6 * 11 + 2, off = 4 * 11 + 9;
+		ok(!(b[0 * 16 + (off >> 3)] >> (7 - (off & 7)) & 1), "on board: (9, 4) is not");
+		ok(b[2 * 16 + (e5 >> 3)] >> (7 - (e5 & 7)) & 1, "E5 is the opponent's stone, at 48");
+		ok(b[9 * 16 + (e5 >> 3)] >> (7 - (e5 & 7)) & 1, "plane 9: the last move, E5");
+		is_int(pp[c3], 32000, "policy: C3 at 68, 32000");
+		is_int(pp[121], 0, "pass at 121: 0");
+		is_int(pp[122 + 7 * 11 + 3], 32000, "next move's policy: D2 at 80");
+		is_int(pp[122 + 5], 0, "... 0 elsewhere");
+		ok(t[0] == 0 && t[1] == 1 && t[2] == 0, "White lost: win 0, loss 1, no result 0");
+		is_dbl(t[20], 96.5, 0, "score from White's view (the row's)");
+		ok(t[25] == 1 && t[26] == 1 && t[27] == 1 && t[28] == 1 && t[24] == 1 && t[33] == 1 &&
+		   t[34] == 1, "weights: row 1, policy 1, ownership 1, next move 1, td 0 (no root "
+		   "values), future boards 1, scoring 1");
+		ok(t[4] == 0 && t[5] == 1 && t[19] == (float)96.5 && t[22] == 0,
+		   "td-like targets: the result; variance time 0");
+		is_dbl(t[47], 7.5, 0, "komi from White's view");
+		ok(t[60] == 100 && t[63] == 3, "visits 100, data format 3");
+		/* mid = 121 + 60; round(96.5) = 97: buckets 277 and 278, lambda 0 */
+		ok(d[277] == 100 && d[278] == 0, "score distribution: 100 in bucket 277 (96.5)");
+		ok(v[0] == -1 && v[8] == 1 && v[4] == 0 && v[3 * 11 + 8] == 1 && v[9] == 0,
+		   "ownership from White's view, off the board 0");
+		ok(v[121] == 0 && v[121 + 5] == 0, "seki channel 0");
+		ok(v[242 + e5] == -1 && v[242 + c3] == 1 && v[242 + 7 * 11 + 3] == -1 &&
+		   v[242 + 2 * 11 + 6] == 1 && v[363 + c3] == 1 && v[242 + 0] == 0,
+		   "future boards (the last one): E5, D2 the opponent's, C3, G7 White's");
+		ok(v[484] == -120 && v[484 + 8] == 120 && v[484 + 9] == 0, "scoring: ownership times 120");
+	}
+	free(bin.data), free(pol.data), free(tg.data), free(sd.data), free(vt.data);
+	ok(gt_shard_window_open(out, 10, 0, 5, &e) == NULL && strstr(e.text, "no usable shard (0 skipped)"),
+	   "the window skips KataGo's keys: %s", e.text);
+}
+
 int main(void)
 {
 	test_tmpdir(dir, sizeof dir, "shard");
@@ -483,6 +574,7 @@ int main(void)
 	check_handicap();
 	check_window();
 	check_numpy_shards();
+	check_katago_keys();
 	test_rmdir(dir);
 	return done_testing();
 }

@@ -186,8 +186,9 @@ def symmetry(a, k):
 class ShardWindow(torch.utils.data.Dataset):
     """The newest rows (at most window) of the shards of gt-shard(5) under
     folder (from its manifest, newest last), of the board size of the
-    newest shard, each row under a random symmetry as gt-train takes them.
-    Items: (planes C x n x n, globals G, policy n*n+1, value, score (NaN:
+    newest shard, each row under a random symmetry as gt-train takes them;
+    shards of KataGo's keys (gt-shard --katago-keys) are skipped, as
+    gt-train skips them. Items: (planes C x n x n, globals G, policy n*n+1, value, score (NaN:
     unknown), ownership n*n, ownership weight, row weight), float32."""
 
     def __init__(self, folder, window=250000, seed=None):
@@ -196,9 +197,11 @@ class ShardWindow(torch.utils.data.Dataset):
         lines = []
         for ln in open(os.path.join(folder, "manifest")):
             try:
-                lines.append(json.loads(ln))
+                m = json.loads(ln)
             except ValueError:
                 continue  # a line cut short by a crash
+            if "keys" not in m:
+                lines.append(m)
         if not lines:
             raise ValueError("%s: no shards" % folder)
         self.n = lines[-1]["board_size"]
