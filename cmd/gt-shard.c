@@ -61,6 +61,45 @@ static long shard_file(gt_shard_writer *w, FILE *f, const char *name, int progre
 	return it.bad;
 }
 
+/* --board-size N[,N...] into sizes (a bad one: a usage error, exit 2) */
+static void sizes_arg(const char *arg)
+{
+	char *copy = gt_xstrdup(arg), *save = NULL;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		sizes |= (uint32_t)1 << cli_int("--board-size", t, 2, GT_MAX_N);
+	free(copy);
+	if (!sizes)
+		cli_usage_die("--board-size: no size given");
+}
+
+/* report: the warnings at the end (rows dropped, records refused, games of
+ * several sizes; with progress or after a signal, the totals); returns 1
+ * when rows were dropped */
+static int report(const gt_shard_stats *st, long bad, int progress)
+{
+	if (st->nonfinite)
+		cli_warn("%ld rows with NaN or infinity dropped", st->nonfinite);
+	if (bad)
+		cli_warn("%ld records refused", bad);
+	/* games of several sizes are never mixed in a shard, but say so: a
+	 * trainer that takes the newest shard's size would follow the few */
+	int nsizes = 0;
+	char said[256] = "";
+	for (int n = 2; n <= GT_MAX_N; n++)
+		if (games_of[n]) {
+			size_t l = strlen(said);
+			snprintf(said + l, sizeof said - l, "%s%dx%d %ld", nsizes++ ? ", " : "", n, n,
+			         games_of[n]);
+		}
+	if (nsizes > 1)
+		cli_warn("games of %d board sizes (%s), each size in shards of its own", nsizes, said);
+	if (progress || cli_stop)
+		cli_warn("%s%ld games, %ld rows in %ld shards, %ld positions skipped",
+		         cli_stop ? "stopped by a signal: " : "", st->games, st->rows, st->shards,
+		         st->skipped);
+	return st->nonfinite > 0;
+}
+
 static const struct option opts[] = {
 	{"out", required_argument, NULL, 'o'},
 	{"rows", required_argument, NULL, 'r'},
@@ -90,15 +129,7 @@ int main(int argc, char **argv)
 		case 'p': progress = 1; break;
 		case 'K': katago = 1; break;
 		case 'P': pos_len = (int)cli_int("--pos-len", optarg, 2, GT_MAX_N); break;
-		case 'b': {
-			char *copy = strdup(optarg), *save = NULL;
-			for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-				sizes |= (uint32_t)1 << cli_int("--board-size", t, 2, GT_MAX_N);
-			free(copy);
-			if (!sizes)
-				cli_usage_die("--board-size: no size given");
-			break;
-		}
+		case 'b': sizes_arg(optarg); break;
 		default: cli_opt_other(c, usage);
 		}
 	}
@@ -130,28 +161,7 @@ int main(int argc, char **argv)
 		cli_warn("%s", e.text);
 		failed = 1;
 	}
-	const gt_shard_stats *st = gt_shard_writer_stats(w);
-	if (st->nonfinite)
-		cli_warn("%ld rows with NaN or infinity dropped", st->nonfinite);
-	if (bad)
-		cli_warn("%ld records refused", bad);
-	/* games of several sizes are never mixed in a shard, but say so: a
-	 * trainer that takes the newest shard's size would follow the few */
-	int nsizes = 0;
-	char said[256] = "";
-	for (int n = 2; n <= GT_MAX_N; n++)
-		if (games_of[n]) {
-			size_t l = strlen(said);
-			snprintf(said + l, sizeof said - l, "%s%dx%d %ld", nsizes++ ? ", " : "", n, n,
-			         games_of[n]);
-		}
-	if (nsizes > 1)
-		cli_warn("games of %d board sizes (%s), each size in shards of its own", nsizes, said);
-	if (progress || cli_stop)
-		cli_warn("%s%ld games, %ld rows in %ld shards, %ld positions skipped",
-		         cli_stop ? "stopped by a signal: " : "", st->games, st->rows, st->shards,
-		         st->skipped);
-	failed |= st->nonfinite > 0;
+	failed |= report(gt_shard_writer_stats(w), bad, progress);
 	gt_shard_writer_free(w);
 	return cli_fshut(stdout, "stdout") || failed;
 }
