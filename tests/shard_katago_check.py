@@ -75,8 +75,9 @@ def td_targets(game, t, white, v, sc):
     return np.array(out), var
 
 
-# KataGo's model versions 8..15 take 22 binary and 19 global inputs
-# (modelconfigs.get_num_bin_input_features / get_num_global_input_features)
+# the model versions KataGo's trainer makes (10..17) take 22 binary and 19
+# global inputs (modelconfigs.get_num_bin_input_features and
+# get_num_global_input_features)
 WANT = {
     "binaryInputNCHWPacked": (np.uint8, (22, (A + 7) // 8)),
     "globalInputNC": (np.float32, (19,)),
