@@ -143,7 +143,7 @@ typedef struct rows {
 	float *own;          /* [cap, np] */
 	uint8_t *omask;
 	long *game;          /* game serial of each row */
-	int X;               /* extra floats per row: KX with KataGo's keys, else 0 */
+	int X;               /* extra floats per row: KX(np) with KataGo's keys, else 0 */
 	float *ext;          /* [cap, X] */
 } rows;
 
@@ -231,8 +231,9 @@ struct gt_shard_writer {
 	float *planes, *globals; /* scratch for one position */
 	gt_board *board;
 	/* with KataGo's keys: the encoder's workspace, and the current game's
-	 * hash, colours after each move (NULL when it cannot be replayed to its
-	 * end) and root values and scores (White's view) per move number */
+	 * hash, colours after each move (kfuture 0 when the game cannot be
+	 * replayed to its end) and root values and scores (White's view) per
+	 * move number */
 	gt_katafeat_ws *kws;
 	uint64_t game_hash[2];
 	gt_board *kboard;
