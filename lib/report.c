@@ -605,7 +605,8 @@ static json_t *window_of(rep *r)
 			q--;
 		json_t *j = json_loadb(q, (size_t)(p - q), 0, NULL);
 		long long t;
-		if (json_is_object(j) && !parse_iso(str(j, "time"), &t)) {
+		/* shards of KataGo's keys are not in gt-train's window */
+		if (json_is_object(j) && !json_object_get(j, "keys") && !parse_iso(str(j, "time"), &t)) {
 			rows += cnt(j, "rows");
 			shards++;
 			oldest = t;

@@ -141,7 +141,7 @@ typedef struct rows {
 	float *own;          /* [cap, np] */
 	uint8_t *omask;
 	long *game;          /* game serial of each row */
-	int X;               /* extra floats per row: KX with KataGo's keys, else 0 */
+	int X;               /* extra floats per row: KX(np) with KataGo's keys, else 0 */
 	float *ext;          /* [cap, X] */
 } rows;
 
@@ -221,15 +221,15 @@ struct gt_shard_writer {
 	float *planes, *globals; /* scratch for one position */
 	gt_board *board;
 	/* with KataGo's keys: the encoder's workspace, and the current game's
-	 * hash, colours after each move (NULL when it cannot be replayed to its
-	 * end) and root values and scores (White's view) per move number */
+	 * hash, colours after each move (kfuture 0 when the game cannot be
+	 * replayed to its end) and root values and scores (White's view) per
+	 * move number */
 	gt_katafeat_ws *kws;
 	uint64_t game_hash[2];
 	gt_board *kboard;
 	uint8_t *kcol;           /* [(nmoves + 1) * n*n] */
 	float *kval, *kscore;    /* [nmoves] */
 	uint8_t *khave;          /* [nmoves] */
-	int kcomplete;           /* every move number has its root value */
 	int kfuture;             /* kcol holds the whole game */
 	size_t kcol_cap, kv_cap;
 	long game_serial;
@@ -392,9 +392,6 @@ static void katago_game(gt_shard_writer *w, const gt_record *r, const gt_rules *
 		w->kscore[t] = sg * ps->root_score;
 		w->khave[t] = 1;
 	}
-	w->kcomplete = 1;
-	for (int t = 0; t < N; t++)
-		w->kcomplete &= w->khave[t];
 }
 
 /* the score cap of KataGo's value targets: MAX_BOARD_AREA + EXTRA_SCORE_DISTR_RADIUS */
@@ -404,7 +401,8 @@ static void katago_game(gt_shard_writer *w, const gt_record *r, const gt_rules *
  * pla) whose own result is v, score sc (side to move's view; NaN:
  * unknown), next: the next position when it is a training target, else
  * NULL. The td-like targets follow KataGo's fillValueTDTargets over the
- * root values of the moves t..N-1 and the result, when every move has its
+ * root values of the moves t..N-1 (a move without one, such as a forced
+ * pass, counts as the result) and the result, when the position has its
  * root value; else they repeat the result with weight 0. */
 static void katago_row(const gt_shard_writer *w, const gt_record *r, const gt_board *b,
                        const gt_position *ps, const gt_position *next, float v, float sc, float *x)
@@ -425,14 +423,15 @@ static void katago_row(const gt_shard_writer *w, const gt_record *r, const gt_bo
 	}
 	/* White's win, loss and score at move i (i == N: the result) */
 	double fs = isnan(sc) ? 0 : sc, wv = sg * v, wsc = sg * fs;
-	int td = w->kcomplete && t <= N;
+	int td = t >= N || w->khave[t];
 	const double factor[5] = {0, 1 / (1 + np * 0.176), 1 / (1 + np * 0.056), 1 / (1 + np * 0.016), 1};
 	for (int k = 0; k < 5; k++) {
 		double win = 0, loss = 0, score = 0, left = 1;
 		for (int i = td ? t : N; i <= N; i++) {
 			double now = i == N ? left : left * factor[k];
 			left -= now;
-			double vi = i == N ? wv : w->kval[i], si = i == N ? wsc : w->kscore[i];
+			int res = i == N || !w->khave[i]; /* a move without a root value: the result */
+			double vi = res ? wv : w->kval[i], si = res ? wsc : w->kscore[i];
 			win += now * (1 + sg * vi) / 2;
 			loss += now * (1 - sg * vi) / 2;
 			score += now * sg * si;
@@ -446,7 +445,8 @@ static void katago_row(const gt_shard_writer *w, const gt_record *r, const gt_bo
 	/* the expected arrival time of the win-loss variance, in moves */
 	double vt = 0;
 	for (int i = t + 1; td && i <= N; i++) {
-		double a = w->kval[i - 1], c = i == N ? wv : w->kval[i];
+		double a = w->khave[i - 1] ? w->kval[i - 1] : wv;
+		double c = i < N && w->khave[i] ? w->kval[i] : wv;
 		vt += (i - t) * (c - a) * (c - a);
 	}
 	x[KX_VARTIME] = (float)vt;

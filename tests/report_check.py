@@ -415,6 +415,8 @@ def make_hostile(store, trainer, now):
     with open(os.path.join(trainer, "data", "manifest"), "w") as f:
         f.write(json.dumps({"file": "run_001/a.npz", "rows": 300000, "time": iso(now - 7200)}) + "\n")
         f.write(json.dumps({"file": "run_002/b.npz", "rows": 100000, "time": iso(now - 3600)}) + "\n")
+        # the newest: shards of KataGo's keys, not in gt-train's window
+        f.write(json.dumps({"file": "run_003/k.npz", "rows": 100000, "time": iso(now - 60), "keys": "katago"}) + "\n")
     with open(os.path.join(trainer, "hours.ndjson"), "w") as f:
         f.write(json.dumps({"generation": 1, "cpu_hours": 0.5}) + "\n")
         f.write(json.dumps({"generation": 3, "cpu_hours": 2.25}) + "\n")

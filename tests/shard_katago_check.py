@@ -49,18 +49,20 @@ for line in open(recfile):
             wv[p["move_number"]], ws[p["move_number"]] = sg * p["root_value"], sg * p["root_score"]
     key = game_key(r["game_id"])
     assert key not in games, "game_ids must differ"
-    games[key] = (N, r["board_size"], wv, ws, all(t in wv for t in range(N)), tomove)
+    games[key] = (N, r["board_size"], wv, ws, tomove)
 
 
 def td_targets(game, t, white, v, sc):
     """KataGo's fillValueTDTargets for the five factors, and the variance
-    time, over the root values of moves t..N-1 and the result v, sc (the
-    side to move's view; sc NaN: 0); None, None when a root value is missing"""
-    N, n, wv, ws, complete, _ = game
+    time, over the root values of moves t..N-1 (the result where a move has
+    none) and the result v, sc (the side to move's view; sc NaN: 0); None,
+    None when move t has no root value"""
+    N, n, wv, ws, _ = game
     sg = 1 if white else -1
-    vals = [wv.get(i) for i in range(N)] + [sg * v]
-    scores = [ws.get(i) for i in range(N)] + [sg * (0 if np.isnan(sc) else sc)]
-    if not complete:
+    fv, fs = sg * v, sg * (0 if np.isnan(sc) else sc)
+    vals = [wv.get(i, fv) for i in range(N)] + [fv]
+    scores = [ws.get(i, fs) for i in range(N)] + [fs]
+    if t < N and t not in wv:
         return None, None
     out = []
     for f in (0.0, 1 / (1 + n * n * 0.176), 1 / (1 + n * n * 0.056), 1 / (1 + n * n * 0.016), 1.0):
@@ -75,8 +77,9 @@ def td_targets(game, t, white, v, sc):
     return np.array(out), var
 
 
-# KataGo's model versions 8..15 take 22 binary and 19 global inputs
-# (modelconfigs.get_num_bin_input_features / get_num_global_input_features)
+# the model versions KataGo's trainer makes (10..17) take 22 binary and 19
+# global inputs (modelconfigs.get_num_bin_input_features and
+# get_num_global_input_features)
 WANT = {
     "binaryInputNCHWPacked": (np.uint8, (22, (A + 7) // 8)),
     "globalInputNC": (np.float32, (19,)),
@@ -152,7 +155,7 @@ for g, k in zip(gm, km):
         key = tuple(t[r_, 41:47])
         assert key in games, "the game hash is FNV-1a of game_id, splitmix64"
         turn = int(t[r_, 51])
-        white = games[key][5][turn] == "W"
+        white = games[key][4][turn] == "W"
         want, var = td_targets(games[key], turn, white, v[r_], sc[r_])
         if want is None:  # no root values: the result repeated, weight 0
             assert np.allclose(t[r_, 0:20].reshape(5, 4), t[r_, 0:4]) and t[r_, 24] == 1 and t[r_, 22] == 0

@@ -73,7 +73,7 @@ is "$(J 'len(d["games"]), d["games_of_current"], d["games"][-1]["worker"]')" "(4
 	"the four games that replay, of the current network, newest first"
 is "$(J '[(r["reason"], r["count"]) for r in d["data"]["reasons"][:2]], len(d["data"]["reasons"]), d["data"]["reasons_others"]')" \
 	"([('<img src=x onerror=alert(1)>', 12), ('move', 9)], 12, 36)" "reasons: the 12 most frequent, the other 12 summed"
-is "$(J 'd["data"]["window"]["rows"], d["data"]["window"]["shards"]')" "(250000, 2)" "the window: 250,000 rows in the 2 newest shards"
+is "$(J 'd["data"]["window"]["rows"], d["data"]["window"]["shards"]')" "(250000, 2)" "the window: 250,000 rows in the 2 newest shards (KataGo's keys left out)"
 for f in elo-steps elo-time elo-hours games-hour games-day rejects versions; do
 	grep -q '<svg' "$S/site/$f.svg" 2>/dev/null; ok $? "plot $f.svg"
 done
