@@ -1,0 +1,235 @@
+/* wino.c: 3x3 convolutions by Winograd F(4x4,3x3) (see wino.h for the
+ * transforms and their source). Per chunk of GT_WINO_TILES tiles:
+ *   1. per input channel, each board's plane is copied (with the ReLU)
+ *      into a zero-bordered plane of 4 T1 + 2 columns (T1 = ceil(n/4)),
+ *      and the 6x6 tiles of W consecutive tiles are transformed at once,
+ *      one tile per vector lane, into V[xi][ci][tile];
+ *   2. M[xi] (cout x tiles) = U[xi] (cout x cin) V[xi] (cin x tiles), 36
+ *      cblas_sgemm calls;
+ *   3. per output channel, W tiles at once: Y = A^T M A, plus the bias,
+ *      stored (cropped to the board) or added. */
+#include "wino.h"
+
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define W 16 /* tiles per vector */
+typedef float vf __attribute__((vector_size(W * sizeof(float))));
+
+int gt_conv_mode_env(void)
+{
+	const char *s = getenv("GT_CONV");
+	if (s && !strcmp(s, "im2col"))
+		return GT_CONV_IM2COL;
+	if (s && !strcmp(s, "winograd"))
+		return GT_CONV_WINOGRAD;
+	return GT_CONV_AUTO;
+}
+
+int gt_conv_winograd(int mode, int n)
+{
+	if (mode == GT_CONV_IM2COL)
+		return 0;
+	if (mode == GT_CONV_WINOGRAD)
+		return 1;
+	return n >= 5;
+}
+
+size_t gt_wino_filter_floats(int cout, int cin)
+{
+	return (size_t)36 * cout * cin;
+}
+
+void gt_wino_filter(const float *w, int cout, int cin, float *u)
+{
+	static const double G[6][3] = {
+		{1.0 / 4, 0, 0},
+		{-1.0 / 6, -1.0 / 6, -1.0 / 6},
+		{-1.0 / 6, 1.0 / 6, -1.0 / 6},
+		{1.0 / 24, 1.0 / 12, 1.0 / 6},
+		{1.0 / 24, -1.0 / 12, 1.0 / 6},
+		{0, 0, 1},
+	};
+	size_t plane = (size_t)cout * cin;
+	for (int co = 0; co < cout; co++)
+		for (int ci = 0; ci < cin; ci++) {
+			const float *g = w + ((size_t)co * cin + ci) * 9;
+			double t[6][3];  /* G g */
+			for (int i = 0; i < 6; i++)
+				for (int k = 0; k < 3; k++)
+					t[i][k] = G[i][0] * g[k] + G[i][1] * g[3 + k] + G[i][2] * g[6 + k];
+			for (int i = 0; i < 6; i++)
+				for (int j = 0; j < 6; j++)
+					u[(i * 6 + j) * plane + (size_t)co * cin + ci] =
+						(float)(t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);
+		}
+}
+
+/* the padded planes of a chunk: at most GT_WINO_TILES / T + 2 boards of
+ * (4 T1 + 2)^2 <= 36 T floats each */
+#define PAD_FLOATS (36 * (GT_WINO_TILES + 2 * 25))
+
+size_t gt_wino_scratch_floats(int cin, int cout)
+{
+	return (size_t)36 * (cin + cout) * GT_WINO_TILES + PAD_FLOATS;
+}
+
+/* B^T x for six vectors x0..x5 (one column or row of a tile) */
+#define BT6(x, o)                                                          \
+	do {                                                                   \
+		vf a_ = (x)[4] - 4 * (x)[2], b_ = (x)[3] - 4 * (x)[1];             \
+		vf c_ = (x)[4] - (x)[2], d_ = 2 * ((x)[3] - (x)[1]);               \
+		(o)[0] = 4 * (x)[0] - 5 * (x)[2] + (x)[4];                         \
+		(o)[1] = a_ + b_;                                                  \
+		(o)[2] = a_ - b_;                                                  \
+		(o)[3] = c_ + d_;                                                  \
+		(o)[4] = c_ - d_;                                                  \
+		(o)[5] = 4 * (x)[1] - 5 * (x)[3] + (x)[5];                         \
+	} while (0)
+
+/* A^T m for six vectors m0..m5 into four */
+#define AT4(m, o)                                                          \
+	do {                                                                   \
+		vf p_ = (m)[1] + (m)[2], q_ = (m)[1] - (m)[2];                     \
+		vf r_ = (m)[3] + (m)[4], s_ = (m)[3] - (m)[4];                     \
+		(o)[0] = (m)[0] + p_ + r_;                                         \
+		(o)[1] = q_ + 2 * s_;                                              \
+		(o)[2] = p_ + 4 * r_;                                              \
+		(o)[3] = q_ + 8 * s_ + (m)[5];                                     \
+	} while (0)
+
+static inline vf vload(const float *p)
+{
+	vf v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+static inline void vstore(float *p, vf v)
+{
+	memcpy(p, &v, sizeof v);
+}
+
+/* The tiles t0..t0+nt-1 of the batch: V (36 x cin x GT_WINO_TILES) */
+static void input_transform(const gt_wino_conv_args *a, long t0, int nt, float *V, float *pad)
+{
+	int n = a->n, T1 = (n + 3) / 4, T = T1 * T1, wd = 4 * T1 + 2;
+	size_t ps = (size_t)wd * wd;
+	int b0 = (int)(t0 / T), b1 = (int)((t0 + nt - 1) / T);
+	int off[GT_WINO_TILES + W];
+	for (int l = 0; l < nt; l++) {
+		long t = t0 + l;
+		int b = (int)(t / T), r = (int)(t % T), ty = r / T1, tx = r % T1;
+		off[l] = (int)((b - b0) * ps) + 4 * ty * wd + 4 * tx;
+	}
+	for (int l = nt; l < (nt + W - 1) / W * W; l++)
+		off[l] = -1;
+	memset(pad, 0, sizeof(float) * ps * (b1 - b0 + 1));
+	size_t cs = GT_WINO_TILES, xs = (size_t)a->cin * GT_WINO_TILES;
+	for (int ci = 0; ci < a->cin; ci++) {
+		/* the boards' planes of channel ci inside their zero borders */
+		for (int b = b0; b <= b1; b++) {
+			const float *src = a->in + (size_t)b * a->in_b + (size_t)ci * a->in_c;
+			float *dst = pad + (b - b0) * ps + wd + 1;
+			for (int y = 0; y < n; y++) {
+				if (a->relu)
+					for (int x = 0; x < n; x++)
+						dst[y * wd + x] = src[y * n + x] > 0 ? src[y * n + x] : 0.0f;
+				else
+					memcpy(dst + y * wd, src + y * n, sizeof(float) * n);
+			}
+		}
+		for (int g = 0; g < nt; g += W) {
+			float d[6][6][W];
+			for (int l = 0; l < W; l++) {
+				if (off[g + l] < 0) {
+					for (int i = 0; i < 6; i++)
+						for (int j = 0; j < 6; j++)
+							d[i][j][l] = 0.0f;
+					continue;
+				}
+				const float *p = pad + off[g + l];
+				for (int i = 0; i < 6; i++)
+					for (int j = 0; j < 6; j++)
+						d[i][j][l] = p[i * wd + j];
+			}
+			vf x[6], t[6][6], o[6];
+			for (int j = 0; j < 6; j++) {
+				for (int i = 0; i < 6; i++)
+					x[i] = vload(d[i][j]);
+				BT6(x, o);
+				for (int i = 0; i < 6; i++)
+					t[i][j] = o[i];
+			}
+			float *v = V + (size_t)ci * cs + g;
+			for (int i = 0; i < 6; i++) {
+				BT6(t[i], o);
+				for (int j = 0; j < 6; j++)
+					vstore(v + (i * 6 + j) * xs, o[j]);
+			}
+		}
+	}
+}
+
+/* Y = A^T M A of the tiles t0..t0+nt-1, M (36 x cout x GT_WINO_TILES),
+ * plus the bias, into out */
+static void output_transform(const gt_wino_conv_args *a, long t0, int nt, const float *M)
+{
+	int n = a->n, T1 = (n + 3) / 4, T = T1 * T1;
+	size_t cs = GT_WINO_TILES, xs = (size_t)a->cout * GT_WINO_TILES;
+	for (int co = 0; co < a->cout; co++) {
+		float bias = a->bias ? a->bias[co] : 0.0f;
+		for (int g = 0; g < nt; g += W) {
+			const float *m = M + (size_t)co * cs + g;
+			vf s[4][6], x[6], o[4];
+			for (int j = 0; j < 6; j++) {
+				for (int i = 0; i < 6; i++)
+					x[i] = vload(m + (i * 6 + j) * xs);
+				AT4(x, o);
+				for (int r = 0; r < 4; r++)
+					s[r][j] = o[r];
+			}
+			float y[4][4][W];
+			for (int r = 0; r < 4; r++) {
+				AT4(s[r], o);
+				for (int c = 0; c < 4; c++)
+					vstore(y[r][c], o[c] + bias);
+			}
+			int ln = nt - g < W ? nt - g : W;
+			for (int l = 0; l < ln; l++) {
+				long t = t0 + g + l;
+				int b = (int)(t / T), r = (int)(t % T), ty = r / T1, tx = r % T1;
+				int ny = n - 4 * ty < 4 ? n - 4 * ty : 4, nx = n - 4 * tx < 4 ? n - 4 * tx : 4;
+				float *dst = a->out + (size_t)b * a->out_b + (size_t)co * a->out_c +
+				             (size_t)(4 * ty) * n + 4 * tx;
+				for (int i = 0; i < ny; i++)
+					for (int j = 0; j < nx; j++) {
+						if (a->add)
+							dst[i * n + j] += y[i][j][l];
+						else
+							dst[i * n + j] = y[i][j][l];
+					}
+			}
+		}
+	}
+}
+
+void gt_wino_conv(const gt_wino_conv_args *a)
+{
+	int T1 = (a->n + 3) / 4;
+	long total = (long)a->B * T1 * T1;
+	float *V = a->scratch, *M = V + (size_t)36 * a->cin * GT_WINO_TILES;
+	float *pad = M + (size_t)36 * a->cout * GT_WINO_TILES;
+	size_t ucs = (size_t)a->cout * a->cin;
+	for (long t0 = 0; t0 < total; t0 += GT_WINO_TILES) {
+		int nt = total - t0 < GT_WINO_TILES ? (int)(total - t0) : GT_WINO_TILES;
+		input_transform(a, t0, nt, V, pad);
+		for (int xi = 0; xi < 36; xi++)
+			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, a->cout, nt, a->cin,
+			            1.0f, a->u + xi * ucs, a->cin,
+			            V + (size_t)xi * a->cin * GT_WINO_TILES, GT_WINO_TILES, 0.0f,
+			            M + (size_t)xi * a->cout * GT_WINO_TILES, GT_WINO_TILES);
+		output_transform(a, t0, nt, M);
+	}
+}
