@@ -165,6 +165,64 @@ static void check_shape(int cin, int cout, int n, int B, int relu)
 	free(ref), free(S), free(u), free(scratch);
 }
 
+/* the largest |a - b| relative to max(1, |b|) over k values */
+static double maxrel(const float *a, const float *b, size_t k)
+{
+	double m = 0;
+	for (size_t i = 0; i < k; i++)
+		m = fmax(m, fabs((double)a[i] - b[i]) / fmax(1.0, fabs(b[i])));
+	return m;
+}
+
+/* a gt network b3c32 (random weights, not Fixup's zeros) on n x n: the
+ * outputs under GT_CONV=winograd against GT_CONV=im2col, and the filter
+ * transforms redone after gt_nn_sync_params */
+static void check_gtnet(int n, int B)
+{
+	gt_arch a;
+	gt_error e;
+	gt_arch_default(&a, 3, 32, 22, 19, 1);
+	setenv("GT_CONV", "im2col", 1);
+	gt_nn *ref = gt_nn_new(&a, "cpu", &e);
+	setenv("GT_CONV", "winograd", 1);
+	gt_nn *wn = gt_nn_new(&a, "cpu", &e);
+	unsetenv("GT_CONV");
+	size_t np = gt_nn_nparams(ref);
+	float *p = gt_nn_params(ref);
+	for (size_t i = 0; i < np; i++)
+		p[i] = (float)(nn_randn(&rs) * 0.15);
+	memcpy(gt_nn_params(wn), p, sizeof(float) * np);
+	gt_nn_sync_params(wn);
+	nn_batch d;
+	nn_batch_make(&d, &a, B, n, &rs);
+	size_t N = (size_t)n * n, k = (size_t)B * (N + 1);
+	float *pol = malloc(sizeof(float) * k), *val = malloc(sizeof(float) * B);
+	float *own = malloc(sizeof(float) * B * N);
+	gt_nn_out o;
+	for (int round = 0; round < 2; round++) {
+		gt_nn_forward(ref, B, n, d.planes, d.glob, 0, &o);
+		memcpy(pol, o.policy, sizeof(float) * k);
+		memcpy(val, o.value, sizeof(float) * B);
+		memcpy(own, o.own, sizeof(float) * B * N);
+		gt_nn_forward(wn, B, n, d.planes, d.glob, 0, &o);
+		double mp = maxrel(o.policy, pol, k), mv = maxrel(o.value, val, B);
+		double mo = maxrel(o.own, own, B * N);
+		ok(mp < 1e-4 && mv < 1e-4 && mo < 1e-4,
+		   "gt b3c32 %dx%d batch %d%s: winograd against im2col: policy %.2g value %.2g "
+		   "ownership %.2g", n, n, B, round ? " after new weights" : "", mp, mv, mo);
+		/* new weights (as a training step writes them), then sync */
+		for (size_t i = 0; i < np; i++)
+			p[i] += (float)(nn_randn(&rs) * 0.05);
+		memcpy(gt_nn_params(wn), p, sizeof(float) * np);
+		gt_nn_sync_params(wn);
+		gt_nn_sync_params(ref);
+	}
+	nn_batch_free(&d);
+	free(pol), free(val), free(own);
+	gt_nn_free(ref);
+	gt_nn_free(wn);
+}
+
 int main(void)
 {
 	/* transforms of a hand case: one channel, w = the 3x3 box, x = 1
@@ -216,5 +274,9 @@ int main(void)
 	is_int(gt_conv_mode_env(), GT_CONV_AUTO, "GT_CONV=fast: automatic");
 	unsetenv("GT_CONV");
 
+	/* whole networks */
+	check_gtnet(9, 5);
+	check_gtnet(19, 2);
+	check_gtnet(2, 3);
 	return done_testing();
 }
