@@ -1,9 +1,9 @@
 /* wino.c: 3x3 convolutions by Winograd F(4x4,3x3) (see wino.h for the
- * transforms and their source). Per chunk of GT_WINO_TILES tiles:
- *   1. per input channel, each board's plane is copied (with the ReLU)
- *      into a zero-bordered plane of 4 T1 + 2 columns (T1 = ceil(n/4)),
- *      and the 6x6 tiles of W consecutive tiles are transformed at once,
- *      one tile per vector lane, into V[xi][ci][tile];
+ * transforms and their source). Per chunk of TILES tiles:
+ *   1. per input channel, each board's plane is copied into a
+ *      zero-bordered plane of 4 T1 + 2 columns (T1 = ceil(n/4)), and the
+ *      6x6 tiles of W consecutive tiles are transformed at once (with the
+ *      ReLU), one tile per vector lane, into V[xi][ci][tile];
  *   2. M[xi] (cout x tiles) = U[xi] (cout x cin) V[xi] (cin x tiles), 36
  *      cblas_sgemm calls;
  *   3. per output channel, W tiles at once: Y = A^T M A, plus the bias,
@@ -14,8 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define W 16 /* tiles per vector */
+#ifndef TILES
+#define TILES 64  /* tiles per chunk (a multiple of W) */
+#endif
+#define W 16      /* tiles per vector */
 typedef float vf __attribute__((vector_size(W * sizeof(float))));
+typedef int vi __attribute__((vector_size(W * sizeof(int))));
 
 int gt_conv_mode_env(void)
 {
@@ -66,13 +70,21 @@ void gt_wino_filter(const float *w, int cout, int cin, float *u)
 		}
 }
 
-/* the padded planes of a chunk: at most GT_WINO_TILES / T + 2 boards of
+/* the padded planes of a chunk: at most TILES / T + 2 boards of
  * (4 T1 + 2)^2 <= 36 T floats each */
-#define PAD_FLOATS (36 * (GT_WINO_TILES + 2 * 25))
+#define PAD_FLOATS (36 * (TILES + 2 * 25))
+
+/* floats from one xi to the next in V (c = cin) and M (c = cout): 16
+ * more than the c x TILES matrix, so that the 36 vectors of one tile's
+ * transform do not fall in the same cache set */
+static size_t xstride(int c)
+{
+	return (size_t)c * TILES + 16;
+}
 
 size_t gt_wino_scratch_floats(int cin, int cout)
 {
-	return (size_t)36 * (cin + cout) * GT_WINO_TILES + PAD_FLOATS;
+	return 36 * (xstride(cin) + xstride(cout)) + PAD_FLOATS;
 }
 
 /* B^T x for six vectors x0..x5 (one column or row of a tile) */
@@ -111,13 +123,14 @@ static inline void vstore(float *p, vf v)
 	memcpy(p, &v, sizeof v);
 }
 
-/* The tiles t0..t0+nt-1 of the batch: V (36 x cin x GT_WINO_TILES) */
+/* The tiles t0..t0+nt-1 of the batch: V (36 x cin x TILES, xi stride
+ * xstride(cin)) */
 static void input_transform(const gt_wino_conv_args *a, long t0, int nt, float *V, float *pad)
 {
 	int n = a->n, T1 = (n + 3) / 4, T = T1 * T1, wd = 4 * T1 + 2;
 	size_t ps = (size_t)wd * wd;
 	int b0 = (int)(t0 / T), b1 = (int)((t0 + nt - 1) / T);
-	int off[GT_WINO_TILES + W];
+	int off[TILES + W];
 	for (int l = 0; l < nt; l++) {
 		long t = t0 + l;
 		int b = (int)(t / T), r = (int)(t % T), ty = r / T1, tx = r % T1;
@@ -126,19 +139,14 @@ static void input_transform(const gt_wino_conv_args *a, long t0, int nt, float *
 	for (int l = nt; l < (nt + W - 1) / W * W; l++)
 		off[l] = -1;
 	memset(pad, 0, sizeof(float) * ps * (b1 - b0 + 1));
-	size_t cs = GT_WINO_TILES, xs = (size_t)a->cin * GT_WINO_TILES;
+	size_t cs = TILES, xs = xstride(a->cin);
 	for (int ci = 0; ci < a->cin; ci++) {
 		/* the boards' planes of channel ci inside their zero borders */
 		for (int b = b0; b <= b1; b++) {
 			const float *src = a->in + (size_t)b * a->in_b + (size_t)ci * a->in_c;
 			float *dst = pad + (b - b0) * ps + wd + 1;
-			for (int y = 0; y < n; y++) {
-				if (a->relu)
-					for (int x = 0; x < n; x++)
-						dst[y * wd + x] = src[y * n + x] > 0 ? src[y * n + x] : 0.0f;
-				else
-					memcpy(dst + y * wd, src + y * n, sizeof(float) * n);
-			}
+			for (int y = 0; y < n; y++)
+				memcpy(dst + y * wd, src + y * n, sizeof(float) * n);
 		}
 		for (int g = 0; g < nt; g += W) {
 			float d[6][6][W];
@@ -154,10 +162,13 @@ static void input_transform(const gt_wino_conv_args *a, long t0, int nt, float *
 					for (int j = 0; j < 6; j++)
 						d[i][j][l] = p[i * wd + j];
 			}
-			vf x[6], t[6][6], o[6];
+			vf x[6], t[6][6], o[6], zero = {0};
 			for (int j = 0; j < 6; j++) {
-				for (int i = 0; i < 6; i++)
+				for (int i = 0; i < 6; i++) {
 					x[i] = vload(d[i][j]);
+					if (a->relu) /* relu(0) = 0: the zero border stays */
+						x[i] = (vf)((vi)x[i] & (x[i] > zero));
+				}
 				BT6(x, o);
 				for (int i = 0; i < 6; i++)
 					t[i][j] = o[i];
@@ -172,12 +183,13 @@ static void input_transform(const gt_wino_conv_args *a, long t0, int nt, float *
 	}
 }
 
-/* Y = A^T M A of the tiles t0..t0+nt-1, M (36 x cout x GT_WINO_TILES),
+/* Y = A^T M A of the tiles t0..t0+nt-1, M (36 x cout x TILES, xi stride
+ * xstride(cout)),
  * plus the bias, into out */
 static void output_transform(const gt_wino_conv_args *a, long t0, int nt, const float *M)
 {
 	int n = a->n, T1 = (n + 3) / 4, T = T1 * T1;
-	size_t cs = GT_WINO_TILES, xs = (size_t)a->cout * GT_WINO_TILES;
+	size_t cs = TILES, xs = xstride(a->cout);
 	for (int co = 0; co < a->cout; co++) {
 		float bias = a->bias ? a->bias[co] : 0.0f;
 		for (int g = 0; g < nt; g += W) {
@@ -219,17 +231,17 @@ void gt_wino_conv(const gt_wino_conv_args *a)
 {
 	int T1 = (a->n + 3) / 4;
 	long total = (long)a->B * T1 * T1;
-	float *V = a->scratch, *M = V + (size_t)36 * a->cin * GT_WINO_TILES;
-	float *pad = M + (size_t)36 * a->cout * GT_WINO_TILES;
+	float *V = a->scratch, *M = V + 36 * xstride(a->cin);
+	float *pad = M + 36 * xstride(a->cout);
 	size_t ucs = (size_t)a->cout * a->cin;
-	for (long t0 = 0; t0 < total; t0 += GT_WINO_TILES) {
-		int nt = total - t0 < GT_WINO_TILES ? (int)(total - t0) : GT_WINO_TILES;
+	for (long t0 = 0; t0 < total; t0 += TILES) {
+		int nt = total - t0 < TILES ? (int)(total - t0) : TILES;
 		input_transform(a, t0, nt, V, pad);
 		for (int xi = 0; xi < 36; xi++)
 			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, a->cout, nt, a->cin,
 			            1.0f, a->u + xi * ucs, a->cin,
-			            V + (size_t)xi * a->cin * GT_WINO_TILES, GT_WINO_TILES, 0.0f,
-			            M + (size_t)xi * a->cout * GT_WINO_TILES, GT_WINO_TILES);
+			            V + xi * xstride(a->cin), TILES, 0.0f, M + xi * xstride(a->cout),
+			            TILES);
 		output_transform(a, t0, nt, M);
 	}
 }

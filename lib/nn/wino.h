@@ -22,7 +22,7 @@
  * A board of n x n is covered by ceil(n/4)^2 tiles (the last row and
  * column of tiles padded with zeros and cropped); the 36 products of a
  * layer are 36 GEMMs (Cout x Cin) x (Cin x tiles), batched over boards
- * and tiles, in chunks of GT_WINO_TILES tiles so that the transformed
+ * and tiles, in chunks of 64 tiles so that the transformed
  * data stays in cache. The transforms are vectorised over tiles.
  *
  * Accuracy: F(4x4,3x3) rounds more than a direct sum (the transforms have
@@ -35,8 +35,6 @@
 #ifndef GT_WINO_H
 #define GT_WINO_H
 #include <stddef.h>
-
-#define GT_WINO_TILES 128 /* tiles per chunk (a multiple of 16) */
 
 /* How 3x3 convolutions are computed (environment variable GT_CONV). */
 enum {

@@ -255,7 +255,7 @@ int main(void)
 	for (int i = 0; i < 5; i++)
 		for (int j = 0; j < 4; j++)
 			check_shape(ch[i], ch[(i + j) % 5], sizes[j], 1 + (i + j) % 3, (i + j) & 1);
-	/* batches that span chunks of GT_WINO_TILES tiles */
+	/* batches that span chunks of 64 tiles (wino.c) */
 	check_shape(16, 16, 9, 64, 1);
 	check_shape(32, 32, 19, 7, 1);
 	check_shape(16, 8, 2, 64, 0);
