@@ -97,11 +97,7 @@ int main(int argc, char **argv)
 
 	/* KataGo's b6c96, read once per way (GT_CONV is read at gt_kata_read) */
 	char path[4200];
-	const char *dd = getenv("GT_KATAGO_DATA"), *src = getenv("GT_SRC");
-	if (dd)
-		snprintf(path, sizeof path, "%s/%s", dd, NET);
-	else
-		snprintf(path, sizeof path, "%s/../shared/data/katago/%s", src ? src : ".", NET);
+	bench_katago_path(path, sizeof path, NET);
 	gt_kata *k[2] = {NULL, NULL};
 	setenv("GT_CONV", "im2col", 1);
 	int rc = gt_kata_read(path, &k[0], &e);
