@@ -17,7 +17,7 @@
 #ifndef TILES
 #define TILES 64  /* tiles per chunk (a multiple of W) */
 #endif
-#define W 16      /* tiles per vector */
+#define W 16      /* tiles per vector (input_transform spells out 16) */
 typedef float vf __attribute__((vector_size(W * sizeof(float))));
 typedef int vi __attribute__((vector_size(W * sizeof(int))));
 
@@ -111,16 +111,29 @@ size_t gt_wino_scratch_floats(int cin, int cout)
 		(o)[3] = q_ + 8 * s_ + (m)[5];                                     \
 	} while (0)
 
-static inline vf vload(const float *p)
-{
-	vf v;
-	memcpy(&v, p, sizeof v);
-	return v;
-}
+/* unaligned vector load and store (macros: a function passing vectors
+ * wider than the target's registers would change the ABI) */
+#define VLOAD(v, p) memcpy(&(v), (p), sizeof(vf))
+#define VSTORE(p, v) memcpy((p), &(v), sizeof(vf))
 
-static inline void vstore(float *p, vf v)
+/* dst[0..k) = src[0..k) for a short k: inline moves, where memcpy of a
+ * variable size would be a call */
+static inline void copy_short(float *restrict dst, const float *restrict src, int k)
 {
-	memcpy(p, &v, sizeof v);
+	int x = 0;
+	for (; x + 8 <= k; x += 8)
+		memcpy(dst + x, src + x, sizeof(float) * 8);
+	/* no loop for the rest: GCC would make it a call of memmove */
+	if (x + 4 <= k) {
+		memcpy(dst + x, src + x, sizeof(float) * 4);
+		x += 4;
+	}
+	if (x + 2 <= k) {
+		memcpy(dst + x, src + x, sizeof(float) * 2);
+		x += 2;
+	}
+	if (x < k)
+		dst[x] = src[x];
 }
 
 /* The tiles t0..t0+nt-1 of the batch: V (36 x cin x TILES, xi stride
@@ -136,8 +149,10 @@ static void input_transform(const gt_wino_conv_args *a, long t0, int nt, float *
 		int b = (int)(t / T), r = (int)(t % T), ty = r / T1, tx = r % T1;
 		off[l] = (int)((b - b0) * ps) + 4 * ty * wd + 4 * tx;
 	}
-	for (int l = nt; l < (nt + W - 1) / W * W; l++)
-		off[l] = -1;
+	/* lanes past the last tile repeat the first (their results are not
+	 * used) */
+	for (int l = nt; l < TILES + W; l++)
+		off[l] = off[0];
 	memset(pad, 0, sizeof(float) * ps * (b1 - b0 + 1));
 	size_t cs = TILES, xs = xstride(a->cin);
 	for (int ci = 0; ci < a->cin; ci++) {
@@ -146,26 +161,21 @@ static void input_transform(const gt_wino_conv_args *a, long t0, int nt, float *
 			const float *src = a->in + (size_t)b * a->in_b + (size_t)ci * a->in_c;
 			float *dst = pad + (b - b0) * ps + wd + 1;
 			for (int y = 0; y < n; y++)
-				memcpy(dst + y * wd, src + y * n, sizeof(float) * n);
+				copy_short(dst + y * wd, src + y * n, n);
 		}
 		for (int g = 0; g < nt; g += W) {
-			float d[6][6][W];
-			for (int l = 0; l < W; l++) {
-				if (off[g + l] < 0) {
-					for (int i = 0; i < 6; i++)
-						for (int j = 0; j < 6; j++)
-							d[i][j][l] = 0.0f;
-					continue;
-				}
-				const float *p = pad + off[g + l];
-				for (int i = 0; i < 6; i++)
-					for (int j = 0; j < 6; j++)
-						d[i][j][l] = p[i * wd + j];
-			}
+			/* the vectors are built from scalars in registers: through
+			 * memory, their loads would wait for 16 scalar stores each */
+			const float *p[W];
+			for (int l = 0; l < W; l++)
+				p[l] = pad + off[g + l];
 			vf x[6], t[6][6], o[6], zero = {0};
 			for (int j = 0; j < 6; j++) {
 				for (int i = 0; i < 6; i++) {
-					x[i] = vload(d[i][j]);
+					int k = i * wd + j;
+					x[i] = (vf){p[0][k], p[1][k], p[2][k], p[3][k], p[4][k], p[5][k],
+					            p[6][k], p[7][k], p[8][k], p[9][k], p[10][k], p[11][k],
+					            p[12][k], p[13][k], p[14][k], p[15][k]};
 					if (a->relu) /* relu(0) = 0: the zero border stays */
 						x[i] = (vf)((vi)x[i] & (x[i] > zero));
 				}
@@ -177,51 +187,99 @@ static void input_transform(const gt_wino_conv_args *a, long t0, int nt, float *
 			for (int i = 0; i < 6; i++) {
 				BT6(t[i], o);
 				for (int j = 0; j < 6; j++)
-					vstore(v + (i * 6 + j) * xs, o[j]);
+					VSTORE(v + (i * 6 + j) * xs, o[j]);
 			}
 		}
 	}
 }
 
+/* r[i][l] := r[l][i], a 16 x 16 transpose in 4 stages of 16 two-vector
+ * shuffles (stage h pairs vectors h apart and interleaves blocks of h) */
+static inline void transpose16(vf r[16])
+{
+	for (int i = 0; i < 16; i++)
+		if (!(i & 8)) {
+			vf p = r[i], q = r[i + 8];
+			r[i] = __builtin_shufflevector(p, q, 0, 1, 2, 3, 4, 5, 6, 7,
+			                               16, 17, 18, 19, 20, 21, 22, 23);
+			r[i + 8] = __builtin_shufflevector(p, q, 8, 9, 10, 11, 12, 13, 14, 15,
+			                                   24, 25, 26, 27, 28, 29, 30, 31);
+		}
+	for (int i = 0; i < 16; i++)
+		if (!(i & 4)) {
+			vf p = r[i], q = r[i + 4];
+			r[i] = __builtin_shufflevector(p, q, 0, 1, 2, 3, 16, 17, 18, 19,
+			                               8, 9, 10, 11, 24, 25, 26, 27);
+			r[i + 4] = __builtin_shufflevector(p, q, 4, 5, 6, 7, 20, 21, 22, 23,
+			                                   12, 13, 14, 15, 28, 29, 30, 31);
+		}
+	for (int i = 0; i < 16; i++)
+		if (!(i & 2)) {
+			vf p = r[i], q = r[i + 2];
+			r[i] = __builtin_shufflevector(p, q, 0, 1, 16, 17, 4, 5, 20, 21,
+			                               8, 9, 24, 25, 12, 13, 28, 29);
+			r[i + 2] = __builtin_shufflevector(p, q, 2, 3, 18, 19, 6, 7, 22, 23,
+			                                   10, 11, 26, 27, 14, 15, 30, 31);
+		}
+	for (int i = 0; i < 16; i += 2) {
+		vf p = r[i], q = r[i + 1];
+		r[i] = __builtin_shufflevector(p, q, 0, 16, 2, 18, 4, 20, 6, 22,
+		                               8, 24, 10, 26, 12, 28, 14, 30);
+		r[i + 1] = __builtin_shufflevector(p, q, 1, 17, 3, 19, 5, 21, 7, 23,
+		                                   9, 25, 11, 27, 13, 29, 15, 31);
+	}
+}
+
 /* Y = A^T M A of the tiles t0..t0+nt-1, M (36 x cout x TILES, xi stride
- * xstride(cout)),
- * plus the bias, into out */
+ * xstride(cout)), plus the bias, into out: computed with a tile per lane,
+ * then transposed to a tile per vector (its 4 rows of 4) */
 static void output_transform(const gt_wino_conv_args *a, long t0, int nt, const float *M)
 {
 	int n = a->n, T1 = (n + 3) / 4, T = T1 * T1;
 	size_t cs = TILES, xs = xstride(a->cout);
+	size_t dst0[TILES];
+	int rows[TILES], cols[TILES];
+	for (int l = 0; l < nt; l++) {
+		long t = t0 + l;
+		int b = (int)(t / T), r = (int)(t % T), ty = r / T1, tx = r % T1;
+		dst0[l] = (size_t)b * a->out_b + (size_t)(4 * ty) * n + 4 * tx;
+		rows[l] = n - 4 * ty < 4 ? n - 4 * ty : 4;
+		cols[l] = n - 4 * tx < 4 ? n - 4 * tx : 4;
+	}
 	for (int co = 0; co < a->cout; co++) {
 		float bias = a->bias ? a->bias[co] : 0.0f;
+		float *out = a->out + (size_t)co * a->out_c;
 		for (int g = 0; g < nt; g += W) {
 			const float *m = M + (size_t)co * cs + g;
-			vf s[4][6], x[6], o[4];
+			vf s[4][6], x[6], o[4], y[16];
 			for (int j = 0; j < 6; j++) {
 				for (int i = 0; i < 6; i++)
-					x[i] = vload(m + (i * 6 + j) * xs);
+					VLOAD(x[i], m + (i * 6 + j) * xs);
 				AT4(x, o);
 				for (int r = 0; r < 4; r++)
 					s[r][j] = o[r];
 			}
-			float y[4][4][W];
 			for (int r = 0; r < 4; r++) {
 				AT4(s[r], o);
 				for (int c = 0; c < 4; c++)
-					vstore(y[r][c], o[c] + bias);
+					y[r * 4 + c] = o[c] + bias;
 			}
+			transpose16(y);
 			int ln = nt - g < W ? nt - g : W;
 			for (int l = 0; l < ln; l++) {
-				long t = t0 + g + l;
-				int b = (int)(t / T), r = (int)(t % T), ty = r / T1, tx = r % T1;
-				int ny = n - 4 * ty < 4 ? n - 4 * ty : 4, nx = n - 4 * tx < 4 ? n - 4 * tx : 4;
-				float *dst = a->out + (size_t)b * a->out_b + (size_t)co * a->out_c +
-				             (size_t)(4 * ty) * n + 4 * tx;
-				for (int i = 0; i < ny; i++)
-					for (int j = 0; j < nx; j++) {
-						if (a->add)
-							dst[i * n + j] += y[i][j][l];
-						else
-							dst[i * n + j] = y[i][j][l];
-					}
+				float z[16], *dst = out + dst0[g + l];
+				int ny = rows[g + l], nx = cols[g + l];
+				if (!a->add && nx == 4) {
+					VSTORE(z, y[l]);
+					for (int i = 0; i < ny; i++)
+						memcpy(dst + i * n, z + 4 * i, sizeof(float) * 4);
+				} else {
+					/* elements of the vector, not of a copy in memory:
+					 * loads of part of a wide store stall */
+					for (int i = 0; i < ny; i++)
+						for (int j = 0; j < nx; j++)
+							dst[i * n + j] = (a->add ? dst[i * n + j] : 0.0f) + y[l][4 * i + j];
+				}
 			}
 		}
 	}
