@@ -195,39 +195,27 @@ static void input_transform(const gt_wino_conv_args *a, long t0, int nt, float *
 
 /* r[i][l] := r[l][i], a 16 x 16 transpose in 4 stages of 16 two-vector
  * shuffles (stage h pairs vectors h apart and interleaves blocks of h) */
+#define UNPAREN(...) __VA_ARGS__
+/* one stage: each vector i with (i & h) == 0 and vector i + h become the
+ * shuffles LO and HI (index lists in parentheses) of the two */
+#define STAGE(h, LO, HI)                                                   \
+	for (int i = 0; i < 16; i++)                                           \
+		if (!(i & (h))) {                                                  \
+			vf p = r[i], q = r[i + (h)];                                   \
+			r[i] = __builtin_shufflevector(p, q, UNPAREN LO);              \
+			r[i + (h)] = __builtin_shufflevector(p, q, UNPAREN HI);        \
+		}
+
 static inline void transpose16(vf r[16])
 {
-	for (int i = 0; i < 16; i++)
-		if (!(i & 8)) {
-			vf p = r[i], q = r[i + 8];
-			r[i] = __builtin_shufflevector(p, q, 0, 1, 2, 3, 4, 5, 6, 7,
-			                               16, 17, 18, 19, 20, 21, 22, 23);
-			r[i + 8] = __builtin_shufflevector(p, q, 8, 9, 10, 11, 12, 13, 14, 15,
-			                                   24, 25, 26, 27, 28, 29, 30, 31);
-		}
-	for (int i = 0; i < 16; i++)
-		if (!(i & 4)) {
-			vf p = r[i], q = r[i + 4];
-			r[i] = __builtin_shufflevector(p, q, 0, 1, 2, 3, 16, 17, 18, 19,
-			                               8, 9, 10, 11, 24, 25, 26, 27);
-			r[i + 4] = __builtin_shufflevector(p, q, 4, 5, 6, 7, 20, 21, 22, 23,
-			                                   12, 13, 14, 15, 28, 29, 30, 31);
-		}
-	for (int i = 0; i < 16; i++)
-		if (!(i & 2)) {
-			vf p = r[i], q = r[i + 2];
-			r[i] = __builtin_shufflevector(p, q, 0, 1, 16, 17, 4, 5, 20, 21,
-			                               8, 9, 24, 25, 12, 13, 28, 29);
-			r[i + 2] = __builtin_shufflevector(p, q, 2, 3, 18, 19, 6, 7, 22, 23,
-			                                   10, 11, 26, 27, 14, 15, 30, 31);
-		}
-	for (int i = 0; i < 16; i += 2) {
-		vf p = r[i], q = r[i + 1];
-		r[i] = __builtin_shufflevector(p, q, 0, 16, 2, 18, 4, 20, 6, 22,
-		                               8, 24, 10, 26, 12, 28, 14, 30);
-		r[i + 1] = __builtin_shufflevector(p, q, 1, 17, 3, 19, 5, 21, 7, 23,
-		                                   9, 25, 11, 27, 13, 29, 15, 31);
-	}
+	STAGE(8, (0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23),
+	      (8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31));
+	STAGE(4, (0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27),
+	      (4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31));
+	STAGE(2, (0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29),
+	      (2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31));
+	STAGE(1, (0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30),
+	      (1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31));
 }
 
 /* Y = A^T M A of the tiles t0..t0+nt-1, M (36 x cout x TILES, xi stride
