@@ -712,11 +712,11 @@ static size_t wino_make(kconv *c)
 	return f;
 }
 
-/* 1 when the 3x3 convolutions of a forward on n x n go by Winograd (the
- * filters are transformed at the first such forward) */
-static int use_wino(gt_kata *k, int n)
+/* 1 when the 3x3 convolutions of a forward of B positions on n x n go by
+ * Winograd (the filters are transformed at the first such forward) */
+static int use_wino(gt_kata *k, int n, int B)
 {
-	if (!gt_conv_winograd(k->conv_mode, n) || k->wino < 0)
+	if (!gt_conv_winograd(k->conv_mode, n, B) || k->wino < 0)
 		return 0;
 	if (!k->wino) {
 		if (each_conv(k, wino_floats) > WINO_MAX_FLOATS) {
@@ -868,7 +868,7 @@ int gt_kata_forward(gt_kata *k, int B, int n, const float *planes, const float *
 	if (B < 1 || n < 2 || n > 19 || !planes || !globals)
 		return GT_EINVAL;
 	grow(k, B, n);
-	k->wino_now = use_wino(k, n);
+	k->wino_now = use_wino(k, n, B);
 	int N = n * n, C = k->info.channels;
 	float *x = k->x, *a = k->a, *r = k->r, *t = k->t, *pool = k->pool;
 	/* trunk */

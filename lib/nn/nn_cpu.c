@@ -722,7 +722,7 @@ static int cpu_forward(gt_nn *nn, int B, int n, const float *planes,
 	acts *v = &c->act;
 	size_t layer = train ? (size_t)C * c->cap_bn : 0; /* X[l] = X + l layer */
 	/* Winograd in play forwards only (backward works from im2col) */
-	int wino = !train && gt_conv_winograd(c->conv_mode, n) && wino_filters(nn, c) == 0;
+	int wino = !train && gt_conv_winograd(c->conv_mode, n, B) && wino_filters(nn, c) == 0;
 	size_t fin = gt_wino_filter_floats(C, a->in_planes), fb = gt_wino_filter_floats(C, C);
 
 	input_forward(c, a, B, n, planes, globals, wino ? c->wu : NULL, v->X);

@@ -31,13 +31,16 @@ int gt_conv_mode_env(void)
 	return GT_CONV_AUTO;
 }
 
-int gt_conv_winograd(int mode, int n)
+int gt_conv_winograd(int mode, int n, int batch)
 {
 	if (mode == GT_CONV_IM2COL)
 		return 0;
 	if (mode == GT_CONV_WINOGRAD)
 		return 1;
-	return n >= 5;
+	/* fitted to bench/wino's ratios (b6c96, batch 1 to 16, n 2 to 19): the
+	 * useful points less 3.5 per tile, over the batch, at least 140 */
+	int t = (n + 3) / 4;
+	return batch * (n * n - 3.5 * t * t) >= 140;
 }
 
 size_t gt_wino_filter_floats(int cout, int cin)

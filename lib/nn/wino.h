@@ -47,10 +47,15 @@ enum {
  * unset, empty or anything else: GT_CONV_AUTO). */
 int gt_conv_mode_env(void);
 
-/* gt_conv_winograd: 1 when a 3x3 forward convolution on n x n boards
- * (2..19) is to use Winograd under mode, 0 for im2col. GT_CONV_AUTO
- * follows the measurement of bench/wino (gt-selfplay(1) PERFORMANCE). */
-int gt_conv_winograd(int mode, int n);
+/* gt_conv_winograd: 1 when the 3x3 convolutions of a forward of batch
+ * positions on n x n boards (2..19) are to use Winograd under mode, 0
+ * for im2col. GT_CONV_AUTO follows bench/wino's measurement (b6c96, one
+ * thread; gt-selfplay(1) PERFORMANCE): Winograd when batch (n^2 - 3.5
+ * ceil(n/4)^2) >= 140, i.e. any batch on 14x14 to 19x19, from 2
+ * positions on 11x11 to 13x13, 3 on 8x8 to 10x10, 4 on 7x7, 7 on 6x6, 12
+ * on 4x4 and 5x5 (13), 26 on 3x3, 280 on 2x2: few tiles do not pay for
+ * reading the 4 times larger transformed filters and for 36 GEMM calls. */
+int gt_conv_winograd(int mode, int n, int batch);
 
 /* gt_wino_filter_floats: floats of the transformed filters of a cout x
  * cin x 3 x 3 convolution (36 cout cin). */

@@ -264,8 +264,8 @@ int main(void)
 	diag("worst |error| / sum|w||x|: winograd %.3g, im2col %.3g (u = 2^-24 = 5.96e-8)",
 	     worst_wino, worst_im2col);
 
-	is_int(gt_conv_winograd(GT_CONV_IM2COL, 19), 0, "GT_CONV=im2col: im2col on 19x19");
-	is_int(gt_conv_winograd(GT_CONV_WINOGRAD, 2), 1, "GT_CONV=winograd: winograd on 2x2");
+	is_int(gt_conv_winograd(GT_CONV_IM2COL, 19, 16), 0, "GT_CONV=im2col: im2col on 19x19");
+	is_int(gt_conv_winograd(GT_CONV_WINOGRAD, 2, 1), 1, "GT_CONV=winograd: winograd on 2x2");
 	setenv("GT_CONV", "winograd", 1);
 	is_int(gt_conv_mode_env(), GT_CONV_WINOGRAD, "GT_CONV=winograd read");
 	setenv("GT_CONV", "im2col", 1);
