@@ -23,6 +23,7 @@
 #include "nn_batch.h"
 #include "nn.h"
 #include "wino.h"
+#include "optim.h"
 
 #include <cblas.h>
 
@@ -175,8 +176,10 @@ static double maxrel(const float *a, const float *b, size_t k)
 }
 
 /* a gt network b3c32 (random weights, not Fixup's zeros) on n x n: the
- * outputs under GT_CONV=winograd against GT_CONV=im2col, and the filter
- * transforms redone after gt_nn_sync_params */
+ * outputs under GT_CONV=winograd against GT_CONV=im2col, then again
+ * after a training step (forward, backward, an AdamW step, sync) of the
+ * winograd network whose weights are copied to the other: the transformed
+ * filters must follow the new weights */
 static void check_gtnet(int n, int B)
 {
 	gt_arch a;
@@ -188,18 +191,23 @@ static void check_gtnet(int n, int B)
 	gt_nn *wn = gt_nn_new(&a, "cpu", &e);
 	unsetenv("GT_CONV");
 	size_t np = gt_nn_nparams(ref);
-	float *p = gt_nn_params(ref);
+	float *p = gt_nn_params(wn);
 	for (size_t i = 0; i < np; i++)
 		p[i] = (float)(nn_randn(&rs) * 0.15);
-	memcpy(gt_nn_params(wn), p, sizeof(float) * np);
-	gt_nn_sync_params(wn);
 	nn_batch d;
 	nn_batch_make(&d, &a, B, n, &rs);
 	size_t N = (size_t)n * n, k = (size_t)B * (N + 1);
 	float *pol = malloc(sizeof(float) * k), *val = malloc(sizeof(float) * B);
 	float *own = malloc(sizeof(float) * B * N);
+	gt_optim_conf oc = gt_optim_defaults(GT_OPTIM_ADAMW);
+	oc.lr = 0.002f;
+	gt_optim *opt = gt_optim_new(&oc, np);
 	gt_nn_out o;
+	double moved = 0;
 	for (int round = 0; round < 2; round++) {
+		memcpy(gt_nn_params(ref), p, sizeof(float) * np);
+		gt_nn_sync_params(ref);
+		gt_nn_sync_params(wn);
 		gt_nn_forward(ref, B, n, d.planes, d.glob, 0, &o);
 		memcpy(pol, o.policy, sizeof(float) * k);
 		memcpy(val, o.value, sizeof(float) * B);
@@ -207,16 +215,23 @@ static void check_gtnet(int n, int B)
 		gt_nn_forward(wn, B, n, d.planes, d.glob, 0, &o);
 		double mp = maxrel(o.policy, pol, k), mv = maxrel(o.value, val, B);
 		double mo = maxrel(o.own, own, B * N);
+		if (round)
+			ok(moved > 1e-3, "the training step moved the outputs (%.2g)", moved);
 		ok(mp < 1e-4 && mv < 1e-4 && mo < 1e-4,
 		   "gt b3c32 %dx%d batch %d%s: winograd against im2col: policy %.2g value %.2g "
-		   "ownership %.2g", n, n, B, round ? " after new weights" : "", mp, mv, mo);
-		/* new weights (as a training step writes them), then sync */
-		for (size_t i = 0; i < np; i++)
-			p[i] += (float)(nn_randn(&rs) * 0.05);
-		memcpy(gt_nn_params(wn), p, sizeof(float) * np);
+		   "ownership %.2g", n, n, B, round ? " after a training step" : "", mp, mv, mo);
+		/* a training step of the winograd network (its forward and
+		 * backward on im2col), then its play forward again */
+		gt_nn_target t = nn_batch_target(&d);
+		gt_nn_zero_grad(wn);
+		gt_nn_forward(wn, B, n, d.planes, d.glob, 1, NULL);
+		gt_nn_backward(wn, &t, NULL, NULL);
+		gt_optim_step(opt, p, gt_nn_grads(wn));
 		gt_nn_sync_params(wn);
-		gt_nn_sync_params(ref);
+		gt_nn_forward(wn, B, n, d.planes, d.glob, 0, &o);
+		moved = maxrel(o.policy, pol, k);
 	}
+	gt_optim_free(opt);
 	nn_batch_free(&d);
 	free(pol), free(val), free(own);
 	gt_nn_free(ref);
