@@ -41,6 +41,18 @@ static __attribute__((unused)) int bench_tmpdir(char *dir, size_t size, const ch
 	return mkdtemp(dir) ? 0 : -1;
 }
 
+/* bench_katago_path: into path (size bytes) the file name of shared data
+ * of KataGo (e.g. its g170 b6c96 network) in $GT_KATAGO_DATA, else in
+ * $GT_SRC/../shared/data/katago (GT_SRC defaults to .) */
+static __attribute__((unused)) void bench_katago_path(char *path, size_t size, const char *name)
+{
+	const char *d = getenv("GT_KATAGO_DATA"), *src = getenv("GT_SRC");
+	if (d)
+		snprintf(path, size, "%s/%s", d, name);
+	else
+		snprintf(path, size, "%s/../shared/data/katago/%s", src ? src : ".", name);
+}
+
 /* bench_rmdir: removes dir and everything in it (rm -rf); 0, or 1 when
  * that fails (an exit status) */
 static __attribute__((unused)) int bench_rmdir(const char *dir)

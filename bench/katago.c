@@ -58,11 +58,7 @@ static double best_rate(int kind, void *net, int B, int n, const float *pl, cons
 int main(void)
 {
 	char path[4200];
-	const char *d = getenv("GT_KATAGO_DATA"), *src = getenv("GT_SRC");
-	if (d)
-		snprintf(path, sizeof path, "%s/%s", d, NET);
-	else
-		snprintf(path, sizeof path, "%s/../shared/data/katago/%s", src ? src : ".", NET);
+	bench_katago_path(path, sizeof path, NET);
 	gt_error e;
 	gt_kata *k;
 	if (gt_kata_read(path, &k, &e) != 0) {

@@ -1,8 +1,11 @@
 /* katago.c: KataGo's model files and their forward pass on the CPU (see
  * katago.h). The layer order follows KataGo's cpp/neuralnet/desc.cpp, the
- * arithmetic its Eigen backend (read, not copied). */
+ * arithmetic its Eigen backend (read, not copied). The 3x3 convolutions
+ * run by Winograd F(4x4,3x3) (wino.h) where gt_conv_winograd says, with
+ * filters transformed at the first forward that needs them. */
 #include "katago.h"
 #include "nn.h"
+#include "wino.h"
 
 #include <cblas.h>
 #include <ctype.h>
@@ -20,6 +23,7 @@ enum { BLK_ORDINARY = 0, BLK_GPOOL = 1, BLK_NESTED = 2 };
 typedef struct kconv {
 	int ky, kx, cin, cout;
 	float *w;          /* cout x (cin*ky*kx), (ci, y, x) order within a row */
+	float *u;          /* 3x3: the Winograd filters (wino.h), once made */
 } kconv;
 
 static void track(int *maxc, int c)
@@ -68,6 +72,10 @@ struct gt_kata {
 	size_t cap_pool;
 	float *out_policy, *out_value, *out_score, *out_own;
 	int cap_b, cap_n;
+	int conv_mode;     /* GT_CONV_* (wino.h), from GT_CONV at gt_kata_read */
+	int wino;          /* 1: 3x3 filters transformed; -1: too large, im2col */
+	int wino_now;      /* this forward uses them */
+	float *wscratch;   /* gt_wino_conv's scratch */
 };
 
 /* ---- reading ---- */
@@ -560,7 +568,7 @@ int gt_kata_sniff(const char *path)
 	return i > d && i - d < 6 && i < k && isspace((unsigned char)buf[i]);
 }
 
-static void free_conv(kconv *c) { free(c->w); }
+static void free_conv(kconv *c) { free(c->w); free(c->u); }
 static void free_bn(kbn *b) { free(b->scale); free(b->bias); }
 
 static void free_blocks(kblock *b, int n)
@@ -586,6 +594,7 @@ void gt_kata_free(gt_kata *k)
 	free(k->sv3.w), free(k->sv3b), free_conv(&k->own);
 	free(k->x), free(k->a), free(k->r), free(k->t), free(k->col), free(k->pool), free(k->tmp);
 	free(k->out_policy), free(k->out_value), free(k->out_score), free(k->out_own);
+	free(k->wscratch);
 	free(k);
 }
 
@@ -628,6 +637,7 @@ int gt_kata_read(const char *path, gt_kata **out, gt_error *e)
 		return rc;
 	}
 	gt_nn_threads_default();
+	k->conv_mode = gt_conv_mode_env();
 	*out = k;
 	return 0;
 }
@@ -667,10 +677,71 @@ static void bn_act(const kbn *b, int act, int B, int N, const float *x, float *y
 		}
 }
 
-/* y (B x cout x N) = conv(x (B x cin x N)), zero padding; add != 0 adds to y. */
+/* Transformed filters larger than this (floats) are not made: such
+ * networks keep im2col (b6c96: 3.5M floats). */
+#define WINO_MAX_FLOATS ((size_t)1 << 28)
+
+/* Apply f to every convolution of blocks (and their nested blocks) and of
+ * k's trunk input and heads; sums what f returns. */
+static size_t each_block_conv(kblock *b, int nb, size_t (*f)(kconv *))
+{
+	size_t s = 0;
+	for (int i = 0; i < nb; i++)
+		s += f(&b[i].c1) + f(&b[i].gc) + f(&b[i].c2) + each_block_conv(b[i].sub, b[i].nsub, f);
+	return s;
+}
+
+static size_t each_conv(gt_kata *k, size_t (*f)(kconv *))
+{
+	return f(&k->in_conv) + each_block_conv(k->blocks, k->nblocks, f) + f(&k->p1) + f(&k->g1) +
+	       f(&k->p2) + f(&k->v1) + f(&k->own);
+}
+
+static size_t wino_floats(kconv *c)
+{
+	return c->w && c->ky == 3 && c->kx == 3 ? gt_wino_filter_floats(c->cout, c->cin) : 0;
+}
+
+static size_t wino_make(kconv *c)
+{
+	size_t f = wino_floats(c);
+	if (f && !c->u) {
+		c->u = gt_xmalloc(sizeof(float) * f);
+		gt_wino_filter(c->w, c->cout, c->cin, c->u);
+	}
+	return f;
+}
+
+/* 1 when the 3x3 convolutions of a forward of B positions on n x n go by
+ * Winograd (the filters are transformed at the first such forward) */
+static int use_wino(gt_kata *k, int n, int B)
+{
+	if (!gt_conv_winograd(k->conv_mode, n, B) || k->wino < 0)
+		return 0;
+	if (!k->wino) {
+		if (each_conv(k, wino_floats) > WINO_MAX_FLOATS) {
+			k->wino = -1;
+			return 0;
+		}
+		each_conv(k, wino_make);
+		k->wscratch = gt_xmalloc(sizeof(float) * gt_wino_scratch_floats(k->maxc, k->maxc));
+		k->wino = 1;
+	}
+	return 1;
+}
+
+/* y (B x cout x N) = conv(x (B x cin x N)), zero padding; add != 0 adds to
+ * y; by Winograd when c has its transformed filters and this forward
+ * uses them (use_wino). */
 static void conv(gt_kata *k, const kconv *c, int B, int n, const float *x, float *y, int add)
 {
 	int N = n * n, K = c->cin * c->ky * c->kx;
+	if (c->u && k->wino_now) {
+		gt_wino_conv(&(gt_wino_conv_args){c->u, c->cin, c->cout, B, n, x,
+		                                  (size_t)c->cin * N, N, 0, NULL, y,
+		                                  (size_t)c->cout * N, N, add, k->wscratch});
+		return;
+	}
 	for (int p = 0; p < B; p++) {
 		const float *xp = x + (size_t)p * c->cin * N;
 		float *yp = y + (size_t)p * c->cout * N;
@@ -802,6 +873,7 @@ int gt_kata_forward(gt_kata *k, int B, int n, const float *planes, const float *
 	if (B < 1 || n < 2 || n > 19 || !planes || !globals)
 		return GT_EINVAL;
 	grow(k, B, n);
+	k->wino_now = use_wino(k, n, B);
 	int N = n * n, C = k->info.channels;
 	float *x = k->x, *a = k->a, *r = k->r, *t = k->t, *pool = k->pool;
 	/* trunk */

@@ -1,7 +1,9 @@
 /*
  * katago.h: KataGo's networks (model files of KataGo's own format, model
  * versions 8 to 15: ".bin.gz", ".bin", ".txt.gz", ".txt") read and
- * evaluated on the CPU (cblas_sgemm), so that gt's commands can play with
+ * evaluated on the CPU (cblas_sgemm; the 3x3 convolutions by Winograd
+ * F(4x4,3x3) where GT_CONV and gt_conv_winograd say, wino.h), so that
+ * gt's commands can play with
  * and compare against the public KataGo networks (man5 gt-model,
  * "KATAGO NETWORKS").
  *

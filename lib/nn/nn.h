@@ -2,8 +2,9 @@
  * nn.h: the policy/value network (man5 gt-model): a residual tower of 3x3
  * convolutions with Fixup-style normalisation-free blocks and globally
  * pooled heads, forward for a batch and backward for training, behind a
- * backend interface ("cpu": im2col + OpenBLAS sgemm, lib/nn/nn_cpu.c;
- * "cuda": lib/nn/cuda/, see gpu.h).
+ * backend interface ("cpu": im2col + OpenBLAS sgemm, and Winograd
+ * F(4x4,3x3) for the 3x3 convolutions of play forwards (wino.h, GT_CONV),
+ * lib/nn/nn_cpu.c; "cuda": lib/nn/cuda/, see gpu.h).
  *
  * All parameters live in ONE contiguous float array in the fixed order of
  * gt_arch_tensor() (the order of the model file), and the gradients in a
@@ -133,8 +134,9 @@ const gt_arch *gt_nn_arch(const gt_nn *nn);
 const char *gt_nn_backend_name(const gt_nn *nn);
 
 /* The flat parameter and gradient arrays (gt_nn_nparams floats each),
- * owned by nn. After writing params call gt_nn_sync_params (a no-op on
- * the CPU; a device backend uploads). */
+ * owned by nn. After writing params call gt_nn_sync_params (the CPU
+ * backend then remakes its Winograd filters at the next play forward; a
+ * device backend uploads). */
 float *gt_nn_params(gt_nn *nn);
 float *gt_nn_grads(gt_nn *nn);
 size_t gt_nn_nparams(const gt_nn *nn);

@@ -1,7 +1,11 @@
 /*
  * nn_cpu.c: the CPU backend of lib/nn, the reference that the others are
- * tested against: convolutions as im2col + OpenBLAS cblas_sgemm. See nn.h
- * for the network, nn_loss.c for the loss.
+ * tested against: convolutions as im2col + OpenBLAS cblas_sgemm, and in
+ * play forwards (train = 0) the 3x3 convolutions by Winograd F(4x4,3x3)
+ * (wino.h) on the board sizes where that is faster (GT_CONV chooses:
+ * gt_conv_winograd). The transformed filters are computed at the first
+ * such forward after gt_nn_new or gt_nn_sync_params. See nn.h for the
+ * network, nn_loss.c for the loss.
  *
  * Activations are kept channel-major over the whole batch, [c][b*N + p],
  * so a convolution is a few large GEMMs of (Cout x Cin*9) by (Cin*9 x
@@ -30,6 +34,7 @@
 #include "nn.h"
 #include "nn_backend.h"
 #include "util.h"
+#include "wino.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -86,7 +91,15 @@ typedef struct cpu {
 	size_t cap_bn;     /* B*N the buffer holds */
 	int cap_b, cap_train;
 	int batch, n, trained; /* last forward; trained: activations kept */
+	int conv_mode;     /* GT_CONV_* (wino.h), from GT_CONV at gt_nn_new */
+	float *wu;         /* Winograd filters: in.w, then each block's w1, w2 */
+	int wu_ok;         /* wu holds the transforms of the current params */
+	float *wscratch;   /* gt_wino_conv's scratch */
 } cpu;
+
+/* Transformed filters larger than this (floats) are not made: such
+ * networks keep im2col (b6c96: 4M floats). */
+#define WINO_MAX_FLOATS ((size_t)1 << 28)
 
 /* Convolutions run over chunks of whole boards, about chunk_cols columns
  * each (at most max(chunk_cols, n*n)), so that the im2col buffer stays in
@@ -177,6 +190,7 @@ static int cpu_init(gt_nn *nn)
 	cpu *c = gt_xcalloc(1, sizeof *c);
 	gt_nn_views_init(&c->p, nn, nn->params);
 	gt_nn_views_init(&c->g, nn, nn->grads);
+	c->conv_mode = gt_conv_mode_env();
 	nn->state = c;
 	return 0;
 }
@@ -187,12 +201,42 @@ static void cpu_release(gt_nn *nn)
 	free_acts(c);
 	gt_nn_views_release(&c->p);
 	gt_nn_views_release(&c->g);
+	free(c->wu);
+	free(c->wscratch);
 	free(c);
 	nn->state = NULL;
 }
 
 static int cpu_sync(gt_nn *nn)
 {
+	cpu *c = nn->state;
+	c->wu_ok = 0;
+	return 0;
+}
+
+/* The Winograd filters of every 3x3 convolution (wu: in.w, then blk l's
+ * w1 and w2), made when stale; 0, or -1 when the network is too large for
+ * them (then im2col is used). */
+static int wino_filters(gt_nn *nn, cpu *c)
+{
+	const gt_arch *a = &nn->arch;
+	int C = a->channels, Cin = a->in_planes, L = a->blocks;
+	size_t fin = gt_wino_filter_floats(C, Cin), fb = gt_wino_filter_floats(C, C);
+	if (fin + 2 * L * fb > WINO_MAX_FLOATS)
+		return -1;
+	if (c->wu_ok)
+		return 0;
+	if (!c->wu) {
+		c->wu = gt_xmalloc(sizeof(float) * (fin + 2 * L * fb));
+		c->wscratch = gt_xmalloc(sizeof(float) *
+		                         gt_wino_scratch_floats(Cin > C ? Cin : C, C));
+	}
+	gt_wino_filter(c->p.in_w, C, Cin, c->wu);
+	for (int l = 0; l < L; l++) {
+		gt_wino_filter(c->p.blk[l].w1, C, C, c->wu + fin + 2 * l * fb);
+		gt_wino_filter(c->p.blk[l].w2, C, C, c->wu + fin + (2 * l + 1) * fb);
+	}
+	c->wu_ok = 1;
 	return 0;
 }
 
@@ -271,11 +315,17 @@ static void im2col_chunk(cpu *c, const float *in, int Cin, size_t BN, int b0, in
 	im2col(c->act.rbuf, Cin, nc, 0, nb, n, col);
 }
 
-/* out (Cout x BN) = W (Cout x Cin*9) * im2col(in or relu(in)) + bias[c] */
+/* out (Cout x BN) = W (Cout x Cin*9) * im2col(in or relu(in)) + bias[c];
+ * by Winograd with the transformed filters U when U is not NULL */
 static void conv3x3(cpu *c, const float *in, int Cin, int Cout, int B, int n,
-                    const float *W, const float *bias, float *out, int relu)
+                    const float *W, const float *U, const float *bias, float *out, int relu)
 {
 	size_t N = (size_t)n * n, BN = B * N;
+	if (U) {
+		gt_wino_conv(&(gt_wino_conv_args){U, Cin, Cout, B, n, in, N, BN, relu, bias, out,
+		                                  N, BN, 0, c->wscratch});
+		return;
+	}
 	int K = Cin * 9, step = chunk_boards(n);
 	for (int b0 = 0; b0 < B; b0 += step) {
 		int nb = B - b0 < step ? B - b0 : step;
@@ -412,7 +462,7 @@ static void rowsum_add(const float *m, int rows, size_t cols, float *acc)
  * and channel; planes (B x Cin x N) are kept transposed in xin, globals
  * (B x G) in glob. */
 static void input_forward(cpu *c, const gt_arch *a, int B, int n, const float *planes,
-                          const float *globals, float *x0)
+                          const float *globals, const float *U, float *x0)
 {
 	const gt_nn_views *p = &c->p;
 	int C = a->channels, Cin = a->in_planes, G = a->globals;
@@ -424,7 +474,7 @@ static void input_forward(cpu *c, const gt_arch *a, int B, int n, const float *p
 			       sizeof(float) * N);
 	if (G > 0)
 		memcpy(glob, globals, sizeof(float) * B * G);
-	conv3x3(c, xin, Cin, C, B, n, p->in_w, p->in_b, x0, 0);
+	conv3x3(c, xin, Cin, C, B, n, p->in_w, U, p->in_b, x0, 0);
 	for (int o = 0; o < C && G > 0; o++)
 		for (int b = 0; b < B; b++) {
 			float add = 0, *r = x0 + o * BN + b * N;
@@ -456,15 +506,17 @@ static void input_backward(cpu *c, const gt_arch *a, int B, int n, const float *
 
 /* Residual block, each array C x BN:
  *   v = conv3x3(relu(x); w1) + b1, z = conv3x3(relu(v); w2) + b2,
- *   y = x + s z (y may be x). */
+ *   y = x + s z (y may be x); by Winograd with the transformed w1, w2 in
+ *   U (2 x 36 C C) when U is not NULL. */
 static void block_forward(gt_nn *nn, cpu *c, const gt_nn_block_views *bp, int B, int n,
-                          const float *x, float *v, float *z, float *y)
+                          const float *U, const float *x, float *v, float *z, float *y)
 {
 	int C = nn->arch.channels;
 	size_t BN = (size_t)B * n * n;
 	double t0 = nn->profile ? gt_now() : 0;
-	conv3x3(c, x, C, C, B, n, bp->w1, bp->b1, v, 1);
-	conv3x3(c, v, C, C, B, n, bp->w2, bp->b2, z, 1);
+	size_t fb = gt_wino_filter_floats(C, C);
+	conv3x3(c, x, C, C, B, n, bp->w1, U, bp->b1, v, 1);
+	conv3x3(c, v, C, C, B, n, bp->w2, U ? U + fb : NULL, bp->b2, z, 1);
 	if (nn->profile)
 		nn->prof_conv_s += gt_now() - t0;
 	float s = bp->s[0];
@@ -669,11 +721,15 @@ static int cpu_forward(gt_nn *nn, int B, int n, const float *planes,
 	c->trained = train;
 	acts *v = &c->act;
 	size_t layer = train ? (size_t)C * c->cap_bn : 0; /* X[l] = X + l layer */
+	/* Winograd in play forwards only (backward works from im2col) */
+	int wino = !train && gt_conv_winograd(c->conv_mode, n, B) && wino_filters(nn, c) == 0;
+	size_t fin = gt_wino_filter_floats(C, a->in_planes), fb = gt_wino_filter_floats(C, C);
 
-	input_forward(c, a, B, n, planes, globals, v->X);
+	input_forward(c, a, B, n, planes, globals, wino ? c->wu : NULL, v->X);
 	for (int l = 0; l < L; l++)
-		block_forward(nn, c, &c->p.blk[l], B, n, v->X + l * layer, v->V + l * layer,
-		              v->Z + l * layer, v->X + (l + 1) * layer);
+		block_forward(nn, c, &c->p.blk[l], B, n, wino ? c->wu + fin + 2 * l * fb : NULL,
+		              v->X + l * layer, v->V + l * layer, v->Z + l * layer,
+		              v->X + (l + 1) * layer);
 	relu_copy(v->T, v->X + L * layer, (size_t)C * BN);
 	policy_forward(c, a, B, n);
 	value_forward(c, a, B, n);

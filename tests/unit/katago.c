@@ -16,7 +16,11 @@
  * half), the lead is the third score output * 20 * (1 - P(no result)). The
  * analysis engine shows the network no moves before the root (its default
  * analysisIgnorePreRootHistory), so neither does this test: the history
- * planes are checked by hand in katafeat.c's test instead. */
+ * planes are checked by hand in katafeat.c's test instead.
+ * Every position is evaluated twice, with GT_CONV=im2col and with
+ * GT_CONV=winograd (the 3x3 convolutions by Winograd F(4x4,3x3), whose
+ * float error is larger: tests/unit/wino.c), against the same bounds, and
+ * the two are compared with each other. */
 #include "tap.h"
 #include "board.h"
 #include "gt.h"
@@ -49,6 +53,64 @@ static const char *data_dir(void)
 	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? dir : NULL;
 }
 
+/* k on the position b (KataGo's features planes, globals) against the
+ * reference j; emax (policy, ownership, win rate, lead) keeps the largest
+ * errors, raw gets the raw outputs (policy, ownership, value, score). */
+static void check_pos(gt_kata *k, const char *how, const char *id, const gt_board *b, json_t *j,
+                      const float *planes, const float *globals, double emax[4], float *raw)
+{
+	gt_kata_out out;
+	int n = b->n, N = n * n;
+	gt_kata_forward(k, 1, n, planes, globals, &out);
+	/* the raw outputs, for comparing the two ways */
+	memcpy(raw, out.policy, sizeof(float) * (N + 1));
+	memcpy(raw + N + 1, out.own, sizeof(float) * N);
+	memcpy(raw + 2 * N + 1, out.value, sizeof(float) * 3);
+	memcpy(raw + 2 * N + 4, out.score, sizeof(float) * gt_kata_info_of(k)->score_outputs);
+	json_t *pol = json_object_get(j, "policy"), *own = json_object_get(j, "ownership");
+	/* policy: softmax over the legal moves */
+	double mx = -1e30, sum = 0, e_pol = 0;
+	int legal_ok = 1;
+	for (int p = 0; p <= N; p++) {
+		int lg = p == N || (b->color[p] == GT_EMPTY && p != b->ko &&
+		                    gt_board_legal(b, b->to_move, p) != GT_ESUICIDE);
+		double ref = json_number_value(json_array_get(pol, p));
+		if (lg != (ref >= 0))
+			legal_ok = 0;
+		if (lg && out.policy[p] > mx)
+			mx = out.policy[p];
+	}
+	for (int p = 0; p <= N; p++)
+		if (json_number_value(json_array_get(pol, p)) >= 0)
+			sum += exp(out.policy[p] - mx);
+	for (int p = 0; p <= N; p++) {
+		double ref = json_number_value(json_array_get(pol, p));
+		if (ref < 0)
+			continue;
+		double d = fabs(exp(out.policy[p] - mx) / sum - ref);
+		e_pol = d > e_pol ? d : e_pol;
+	}
+	double e_own = 0;
+	for (int p = 0; p < N; p++) {
+		double d = fabs(tanh(out.own[p]) - json_number_value(json_array_get(own, p)));
+		e_own = d > e_own ? d : e_own;
+	}
+	const float *v = out.value;
+	double m = fmax(fmax(v[0], v[1]), v[2]);
+	double w = exp(v[0] - m), l = exp(v[1] - m), nr = exp(v[2] - m), s = w + l + nr;
+	double win = 0.5 * (1.0 + (w - l) / s), lead = out.score[2] * 20.0 * (1.0 - nr / s);
+	double e_win = fabs(win - json_number_value(json_object_get(j, "rawWinrate")));
+	double e_lead = fabs(lead - json_number_value(json_object_get(j, "rawLead")));
+	ok(legal_ok, "%s %s: legal points agree", id, how);
+	ok(e_pol <= TOL_POLICY && e_own <= TOL_OWN && e_win <= TOL_WIN && e_lead <= TOL_LEAD,
+	   "%s %s: policy %.2g, ownership %.2g, win rate %.2g, lead %.2g", id, how, e_pol, e_own,
+	   e_win, e_lead);
+	emax[0] = fmax(emax[0], e_pol);
+	emax[1] = fmax(emax[1], e_own);
+	emax[2] = fmax(emax[2], e_win);
+	emax[3] = fmax(emax[3], e_lead);
+}
+
 int main(void)
 {
 	const char *dir = data_dir();
@@ -57,8 +119,14 @@ int main(void)
 	char path[4200];
 	snprintf(path, sizeof path, "%s/g170-b6c96-s175395328-d26788732.bin.gz", dir);
 	gt_error e;
-	gt_kata *k;
-	if (gt_kata_read(path, &k, &e) != 0) {
+	gt_kata *k, *kw;
+	setenv("GT_CONV", "im2col", 1);
+	int rc = gt_kata_read(path, &k, &e);
+	setenv("GT_CONV", "winograd", 1);
+	if (rc == 0 && (rc = gt_kata_read(path, &kw, &e)) != 0)
+		gt_kata_free(k);
+	unsetenv("GT_CONV");
+	if (rc != 0) {
 		ok(0, "read %s: %s", path, e.text);
 		return done_testing();
 	}
@@ -73,7 +141,8 @@ int main(void)
 		return done_testing();
 	static char line[1 << 20];
 	static float planes[GT_KATAFEAT_PLANES * GT_MAX_PTS], globals[GT_KATAFEAT_GLOBALS];
-	double emax_pol = 0, emax_own = 0, emax_win = 0, emax_lead = 0;
+	double emax[2][4] = {{0}}; /* im2col, winograd: policy, ownership, win rate, lead */
+	double dmax = 0;           /* winograd against im2col, raw outputs */
 	int npos = 0;
 	while (fgets(line, sizeof line, f)) {
 		json_error_t je;
@@ -99,59 +168,26 @@ int main(void)
 		/* KataGo's "chinese" is simple ko; its analysis engine hides the
 		 * moves before the root (analysisIgnorePreRootHistory) */
 		gt_katafeat_encode(&b, GT_KO_SIMPLE, 0, NULL, planes, globals);
-		gt_kata_out out;
-		gt_kata_forward(k, 1, n, planes, globals, &out);
+		static float raw[2][2 * GT_MAX_PTS + 16];
+		for (int mode = 0; mode < 2; mode++)
+			check_pos(mode ? kw : k, mode ? "winograd" : "im2col", id, &b, j, planes, globals,
+			          emax[mode], raw[mode]);
 		int N = n * n;
-		json_t *pol = json_object_get(j, "policy"), *own = json_object_get(j, "ownership");
-		/* policy: softmax over the legal moves */
-		double mx = -1e30, sum = 0, e_pol = 0;
-		int legal_ok = 1;
-		for (int p = 0; p <= N; p++) {
-			int lg = p == N || (b.color[p] == GT_EMPTY && p != b.ko &&
-			                    gt_board_legal(&b, b.to_move, p) != GT_ESUICIDE);
-			double ref = json_number_value(json_array_get(pol, p));
-			if (lg != (ref >= 0))
-				legal_ok = 0;
-			if (lg && out.policy[p] > mx)
-				mx = out.policy[p];
-		}
-		for (int p = 0; p <= N; p++)
-			if (json_number_value(json_array_get(pol, p)) >= 0)
-				sum += exp(out.policy[p] - mx);
-		for (int p = 0; p <= N; p++) {
-			double ref = json_number_value(json_array_get(pol, p));
-			if (ref < 0)
-				continue;
-			double d = fabs(exp(out.policy[p] - mx) / sum - ref);
-			e_pol = d > e_pol ? d : e_pol;
-		}
-		double e_own = 0;
-		for (int p = 0; p < N; p++) {
-			double d = fabs(tanh(out.own[p]) - json_number_value(json_array_get(own, p)));
-			e_own = d > e_own ? d : e_own;
-		}
-		const float *v = out.value;
-		double m = fmax(fmax(v[0], v[1]), v[2]);
-		double w = exp(v[0] - m), l = exp(v[1] - m), nr = exp(v[2] - m), s = w + l + nr;
-		double win = 0.5 * (1.0 + (w - l) / s), lead = out.score[2] * 20.0 * (1.0 - nr / s);
-		double e_win = fabs(win - json_number_value(json_object_get(j, "rawWinrate")));
-		double e_lead = fabs(lead - json_number_value(json_object_get(j, "rawLead")));
-		ok(legal_ok, "%s: legal points agree", id);
-		ok(e_pol <= TOL_POLICY && e_own <= TOL_OWN && e_win <= TOL_WIN && e_lead <= TOL_LEAD,
-		   "%s: policy %.2g, ownership %.2g, win rate %.2g, lead %.2g", id, e_pol, e_own, e_win,
-		   e_lead);
-		emax_pol = fmax(emax_pol, e_pol);
-		emax_own = fmax(emax_own, e_own);
-		emax_win = fmax(emax_win, e_win);
-		emax_lead = fmax(emax_lead, e_lead);
+		for (int i = 0; i < 2 * N + 4 + in->score_outputs; i++)
+			dmax = fmax(dmax, fabs(raw[1][i] - raw[0][i]) / fmax(1.0, fabs(raw[0][i])));
 		npos++;
 		json_decref(j);
 	}
 	fclose(f);
 	ok(npos == 16, "%d positions", npos);
-	diag("largest errors over %d positions: policy %.3g (tolerance %g), ownership %.3g (%g), "
-	     "win rate %.3g (%g), lead %.3g points (%g)", npos, emax_pol, TOL_POLICY, emax_own, TOL_OWN,
-	     emax_win, TOL_WIN, emax_lead, TOL_LEAD);
+	for (int mode = 0; mode < 2; mode++)
+		diag("%s: largest errors over %d positions: policy %.3g (tolerance %g), ownership "
+		     "%.3g (%g), win rate %.3g (%g), lead %.3g points (%g)",
+		     mode ? "winograd" : "im2col", npos, emax[mode][0], TOL_POLICY, emax[mode][1],
+		     TOL_OWN, emax[mode][2], TOL_WIN, emax[mode][3], TOL_LEAD);
+	ok(dmax < 1e-4, "winograd against im2col: raw outputs within %.2g of max(1, |im2col|)",
+	   dmax);
 	gt_kata_free(k);
+	gt_kata_free(kw);
 	return done_testing();
 }

@@ -15,6 +15,7 @@ static double loss_of(gt_nn *nn, nn_batch *d, const gt_nn_lossw *w)
 {
 	gt_nn_target t = nn_batch_target(d);
 	gt_nn_loss l;
+	gt_nn_sync_params(nn); /* the caller wrote a parameter */
 	nn_batch_forward(nn, d, 0, NULL);
 	gt_nn_eval_loss(nn, &t, w, &l);
 	return l.total;

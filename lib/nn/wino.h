@@ -1,0 +1,94 @@
+/*
+ * wino.h: 3x3 convolutions (stride 1, zero padding 1, cross-correlation as
+ * in PyTorch and KataGo) by Winograd's minimal filtering F(4x4,3x3), for
+ * the forward passes of the CPU networks (nn_cpu.c, katago.c); im2col +
+ * sgemm stays the reference they are tested against (tests/unit/wino.c).
+ *
+ * Source of the transforms: A. Lavin and S. Gray, "Fast Algorithms for
+ * Convolutional Neural Networks", CVPR 2016 (arXiv:1509.09308), section
+ * 4.2, F(4x4,3x3) with the points 0, 1, -1, 2, -2 and infinity:
+ *   Y = A^T [ (G g G^T) . (B^T d B) ] A     (. elementwise)
+ * for a 6x6 input tile d, a 3x3 filter g and a 4x4 output tile Y, with
+ *   B^T = [ 4  0 -5  0  1  0 ]   G = [  1/4    0     0   ]
+ *         [ 0 -4 -4  1  1  0 ]       [ -1/6  -1/6  -1/6  ]
+ *         [ 0  4 -4 -1  1  0 ]       [ -1/6   1/6  -1/6  ]
+ *         [ 0 -2 -1  2  1  0 ]       [  1/24  1/12  1/6  ]
+ *         [ 0  2 -1 -2  1  0 ]       [  1/24 -1/12  1/6  ]
+ *         [ 0  4  0 -5  0  1 ]       [  0      0     1   ]
+ *   A^T = [ 1  1  1  1  1  0 ]
+ *         [ 0  1 -1  2 -2  0 ]
+ *         [ 0  1  1  4  4  0 ]
+ *         [ 0  1 -1  8 -8  1 ]
+ * A board of n x n is covered by ceil(n/4)^2 tiles (the last row and
+ * column of tiles padded with zeros and cropped); the 36 products of a
+ * layer are 36 GEMMs (Cout x Cin) x (Cin x tiles), batched over boards
+ * and tiles, in chunks of 64 tiles so that the transformed
+ * data stays in cache. The transforms are vectorised over tiles.
+ *
+ * Accuracy: F(4x4,3x3) rounds more than a direct sum (the transforms have
+ * entries up to 8 and fractions down to 1/24, and the error of an output
+ * depends on its whole tile): against a direct convolution in double the
+ * error measured is at most 9e-6 (1 to 3 input channels) and 3e-6 (16 to
+ * 96) of sum |w||x| averaged over the output's tile, against 3.5e-7 for
+ * im2col + sgemm (tests/unit/wino.c states the bound, 2e-5).
+ */
+#ifndef GT_WINO_H
+#define GT_WINO_H
+#include <stddef.h>
+
+/* How 3x3 convolutions are computed (environment variable GT_CONV). */
+enum {
+	GT_CONV_AUTO = 0,     /* unset: Winograd where it is measured faster */
+	GT_CONV_IM2COL = 1,   /* GT_CONV=im2col: always im2col + sgemm */
+	GT_CONV_WINOGRAD = 2, /* GT_CONV=winograd: always Winograd (3x3 only) */
+};
+
+/* gt_conv_mode_env: the mode GT_CONV asks for ("im2col", "winograd";
+ * unset, empty or anything else: GT_CONV_AUTO). */
+int gt_conv_mode_env(void);
+
+/* gt_conv_winograd: 1 when the 3x3 convolutions of a forward of batch
+ * positions on n x n boards (2..19) are to use Winograd under mode, 0
+ * for im2col. GT_CONV_AUTO follows bench/wino's measurement (b6c96, one
+ * thread; gt-selfplay(1) PERFORMANCE): Winograd when batch (n^2 - 3.5
+ * ceil(n/4)^2) >= 140, i.e. any batch on 14x14 to 19x19, from 2
+ * positions on 11x11 to 13x13, 3 on 8x8 to 10x10, 4 on 7x7, 7 on 6x6, 12
+ * on 4x4 and 5x5 (13), 26 on 3x3, 280 on 2x2: few tiles do not pay for
+ * reading the 4 times larger transformed filters and for 36 GEMM calls. */
+int gt_conv_winograd(int mode, int n, int batch);
+
+/* gt_wino_filter_floats: floats of the transformed filters of a cout x
+ * cin x 3 x 3 convolution (36 cout cin). */
+size_t gt_wino_filter_floats(int cout, int cin);
+
+/* gt_wino_filter: u (36 x cout x cin, u[xi][co][ci] with xi = 6 i + j)
+ * = G w[co][ci] G^T of the PyTorch-order weights w (cout x cin x 3 x 3),
+ * computed in double. */
+void gt_wino_filter(const float *w, int cout, int cin, float *u);
+
+/* gt_wino_scratch_floats: floats of scratch that gt_wino_conv needs for
+ * up to cin input and cout output channels (any batch and board size). */
+size_t gt_wino_scratch_floats(int cin, int cout);
+
+/* One convolution: out = conv3x3(relu ? relu(in) : in; w) + bias, stored
+ * (add 0) or added to out (add 1). Point (y, x) of channel c of board b
+ * is in[b * in_b + c * in_c + y * n + x] (in_b, in_c are strides in
+ * floats: NCHW is in_b = cin n^2, in_c = n^2; channel-major over the
+ * batch is in_b = n^2, in_c = B n^2); likewise out. in and out must not
+ * overlap. */
+typedef struct gt_wino_conv_args {
+	const float *u;       /* gt_wino_filter of the weights */
+	int cin, cout, B, n;  /* channels, boards, board size 2..19 */
+	const float *in;
+	size_t in_b, in_c;
+	int relu;
+	const float *bias;    /* cout, or NULL */
+	float *out;
+	size_t out_b, out_c;
+	int add;
+	float *scratch;       /* gt_wino_scratch_floats(>= cin, >= cout) */
+} gt_wino_conv_args;
+
+void gt_wino_conv(const gt_wino_conv_args *a);
+
+#endif
