@@ -51,7 +51,11 @@ s3_start() {
 	"$S3_PY" "$GT_SRC/tests/s3/s3proxy.py" "$S3_PROXY_PORT" "$S3_PORT" "$S3_KEY" "$S3_SECRET" \
 		"$S3/proxy" >"$S3/proxy.log" 2>&1 &
 	S3_PROXY_PID=$!
-	wait_http "http://127.0.0.1:$S3_PORT/" && wait_http "http://127.0.0.1:$S3_PROXY_PORT/" || return 1
+	# the proxy is listening once it has written proxy.ready (a request
+	# to see would be logged, refused)
+	_w=0
+	while [ ! -s "$S3/proxy/proxy.ready" ] && [ $_w -lt 100 ]; do sleep 0.1; _w=$((_w + 1)); done
+	[ -s "$S3/proxy/proxy.ready" ] && wait_http "http://127.0.0.1:$S3_PORT/" || return 1
 	export AWS_ACCESS_KEY_ID=$S3_KEY AWS_SECRET_ACCESS_KEY=$S3_SECRET AWS_REGION=us-east-1
 	export AWS_ENDPOINT_URL=http://127.0.0.1:$S3_PROXY_PORT
 	export AWS_CONFIG_FILE=$S3/aws/config AWS_SHARED_CREDENTIALS_FILE=$S3/aws/credentials
