@@ -15,6 +15,9 @@
 #              with s3rver's own key
 # $S3/proxy/requests.log: one line per request gt sent:
 #   METHOD PATH?QUERY STATUS BYTES_IN BYTES_OUT RANGE CONDITION
+# $S3/proxy/users (written by a test): more keys, each an IAM user whose
+# requests the proxy allows only as its policy does (s3proxy.py);
+# $S3/proxy/race: another writer of an object (s3proxy.py)
 S3=$T/s3
 S3_KEY=gtkey
 S3_SECRET=gt-secret-key-0123456789
