@@ -7,8 +7,7 @@
 # generation cost against an S3 store).
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 . "$GT_SRC/tests/s3/s3.sh"
-s3_need
-s3_start || { cat "$S3"/*.log >&2; skip_all "s3rver or the proxy did not start"; }
+s3_up
 PL=$S3/proxy/requests.log   # (e2e.sh uses L)
 phase=0
 # store_view: the bucket's e2e/ into DIR (by aws, straight from s3rver);

@@ -10,8 +10,7 @@
 # diagnostics.
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 . "$GT_SRC/tests/s3/s3.sh"
-s3_need
-s3_start || { cat "$S3"/*.log >&2; skip_all "s3rver or the proxy did not start"; }
+s3_up
 S=s3://gt/r
 L=$S3/proxy/requests.log
 

@@ -12,8 +12,7 @@
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 . "$GT_SRC/tests/s3/s3.sh"
 . "$GT_SRC/tests/cmd/e2e.sh"
-s3_need
-s3_start || { cat "$S3"/*.log >&2; skip_all "s3rver or the proxy did not start"; }
+s3_up
 U=s3://gt/run1
 L=$S3/proxy/requests.log
 for r in worker trainer; do
@@ -55,12 +54,7 @@ for o in models/evil.json stats/evil.json diloco/evil.json games/alice/b.ndjson.
 
 # two workers and one trainer generation, each with its own key
 : > "$L"
-mkdir -p "$T/r"
-for w in alice bob; do
-	printf 'store = %s\nworker = %s\nwork_dir = %s\ngames_per_batch = 3\nvisits = 8\ncheap_visits = 4\nretries = 1\nown_folder = 1\n' \
-		"$U" "$w" "$T/r/$w" > "$T/r/$w.cfg"
-	as $w sh "$GT_SRC/share/gt/worker" -c "$T/r/$w.cfg" --once 2>"$T/err"; ok $? "$w's worker plays and uploads a batch"
-done
+e2e_own_workers "$U" "$T/r"
 is "$(s3aws s3 ls s3://gt/run1/games/alice/ | wc -l) $(s3aws s3 ls s3://gt/run1/games/bob/ | wc -l)" "1 1" "each into its own folder"
 printf '%s\n' '{"from_step":0,"board_size":7,"visits":8,"cheap_visits":4}' > "$T/r/cur"
 e2e_trainer_cfg "$U" "$T/r/tr" roles "$T/r/cur" | sed 's/^min_games = .*/min_games = 4/' > "$T/r/trainer.cfg"

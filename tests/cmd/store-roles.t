@@ -79,12 +79,7 @@ is "$(cut -f1 "$T/pstate")" "bob/bob-20261201T000000Z-00000000.ndjson.gz" "the s
 gt-sync pull -q "$U/games/" --state "$T/pstate" > "$T/pulled2"; is "$(wc -c < "$T/pulled2")" 0 "and a second pull takes nothing again"
 
 # two workers and one trainer generation, each with its own account
-mkdir -p "$T/r"
-for w in alice bob; do
-	printf 'store = %s\nworker = %s\nwork_dir = %s\ngames_per_batch = 3\nvisits = 8\ncheap_visits = 4\nretries = 1\nown_folder = 1\n' \
-		"$U" "$w" "$T/r/$w" > "$T/r/$w.cfg"
-	as $w sh "$GT_SRC/share/gt/worker" -c "$T/r/$w.cfg" --once 2>"$T/err"; ok $? "$w's worker plays and uploads a batch"
-done
+e2e_own_workers "$U" "$T/r"
 is "$(ls "$T/store/games/alice" | wc -l) $(ls "$T/store/games/bob" | wc -l)" "1 2" "each into its own folder"
 printf '%s\n' '{"from_step":0,"board_size":7,"visits":8,"cheap_visits":4}' > "$T/r/cur"
 e2e_trainer_cfg "$U" "$T/r/tr" roles "$T/r/cur" > "$T/r/trainer.cfg"

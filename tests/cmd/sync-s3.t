@@ -5,8 +5,7 @@
 # Debian's aws is the independent client on the other side.
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 . "$GT_SRC/tests/s3/s3.sh"
-s3_need
-s3_start || { cat "$S3"/*.log >&2; skip_all "s3rver or the proxy did not start"; }
+s3_up
 U=s3://gt
 L=$S3/proxy/requests.log
 sha() { sha256sum "$1" | cut -d' ' -f1; }

@@ -8,8 +8,7 @@
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 . "$GT_SRC/tests/s3/s3.sh"
 command -v openssl >/dev/null || skip_all "openssl(1) is not installed (needed to make Ed25519 keys)"
-s3_need
-s3_start || { cat "$S3"/*.log >&2; skip_all "s3rver or the proxy did not start"; }
+s3_up
 S=s3://gt/run1
 SD=$T/view
 CUR=$S3/data/gt/run1/diloco/current.json._S3rver_object

@@ -11,6 +11,8 @@
 #              variables gt reads (the proxy as AWS_ENDPOINT_URL, key
 #              $S3_KEY, secret $S3_SECRET) with empty ~/.aws files
 #   s3_stop    both stopped (s3_need arranges it at exit)
+#   s3_up      s3_need and s3_start, skip_all (the logs on stderr) if they
+#              do not start
 #   s3aws ARGS Debian's aws (an independent client) straight to s3rver,
 #              with s3rver's own key
 # $S3/proxy/requests.log: one line per request gt sent:
@@ -65,6 +67,11 @@ s3_start() {
 	unset AWS_PROFILE AWS_DEFAULT_PROFILE AWS_SESSION_TOKEN AWS_ENDPOINT_URL_S3 AWS_DEFAULT_REGION
 	unset GT_STORE_TOKEN
 	return 0
+}
+
+s3_up() {
+	s3_need
+	s3_start || { cat "$S3"/*.log >&2; skip_all "s3rver or the proxy did not start"; }
 }
 
 s3_stop() {
