@@ -153,5 +153,17 @@ for n in 1 $last; do
 	ok $? "the decision is recorded as not released"
 done
 grep -q '^PUT /gt/models/latest.json 412 ' "$L"; ok $? "the second time the server refused the put (412)"
+# contributions: another writer between the read and the put (here after
+# the read just before the put, where only the server's 412 sees it) is
+# read again and added to, not overwritten
+printf '{"game_id":"c1","worker":"alice","positions":[1,2]}\n' > "$T/acc"
+gt-sync contrib "$U" g1 "$T/acc" > /dev/null; ok $? "contrib over s3://"
+printf '{"generations":["z1"],"workers":{"zed":{"games":7,"positions":70,"rejected":0,"generations":1}}}\n' > "$T/theirs.json"
+printf 'gt/stats/contributions.json 2 %s\n' "$T/theirs.json" > "$S3/proxy/race"
+: > "$L"
+gt-sync contrib "$U" g2 "$T/acc" > /dev/null 2>"$T/err"; ok $? "contrib with another writer in between: $(cat "$T/err")"
+grep -q '^PUT /gt/stats/contributions.json 412 ' "$L"; ok $? "whose put the server refused (412)"
+is "$(s3aws s3 cp s3://gt/stats/contributions.json - | jq -c '[.generations, (.workers | map_values(.games))]')" \
+	'[["z1","g2"],{"alice":1,"zed":7}]' "the other writer's counts kept, this one's added to them"
 is "$(grep -c ' 403 ' "$L")" 0 "no request of gt was refused by the signature check"
 done_testing
