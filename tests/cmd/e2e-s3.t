@@ -31,6 +31,6 @@ for p in "$T"/phase.*; do
 	*.2) what="one trainer generation (pull, validate, train, match, publish, contributions)" ;;
 	*.3) what="one worker batch with the new network (3 games)" ;;
 	esac
-	diag "$what: $(awk '{ n[$1]++; i += $4; o += $5 } END { for (m in n) printf "%s %d, ", m, n[m]; printf "%d bytes up, %d down", i, o }' "$p")"
+	diag "$what: $(s3_requests "$p")"
 done
 done_testing

@@ -32,8 +32,7 @@ unit() { # one round of gt-unit u0
 requests() {
 	mv "$L" "$T/log.$1"
 	: > "$L"
-	awk '{ split($2, p, "?"); w = index($2, "list-type=2") ? "LIST" : $1; n[w]++; i += $4; o += $5 }
-	     END { for (m in n) printf "%s %d, ", m, n[m]; printf "%d bytes up, %d down", i, o }' "$T/log.$1"
+	s3_requests "$T/log.$1"
 }
 cur() { s3aws s3 cp s3://gt/r/diloco/current.json - 2>/dev/null; }
 

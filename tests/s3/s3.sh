@@ -15,6 +15,9 @@
 #              do not start
 #   s3aws ARGS Debian's aws (an independent client) straight to s3rver,
 #              with s3rver's own key
+#   s3_requests FILE  a proxy log summed up on one line: requests by kind
+#              (a ListObjectsV2 listing counted as LIST) and the bytes of
+#              their bodies both ways
 # $S3/proxy/requests.log: one line per request gt sent:
 #   METHOD PATH?QUERY STATUS BYTES_IN BYTES_OUT RANGE CONDITION
 # $S3/proxy/users (written by a test): more keys, each an IAM user whose
@@ -79,6 +82,11 @@ s3_stop() {
 		kill "$_p" 2>/dev/null && wait "$_p" 2>/dev/null
 	done
 	S3_PID= S3_PROXY_PID=
+}
+
+s3_requests() {
+	awk '{ w = index($2, "list-type=2") ? "LIST" : $1; n[w]++; i += $4; o += $5 }
+	     END { for (m in n) printf "%s %d, ", m, n[m]; printf "%d bytes up, %d down", i, o }' "$1"
 }
 
 s3aws() {   # s3rver's own key (it checks signatures, not as AWS does)
