@@ -72,11 +72,17 @@ play() { # play N: each worker plays N batches
 			sh "$X/worker" -c "$T/bob.cfg" --once 2>>"$T/w.err" || return 1
 	done
 }
-ver() { jq .version "${CUR:-$SD/diloco/current.json}" 2>/dev/null || echo 0; }
+ver() { # the store's version, 0 while there is none (or the file is being written)
+	_v=$(jq .version "${CUR:-$SD/diloco/current.json}" 2>/dev/null)
+	case $_v in '' | *[!0-9]*) echo 0 ;; *) echo "$_v" ;; esac
+}
 wait_ver() { # wait_ver V: until the store's version is at least V (60 s at most)
 	_i=0
-	while [ "$(ver)" -lt "$1" ] && [ $_i -lt 600 ]; do sleep 0.1; _i=$((_i + 1)); done
-	[ "$(ver)" -ge "$1" ]
+	while [ "$(ver)" -lt "$1" ]; do
+		[ $_i -ge 600 ] && return 1
+		sleep 0.1
+		_i=$((_i + 1))
+	done
 }
 signed() { # the pointer verifies with the public key (when a key is set)
 	[ -z "$KEY" ] || gt-sync latest --verify-key "$KEY.pub" "$S" "$T/vk" >/dev/null 2>>"$T/e"
