@@ -229,31 +229,23 @@ out:
  * read back for the tag of the next put. Another writer is GT_ECONFLICT
  * and never overwritten: one that came before the put (the server's 412,
  * or the version read just before it), or one whose pointer the read
- * back finds in place of this one (a server that ignores the condition).
- * A put that the server took but whose answer was lost and retried
- * answers 412 too; the read back then finds this pointer: no conflict. */
+ * back finds in place of this one (a server that ignores the condition). */
 static int put_pointer(gt_outerproc *op, gt_diloco_ptr *p, gt_error *e)
 {
-	gt_error t = {0}, t2 = {0};
+	gt_error t = {0};
 	p->time = gt_wall();
 	char *s = gt_diloco_ptr_format(p), *back = NULL, tag[GT_STORE_TAG];
 	size_t n = strlen(s), blen = 0;
 	char *url = gt_diloco_url(op->c.store, "current.json");
 	int rc = gt_store_replace(&op->c.so, s, n, url, op->ptr_tag, &t);
-	if (!rc || rc == GT_ECONFLICT) {
-		int brc = gt_store_get_tagged(&op->c.so, url, 1 << 16, &back, &blen, tag, &t2);
-		if (!brc && back && blen == n && !memcmp(back, s, n)) {
-			snprintf(op->ptr_tag, sizeof op->ptr_tag, "%s", tag);
-			rc = 0;
-		} else if (!rc && brc) {
-			rc = brc;
-			t = t2;
-		} else if (!rc) {
-			rc = gt_error_set(&t, GT_ECONFLICT, -1, -1,
-			                  "%s was replaced by another writer right after this one's "
-			                  "put; not overwritten", url);
-		}
-	}
+	if (!rc)
+		rc = gt_store_get_tagged(&op->c.so, url, 1 << 16, &back, &blen, tag, &t);
+	if (!rc && back && blen == n && !memcmp(back, s, n))
+		snprintf(op->ptr_tag, sizeof op->ptr_tag, "%s", tag);
+	else if (!rc)
+		rc = gt_error_set(&t, GT_ECONFLICT, -1, -1,
+		                  "%s was replaced by another writer right after this one's put; "
+		                  "not overwritten", url);
 	free(back);
 	free(url);
 	free(s);

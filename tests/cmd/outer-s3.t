@@ -5,7 +5,9 @@
 # diloco/current.json and the lease are put with conditions (If-None-Match:
 # * the first time, If-Match: the ETag read after), and another writer that
 # comes between gt-outer's read and its put (the proxy replaces the object
-# right after a GET) is detected, reported and not overwritten. The
+# right after a GET) is detected, reported and not overwritten, while a
+# put the server took whose answer was lost (the retry's 412) is not
+# taken for one. The
 # requests of one unit round and one outer version are printed as
 # diagnostics.
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
@@ -57,9 +59,20 @@ outer; ok $? "version 2"
 diag "gt-outer's start and one version of one delta: $(requests version)"
 is "$(cur | jq .version)" 2 "the pointer names version 2"
 
+# a put of the pointer that the server took but whose answer was lost:
+# the retry's If-Match fails (412), and the pointer read back is this
+# one's, so no conflict
+unit; ok $? "a third unit round"
+printf 'gt/r/diloco/current.json\n' > "$S3/proxy/drop"
+: > "$L"
+outer; ok $? "version 3, though the answer to the pointer's put was lost: $(cat "$T/outer.err")"
+grep -q '^PUT /gt/r/diloco/current.json 0 ' "$L" && grep -q '^PUT /gt/r/diloco/current.json 412 ' "$L"
+ok $? "(the put taken, the retry's refused: 412)"
+is "$(cur | jq .version)" 3 "the pointer names version 3"
+
 # another writer between gt-outer's read of the pointer at the version's
 # put and its put: the server answers 412 and gt-outer stops
-unit; ok $? "a third unit round"
+unit; ok $? "a fourth unit round"
 printf '{"version":99,"by":"another writer"}\n' > "$T/theirs.json"
 # GET 1: gt-outer's start; GET 2: the read just before the put
 printf 'gt/r/diloco/current.json 2 %s\n' "$T/theirs.json" > "$S3/proxy/race"

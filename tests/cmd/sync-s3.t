@@ -132,6 +132,13 @@ pub 1000 run1-b1c8-s1000-d100; ok $? "gt-publish to an empty store"
 grep -q '^PUT /gt/models/latest.json 200 .* \*$' "$L"; ok $? "the first pointer with If-None-Match: *"
 s3aws s3 cp s3://gt/models/latest.json "$T/dl/l1" >/dev/null
 grep -q '"name":"run1-b1c8-s1000-d100.bin.gz"' "$T/dl/l1"; ok $? "aws reads the pointer"
+# the pointer's put taken by the server, its answer lost: the retry is
+# refused (412), and the pointer read back is this release's
+printf 'gt/models/latest.json\n' > "$S3/proxy/drop"
+: > "$L"
+pub 1500 run1-b1c8-s1500-d100; ok $? "a release whose pointer's put lost its answer: $(head -1 "$T/err")"
+grep -q '^PUT /gt/models/latest.json 412 ' "$L"; ok $? "(the retry refused: 412)"
+grep '"candidate":"run1-b1c8-s1500' "$T/out" | grep -q '"released":true'; ok $? "recorded as released"
 : > "$L"
 pub 2000 run1-b1c8-s2000-d100; ok $? "a second release"
 grep -q '^PUT /gt/models/latest.json 200 .* "[0-9a-f]*"$' "$L"; ok $? "replaces the pointer with If-Match: its ETag"

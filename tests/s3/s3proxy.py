@@ -32,7 +32,10 @@ and, when the file DIR/race holds "KEY N FILE", after the N-th GET of the
 object KEY (bucket/key, no leading '/') since the file appeared it
 replaces that object on the server by the bytes of FILE and removes
 DIR/race: another writer that
-comes between gt's read of a pointer and its write.
+comes between gt's read of a pointer and its write; and when the file
+DIR/drop holds "KEY", the next PUT of KEY is done on the server but its
+answer lost (the connection closed without one; logged with STATUS 0),
+and DIR/drop removed: a client then retries a put that took effect.
 """
 import datetime
 import fnmatch
@@ -225,6 +228,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
             os.unlink(os.path.join(DIR, "race"))
             GETS[key] = 0
 
+    def dropped(self, key):
+        """whether the answer to this put of key is to be lost (DIR/drop)"""
+        path = os.path.join(DIR, "drop")
+        try:
+            with open(path) as f:
+                if f.read().split() != [key]:
+                    return False
+            os.unlink(path)
+        except OSError:
+            return False
+        return True
+
     def handle_any(self):
         n = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(n) if n else b""
@@ -248,6 +263,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             r, data = upstream(self.command, self.path, fwd, body if n else None)
             if self.command == "GET" and r.status in (200, 206):
                 self.race(key)      # before the answer: the client's next request comes after
+        if self.command == "PUT" and 200 <= r.status < 300 and self.dropped(key):
+            self.close_connection = True
+            return self.log(0, n, 0)
         if r.status == 404 and not self.may_list:
             return self.error(403, "AccessDenied", "Access Denied", n)
         hs = [(k, v) for k, v in r.getheaders() if k.lower() not in HOP | {"content-length"}]
