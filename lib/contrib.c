@@ -38,12 +38,55 @@ static json_t *worker_of(json_t *obj, const char *w)
 	return x;
 }
 
+/* merge: one generation's counts gw (id generation) added to the file's
+ * object all; 1 (and gen's "counted_before") when all has counted it */
+static int merge(json_t *all, json_t *gw, const char *generation, json_t *gen)
+{
+	char when[32];
+	json_t *gl = json_object_get(all, "generations");
+	if (!json_is_array(gl)) {
+		gl = json_array();
+		json_object_set_new(all, "generations", gl);
+	}
+	for (size_t i = 0; i < json_array_size(gl); i++) {
+		const char *g = json_string_value(json_array_get(gl, i));
+		if (g && !strcmp(g, generation)) {
+			json_object_set_new(gen, "counted_before", json_true());
+			return 1;
+		}
+	}
+	json_array_append_new(gl, json_string(generation));
+	while (json_array_size(gl) > CONTRIB_KEEP)
+		json_array_remove(gl, 0);
+	gt_iso_time(when, sizeof when, time(NULL));
+	json_object_set_new(all, "updated", json_string(when));
+	json_t *aw = json_object_get(all, "workers");
+	if (!json_is_object(aw)) {
+		aw = json_object();
+		json_object_set_new(all, "workers", aw);
+	}
+	const char *w;
+	json_t *v;
+	json_object_foreach(gw, w, v) {
+		json_t *x = worker_of(aw, w);
+		add_count(x, "games", 0);
+		add_count(x, "positions", 0);
+		add_count(x, "rejected", 0);
+		const char *k;
+		json_t *c;
+		json_object_foreach(v, k, c)
+			add_count(x, k, (long long)json_integer_value(c));
+		add_count(x, "generations", 1);
+		json_object_set_new(x, "last", json_string(when));
+	}
+	return 0;
+}
 
 int gt_contrib_update(const gt_store_opts *o, const char *store, const char *generation,
                       FILE *records, const char *vstats, char **summary, gt_error *e)
 {
 	json_t *gen = json_object(), *gw = json_object(), *all = NULL, *vs = NULL;
-	char *line = NULL, *url = NULL, *old = NULL, when[32];
+	char *line = NULL, *url = NULL, *old = NULL;
 	size_t cap = 0, olen = 0;
 	ssize_t n;
 	long lineno = 0;
@@ -91,64 +134,34 @@ int gt_contrib_update(const gt_store_opts *o, const char *store, const char *gen
 	if (rc)
 		goto out;
 	url = gt_store_join(store, "stats/contributions.json");
-	rc = gt_store_get_mem(o, url, (size_t)64 << 20, &old, &olen, e);
-	if (rc == GT_ENOTFOUND) {
-		rc = 0;
-		all = json_object();
-	} else if (!rc) {
-		json_error_t je;
-		all = json_loadb(old, olen, 0, &je);
-		if (!json_is_object(all))
+	/* read, add, and replace the version read (gt_store_replace): a
+	 * writer that came in between is read again, up to three times */
+	for (int tries = 0;; tries++) {
+		char tag[GT_STORE_TAG];
+		if ((rc = gt_store_get_tagged(o, url, (size_t)64 << 20, &old, &olen, tag, e)) != 0)
+			goto out;
+		json_error_t je = {0};
+		all = old ? json_loadb(old, olen, 0, &je) : json_object();
+		if (!json_is_object(all)) {
 			rc = gt_error_set(e, GT_EFORMAT, je.line, je.position, "%s: %s", url,
 			                  all ? "not a JSON object" : je.text);
-	}
-	if (rc)
-		goto out;
-	json_t *gl = json_object_get(all, "generations");
-	if (!json_is_array(gl)) {
-		gl = json_array();
-		json_object_set_new(all, "generations", gl);
-	}
-	for (size_t i = 0; i < json_array_size(gl); i++) {
-		const char *g = json_string_value(json_array_get(gl, i));
-		if (g && !strcmp(g, generation)) {
-			json_object_set_new(gen, "counted_before", json_true());
-			goto done;
+			goto out;
 		}
-	}
-	json_array_append_new(gl, json_string(generation));
-	while (json_array_size(gl) > CONTRIB_KEEP)
-		json_array_remove(gl, 0);
-	gt_iso_time(when, sizeof when, time(NULL));
-	json_object_set_new(all, "updated", json_string(when));
-	json_t *aw = json_object_get(all, "workers");
-	if (!json_is_object(aw)) {
-		aw = json_object();
-		json_object_set_new(all, "workers", aw);
-	}
-	const char *w;
-	json_t *v;
-	json_object_foreach(gw, w, v) {
-		json_t *x = worker_of(aw, w);
-		add_count(x, "games", 0);
-		add_count(x, "positions", 0);
-		add_count(x, "rejected", 0);
-		const char *k;
-		json_t *c;
-		json_object_foreach(v, k, c)
-			add_count(x, k, (long long)json_integer_value(c));
-		add_count(x, "generations", 1);
-		json_object_set_new(x, "last", json_string(when));
-	}
-	{
+		if (merge(all, gw, generation, gen))
+			break;
 		char *text = json_dumps(all, JSON_INDENT(1) | JSON_SORT_KEYS);
 		size_t tl = strlen(text);
 		text = gt_xrealloc(text, tl + 1);
 		text[tl] = '\n';
-		rc = gt_store_put_mem(o, text, tl + 1, url, 1, NULL, e);
+		rc = gt_store_replace(o, text, tl + 1, url, tag, e);
 		free(text);
+		if (rc != GT_ECONFLICT || tries == 2)
+			break;
+		free(old);
+		old = NULL;
+		json_decref(all);
+		all = NULL;
 	}
-done:
 	if (!rc)
 		*summary = json_dumps(gen, JSON_COMPACT | JSON_SORT_KEYS);
 out:

@@ -12,7 +12,9 @@
 /* gt_contrib_update: count one generation's contributions and add
  * them to STORE/stats/contributions.json ({"workers":{NAME:{"games",
  * "positions","rejected","generations","last"}},"generations":[ids],
- * "updated"}), replacing it (atomically on a local store). records: the
+ * "updated"}), replacing the version of it read (gt_store_replace: a
+ * conditional put; another writer in between makes it read and add
+ * again, three times at most, then GT_ECONFLICT). records: the
  * accepted game records (gt-record(5), one a line), counted by their
  * "worker" ("?" when absent) with their positions; vstats (may be NULL):
  * gt-validate's --stats file, whose "rejects_by_worker" are added as
@@ -23,7 +25,8 @@
  * characters of [A-Za-z0-9._-] count as "(bad name)" and names past the
  * first 10000 of the file as "(others)", so the file stays under about
  * 2 MB. Errors: GT_EFORMAT (a record line,
- * vstats or the store's file is not JSON), GT_EIO, the store's errors. */
+ * vstats or the store's file is not JSON), GT_EIO, GT_ECONFLICT, the
+ * store's errors. */
 int gt_contrib_update(const gt_store_opts *o, const char *store, const char *generation,
                       FILE *records, const char *vstats, char **summary, gt_error *e);
 

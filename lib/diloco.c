@@ -90,12 +90,14 @@ char *gt_diloco_ptr_format(const gt_diloco_ptr *p)
 }
 
 int gt_diloco_ptr_read(const gt_store_opts *o, const char *store, gt_diloco_ptr *p,
-                       gt_error *e)
+                       char *tag, gt_error *e)
 {
 	char *url = gt_diloco_url(store, "current.json");
-	char *buf = NULL;
+	char *buf = NULL, t[GT_STORE_TAG];
 	size_t len = 0;
-	int rc = gt_store_get_mem(o, url, 1 << 16, &buf, &len, e);
+	int rc = gt_store_get_tagged(o, url, 1 << 16, &buf, &len, tag ? tag : t, e);
+	if (rc == 0 && !buf)
+		rc = gt_error_set(e, GT_ENOTFOUND, -1, -1, "%s: not found", url);
 	free(url);
 	if (rc == 0)
 		rc = gt_diloco_ptr_parse(buf, len, p, e);
@@ -166,20 +168,21 @@ int gt_diloco_unit_ok(const char *s)
 	return 1;
 }
 
-/* the lease's owner and expiry; *owner NULL when there is none */
+/* the lease's owner and expiry, and its version in tag (gt_store_get_tagged);
+ * *owner NULL (tag "") when there is none */
 static int lease_read(const gt_store_opts *o, const char *store, char **owner, double *exp,
-                      gt_error *e)
+                      char tag[GT_STORE_TAG], gt_error *e)
 {
-	char *url = gt_diloco_url(store, "lease.json");
-	json_t *j;
+	char *url = gt_diloco_url(store, "lease.json"), *buf = NULL;
+	size_t len = 0;
 	*owner = NULL;
 	*exp = 0;
-	int rc = gt_store_get_json(o, url, 1 << 16, &j, e);
+	int rc = gt_store_get_tagged(o, url, 1 << 16, &buf, &len, tag, e);
 	free(url);
-	if (rc && rc != GT_EFORMAT)
+	if (rc || !buf)
 		return rc;
-	if (!rc && !j)
-		return 0;
+	json_t *j = json_loadb(buf, len, 0, NULL);
+	free(buf);
 	const char *w = NULL;
 	if (!j || json_unpack(j, "{s:s,s:F}", "owner", &w, "expires", exp)) {
 		json_decref(j);
@@ -190,14 +193,16 @@ static int lease_read(const gt_store_opts *o, const char *store, char **owner, d
 	return 0;
 }
 
+/* the lease replaced over the version tag read (gt_store_replace):
+ * GT_ECONFLICT when another process wrote it meanwhile */
 static int lease_write(const gt_store_opts *o, const char *store, const char *owner,
-                       double exp, gt_error *e)
+                       double exp, const char *tag, gt_error *e)
 {
 	json_t *j = json_pack("{s:s,s:f}", "owner", owner, "expires", exp);
 	char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(j);
 	char *url = gt_diloco_url(store, "lease.json");
-	int rc = gt_diloco_put_mem(o, s, strlen(s), url, 1, e);
+	int rc = gt_store_replace(o, s, strlen(s), url, tag, e);
 	free(url);
 	free(s);
 	return rc;
@@ -206,9 +211,9 @@ static int lease_write(const gt_store_opts *o, const char *store, const char *ow
 int gt_diloco_lease_take(const gt_store_opts *o, const char *store, const char *owner,
                          double ttl_s, gt_error *e)
 {
-	char *who;
+	char *who, tag[GT_STORE_TAG];
 	double exp;
-	int rc = lease_read(o, store, &who, &exp, e);
+	int rc = lease_read(o, store, &who, &exp, tag, e);
 	if (rc)
 		return rc;
 	double t = gt_wall();
@@ -219,9 +224,12 @@ int gt_diloco_lease_take(const gt_store_opts *o, const char *store, const char *
 		return rc;
 	}
 	free(who);
-	if ((rc = lease_write(o, store, owner, t + ttl_s, e)))
+	rc = lease_write(o, store, owner, t + ttl_s, tag, e);
+	if (rc && rc != GT_ECONFLICT)
 		return rc;
-	if ((rc = lease_read(o, store, &who, &exp, e)))
+	/* read back: a server that ignores the condition leaves the last
+	 * writer named; one that honours it refused the put (GT_ECONFLICT) */
+	if ((rc = lease_read(o, store, &who, &exp, tag, e)))
 		return rc;
 	if (!who || strcmp(who, owner))
 		rc = gt_error_set(e, GT_EINVAL, -1, -1, "lease taken by %s", who ? who : "nobody");
@@ -232,13 +240,13 @@ int gt_diloco_lease_take(const gt_store_opts *o, const char *store, const char *
 int gt_diloco_lease_drop(const gt_store_opts *o, const char *store, const char *owner,
                          gt_error *e)
 {
-	char *who;
+	char *who, tag[GT_STORE_TAG];
 	double exp;
-	int rc = lease_read(o, store, &who, &exp, e);
+	int rc = lease_read(o, store, &who, &exp, tag, e);
 	if (rc)
 		return rc;
 	if (who && !strcmp(who, owner))
-		rc = lease_write(o, store, owner, 0, e);
+		rc = lease_write(o, store, owner, 0, tag, e);
 	free(who);
 	return rc;
 }

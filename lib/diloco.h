@@ -6,12 +6,15 @@
  * residual).
  *
  * Layout under STORE (a store URL, lib/store.h):
- *   diloco/current.json                 pointer, written last (overwrite)
+ *   diloco/current.json                 pointer, written last, over the
+ *                                       version its writer read
+ *                                       (gt_store_replace)
  *   diloco/versions/v<V>.bin.gz         global network of version V
  *   diloco/versions/v<V>.json           ledger of the deltas applied in V
  *   diloco/deltas/<unit>/<v>-<gen>-<seq>.delta   gt-delta(5), immutable
  *   diloco/heartbeats/<unit>.json       a unit's last sign of life
- *   diloco/lease.json                   {"owner","expires"} of gt-outer
+ *   diloco/lease.json                   {"owner","expires"} of gt-outer,
+ *                                       replaced as current.json is
  * <v> and <seq> are decimal, <gen> 16 lowercase hex digits.
  *
  * The learning unit's rounds over this layout are lib/unit.h, the outer
@@ -47,10 +50,13 @@ char *gt_diloco_url(const char *store, const char *fmt, ...)
 int gt_diloco_ptr_parse(const char *json, size_t len, gt_diloco_ptr *p, gt_error *e);
 char *gt_diloco_ptr_format(const gt_diloco_ptr *p);
 
-/* gt_diloco_ptr_read: fetch and parse STORE/diloco/current.json.
- * Returns 0, GT_ENOTFOUND (no pointer yet), or store/parse errors. */
+/* gt_diloco_ptr_read: fetch and parse STORE/diloco/current.json; tag (may
+ * be NULL) receives its version (gt_store_get_tagged), for a put that
+ * must replace just that version (gt_store_replace), or "" when there is
+ * no pointer. Returns 0, GT_ENOTFOUND (no pointer yet), or store/parse
+ * errors. */
 int gt_diloco_ptr_read(const gt_store_opts *o, const char *store, gt_diloco_ptr *p,
-                       gt_error *e);
+                       char *tag, gt_error *e);
 
 /* gt_diloco_put_mem: upload buf[len] to url (gt_store_put_mem). Returns
  * gt_store_put's result. */
@@ -73,9 +79,12 @@ int gt_diloco_unit_ok(const char *s);
 /* gt_diloco_lease_take: take or renew the outer process's lease
  * STORE/diloco/lease.json for owner (a string unique to the process) until
  * now + ttl_s. Refused (GT_EINVAL, the holder and its expiry in e) while
- * another owner holds an unexpired lease. After
- * writing, the lease is read back and must name owner (two processes that
- * race both read it back; the later writer wins and the other is refused).
+ * another owner holds an unexpired lease. The lease is replaced only over
+ * the version read (gt_store_replace: If-Match, If-None-Match: * when
+ * there is none, flock on a local store), then read back and must name
+ * owner: of two processes that race, a server that honours the condition
+ * refuses the second put, one that ignores it keeps the later writer, and
+ * either way the other process is refused.
  * Returns 0, GT_EINVAL (held by another) or store errors. */
 int gt_diloco_lease_take(const gt_store_opts *o, const char *store, const char *owner,
                          double ttl_s, gt_error *e);

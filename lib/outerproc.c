@@ -77,6 +77,8 @@ struct gt_outerproc {
 	strset seen;
 	uint64_t pending_samples;
 	char prev_sha[GT_SHA256_HEX]; /* the file sha256 of the version in force */
+	char ptr_tag[GT_STORE_TAG]; /* the version of current.json this process
+	                         * read or wrote last ("": none there) */
 	gt_diloco_ptr staged;    /* the pointer of a step not committed yet */
 	int has_staged;
 };
@@ -222,13 +224,29 @@ out:
 	return rc;
 }
 
+/* put_pointer: current.json replaced over the version op->ptr_tag
+ * (gt_store_replace: If-Match, or If-None-Match: * for the first), then
+ * read back for the tag of the next put. Another writer is GT_ECONFLICT
+ * and never overwritten: one that came before the put (the server's 412,
+ * or the version read just before it), or one whose pointer the read
+ * back finds in place of this one (a server that ignores the condition). */
 static int put_pointer(gt_outerproc *op, gt_diloco_ptr *p, gt_error *e)
 {
 	gt_error t = {0};
 	p->time = gt_wall();
-	char *s = gt_diloco_ptr_format(p);
+	char *s = gt_diloco_ptr_format(p), *back = NULL, tag[GT_STORE_TAG];
+	size_t n = strlen(s), blen = 0;
 	char *url = gt_diloco_url(op->c.store, "current.json");
-	int rc = gt_diloco_put_mem(&op->c.so, s, strlen(s), url, 1, &t);
+	int rc = gt_store_replace(&op->c.so, s, n, url, op->ptr_tag, &t);
+	if (!rc)
+		rc = gt_store_get_tagged(&op->c.so, url, 1 << 16, &back, &blen, tag, &t);
+	if (!rc && back && blen == n && !memcmp(back, s, n))
+		snprintf(op->ptr_tag, sizeof op->ptr_tag, "%s", tag);
+	else if (!rc)
+		rc = gt_error_set(&t, GT_ECONFLICT, -1, -1,
+		                  "%s was replaced by another writer right after this one's put; "
+		                  "not overwritten", url);
+	free(back);
 	free(url);
 	free(s);
 	if (rc)
@@ -253,7 +271,7 @@ static int start(gt_outerproc *op, int *how, gt_error *e)
 	int rc = GT_EINVAL;
 	gt_diloco_ptr p;
 	gt_error t = {0};
-	int have_ptr = gt_diloco_ptr_read(&op->c.so, op->c.store, &p, &t);
+	int have_ptr = gt_diloco_ptr_read(&op->c.so, op->c.store, &p, op->ptr_tag, &t);
 	if (have_ptr && have_ptr != GT_ENOTFOUND) {
 		rc = gt_error_set(e, have_ptr, -1, -1, "pointer: %s", t.text);
 		goto out;

@@ -963,7 +963,7 @@ static void do_units(rep *r)
 {
 	gt_diloco_ptr p;
 	gt_error e = {0};
-	int rc = gt_diloco_ptr_read(&r->so, r->o->store, &p, &e);
+	int rc = gt_diloco_ptr_read(&r->so, r->o->store, &p, NULL, &e);
 	if (rc) {
 		if (rc != GT_ENOTFOUND)
 			warnf(r, "diloco/current.json: %s; no learning units shown", e.text);

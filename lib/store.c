@@ -672,8 +672,18 @@ int gt_store_replace(const gt_store_opts *o, const void *buf, size_t len, const 
 	else
 		rc = sc->put(o, f, (long long)len, url, *tag != 0, *tag ? tag : NULL, &taken, e);
 	fclose(f);
-	if (!rc && taken)
-		rc = conflict(url, tag, "?", e);
+	if (!rc && taken) {
+		/* refused (412): another writer came first, or this very put was
+		 * taken, its answer lost and the retry refused; the object read
+		 * back tells which */
+		char *back = NULL, t[GT_STORE_TAG];
+		size_t blen = 0;
+		gt_error be = {0};
+		int same = gt_store_get_tagged(o, url, len + 1, &back, &blen, t, &be) == 0 && back &&
+		           blen == len && !memcmp(back, buf, len);
+		free(back);
+		rc = same ? 0 : conflict(url, tag, "?", e);
+	}
 	return rc;
 }
 

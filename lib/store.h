@@ -214,9 +214,11 @@ int gt_store_get_tagged(const gt_store_opts *o, const char *url, size_t max, cha
  * server that honours it answers 412 when the object changed. Before the
  * put the version is read again and compared, which is all the protection
  * a server that ignores the condition gives (a writer between that read
- * and the put is not seen). Returns 0, GT_ECONFLICT (e says the object
- * changed, appeared or went; nothing was written by this call), or the
- * errors of gt_store_put. */
+ * and the put is not seen). After a 412 the object is read back: holding
+ * these very bytes, it was this put, taken by the server with its answer
+ * lost and then retried, and that is success. Returns 0, GT_ECONFLICT (e
+ * says the object changed, appeared or went; nothing was written by this
+ * call), or the errors of gt_store_put. */
 int gt_store_replace(const gt_store_opts *o, const void *buf, size_t len, const char *url,
                      const char *tag, gt_error *e);
 

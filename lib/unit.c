@@ -208,7 +208,7 @@ static int start_trainer(gt_unit *u, gt_error *e)
 /* the pointer into p, counting its bytes */
 static int read_ptr(gt_unit *u, gt_diloco_ptr *p, gt_error *e)
 {
-	int rc = gt_diloco_ptr_read(&u->c.so, u->c.store, p, e);
+	int rc = gt_diloco_ptr_read(&u->c.so, u->c.store, p, NULL, e);
 	if (rc == 0)
 		u->bytes_received += PTR_BYTES;
 	return rc;

@@ -7,8 +7,7 @@
 # generation cost against an S3 store).
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 . "$GT_SRC/tests/s3/s3.sh"
-s3_need
-s3_start || { cat "$S3"/*.log >&2; skip_all "s3rver or the proxy did not start"; }
+s3_up
 PL=$S3/proxy/requests.log   # (e2e.sh uses L)
 phase=0
 # store_view: the bucket's e2e/ into DIR (by aws, straight from s3rver);
@@ -32,6 +31,6 @@ for p in "$T"/phase.*; do
 	*.2) what="one trainer generation (pull, validate, train, match, publish, contributions)" ;;
 	*.3) what="one worker batch with the new network (3 games)" ;;
 	esac
-	diag "$what: $(awk '{ n[$1]++; i += $4; o += $5 } END { for (m in n) printf "%s %d, ", m, n[m]; printf "%d bytes up, %d down", i, o }' "$p")"
+	diag "$what: $(s3_requests "$p")"
 done
 done_testing

@@ -2,7 +2,8 @@
 # after tap.sh: e2e STORE-URL STORE-DIR LABEL runs two workers
 # (share/gt/worker --once, alice and bob) and a bad upload (mallory), then
 # one trainer generation (share/gt/trainer) against the store, and checks
-# the store's files in STORE-DIR; e2e_trainer_cfg writes its trainer.cfg.
+# the store's files in STORE-DIR; e2e_trainer_cfg writes its trainer.cfg,
+# e2e_own_workers runs two workers with accounts of their own.
 # store_view URL DIR (the caller's; a
 # no-op here) makes DIR show the store where the store is no folder.
 WORKER=$GT_SRC/share/gt/worker
@@ -30,6 +31,18 @@ threshold = -10000
 every_steps = 0
 curriculum = $4
 EOF
+}
+
+# e2e_own_workers STORE DIR: workers alice and bob (DIR/NAME.cfg,
+# own_folder = 1) play and upload a batch each, as the caller's
+# "as NAME command..." runs them (with NAME's account or key); two checks
+e2e_own_workers() {
+	mkdir -p "$2"
+	for _w in alice bob; do
+		printf 'store = %s\nworker = %s\nwork_dir = %s\ngames_per_batch = 3\nvisits = 8\ncheap_visits = 4\nretries = 1\nown_folder = 1\n' \
+			"$1" "$_w" "$2/$_w" > "$2/$_w.cfg"
+		as $_w sh "$WORKER" -c "$2/$_w.cfg" --once 2>"$T/err"; ok $? "$_w's worker plays and uploads a batch"
+	done
 }
 
 # a batch that fails validation: a record with a wrong komi and a cut line

@@ -2,7 +2,8 @@
 # The public store's roles, enforced by nginx started from the shipped
 # share/gt/nginx/gt-store.conf (only its port, folder and password file
 # changed): a worker's account writes only its own games folder, never
-# models/; the trainer's account writes models/ and stats/; reads are
+# models/ or diloco/; the trainer's account writes models/, stats/ and
+# diloco/; reads are
 # public. Two workers (share/gt/worker, own_folder = 1) and one trainer
 # generation run with their own accounts (~/.netrc); a record claiming
 # another worker's name is rejected with the reason "uploader" and counted
@@ -49,17 +50,21 @@ grep -q "HTTP 403" "$T/err"; ok $? "nor directly under games/ (403)"
 echo '{"name":"evil.bin.gz"}' > "$T/evil.json"
 as alice gt-sync put --overwrite "$T/evil.json" "$U/models/latest.json" 2>"$T/err"
 grep -q "HTTP 403" "$T/err"; ok $? "nor models/latest.json (403)"
+as alice gt-sync put --overwrite "$T/evil.json" "$U/diloco/current.json" 2>"$T/err"
+grep -q "HTTP 403" "$T/err"; ok $? "nor diloco/current.json, the learning units' pointer (403)"
 is "$(curl -s -o /dev/null -w '%{http_code}' -X PUT --data-binary @"$T/evil.json" "$U/models/latest.json")" 403 \
 	"an anonymous PUT of models/latest.json: 403"
 is "$(curl -s -o /dev/null -w '%{http_code}' -u alice:wrong -X PUT --data-binary @"$T/evil.json" "$U/games/alice/c")" 401 \
 	"a wrong password: 401"
-[ ! -e "$T/store/models/latest.json" ] && [ ! -e "$T/store/games/bob" ] && [ ! -e "$T/store/games/alice/c" ]
+[ ! -e "$T/store/models/latest.json" ] && [ ! -e "$T/store/games/bob" ] && [ ! -e "$T/store/games/alice/c" ] &&
+	[ ! -e "$T/store/diloco" ]
 ok $? "none of these wrote anything"
 as trainer gt-sync put --overwrite "$T/evil.json" "$U/models/test.json"; ok $? "the trainer puts under models/"
 as trainer gt-sync put --overwrite "$T/evil.json" "$U/stats/test.json"; ok $? "and stats/"
+as trainer gt-sync put --overwrite "$T/evil.json" "$U/diloco/test.json"; ok $? "and diloco/ (the units and gt-outer)"
 as trainer gt-sync put "$T/b.ndjson.gz" "$U/games/trainer-b/" 2>"$T/err"
 grep -q "HTTP 403" "$T/err"; ok $? "but not a games folder not its own (403)"
-rm -f "$T/store/models/test.json" "$T/store/stats/test.json" "$T/store/games/alice/b.ndjson.gz"
+rm -f "$T/store/models/test.json" "$T/store/stats/test.json" "$T/store/diloco/test.json" "$T/store/games/alice/b.ndjson.gz"
 gt-sync ls "$U/games/alice/" >/dev/null; ok $? "reads need no account"
 
 # bob's batch with one game of his and one claiming to be alice's
@@ -79,12 +84,7 @@ is "$(cut -f1 "$T/pstate")" "bob/bob-20261201T000000Z-00000000.ndjson.gz" "the s
 gt-sync pull -q "$U/games/" --state "$T/pstate" > "$T/pulled2"; is "$(wc -c < "$T/pulled2")" 0 "and a second pull takes nothing again"
 
 # two workers and one trainer generation, each with its own account
-mkdir -p "$T/r"
-for w in alice bob; do
-	printf 'store = %s\nworker = %s\nwork_dir = %s\ngames_per_batch = 3\nvisits = 8\ncheap_visits = 4\nretries = 1\nown_folder = 1\n' \
-		"$U" "$w" "$T/r/$w" > "$T/r/$w.cfg"
-	as $w sh "$GT_SRC/share/gt/worker" -c "$T/r/$w.cfg" --once 2>"$T/err"; ok $? "$w's worker plays and uploads a batch"
-done
+e2e_own_workers "$U" "$T/r"
 is "$(ls "$T/store/games/alice" | wc -l) $(ls "$T/store/games/bob" | wc -l)" "1 2" "each into its own folder"
 printf '%s\n' '{"from_step":0,"board_size":7,"visits":8,"cheap_visits":4}' > "$T/r/cur"
 e2e_trainer_cfg "$U" "$T/r/tr" roles "$T/r/cur" > "$T/r/trainer.cfg"

@@ -5,8 +5,7 @@
 # Debian's aws is the independent client on the other side.
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 . "$GT_SRC/tests/s3/s3.sh"
-s3_need
-s3_start || { cat "$S3"/*.log >&2; skip_all "s3rver or the proxy did not start"; }
+s3_up
 U=s3://gt
 L=$S3/proxy/requests.log
 sha() { sha256sum "$1" | cut -d' ' -f1; }
@@ -116,6 +115,13 @@ pub 1000 run1-b1c8-s1000-d100; ok $? "gt-publish to an empty store"
 grep -q '^PUT /gt/models/latest.json 200 .* \*$' "$L"; ok $? "the first pointer with If-None-Match: *"
 s3aws s3 cp s3://gt/models/latest.json "$T/dl/l1" >/dev/null
 grep -q '"name":"run1-b1c8-s1000-d100.bin.gz"' "$T/dl/l1"; ok $? "aws reads the pointer"
+# the pointer's put taken by the server, its answer lost: the retry is
+# refused (412), and the pointer read back is this release's
+printf 'gt/models/latest.json\n' > "$S3/proxy/drop"
+: > "$L"
+pub 1500 run1-b1c8-s1500-d100; ok $? "a release whose pointer's put lost its answer: $(head -1 "$T/err")"
+grep -q '^PUT /gt/models/latest.json 412 ' "$L"; ok $? "(the retry refused: 412)"
+grep '"candidate":"run1-b1c8-s1500' "$T/out" | grep -q '"released":true'; ok $? "recorded as released"
 : > "$L"
 pub 2000 run1-b1c8-s2000-d100; ok $? "a second release"
 grep -q '^PUT /gt/models/latest.json 200 .* "[0-9a-f]*"$' "$L"; ok $? "replaces the pointer with If-Match: its ETag"
@@ -137,5 +143,17 @@ for n in 1 $last; do
 	ok $? "the decision is recorded as not released"
 done
 grep -q '^PUT /gt/models/latest.json 412 ' "$L"; ok $? "the second time the server refused the put (412)"
+# contributions: another writer between the read and the put (here after
+# the read just before the put, where only the server's 412 sees it) is
+# read again and added to, not overwritten
+printf '{"game_id":"c1","worker":"alice","positions":[1,2]}\n' > "$T/acc"
+gt-sync contrib "$U" g1 "$T/acc" > /dev/null; ok $? "contrib over s3://"
+printf '{"generations":["z1"],"workers":{"zed":{"games":7,"positions":70,"rejected":0,"generations":1}}}\n' > "$T/theirs.json"
+printf 'gt/stats/contributions.json 2 %s\n' "$T/theirs.json" > "$S3/proxy/race"
+: > "$L"
+gt-sync contrib "$U" g2 "$T/acc" > /dev/null 2>"$T/err"; ok $? "contrib with another writer in between: $(cat "$T/err")"
+grep -q '^PUT /gt/stats/contributions.json 412 ' "$L"; ok $? "whose put the server refused (412)"
+is "$(s3aws s3 cp s3://gt/stats/contributions.json - | jq -c '[.generations, (.workers | map_values(.games))]')" \
+	'[["z1","g2"],{"alice":1,"zed":7}]' "the other writer's counts kept, this one's added to them"
 is "$(grep -c ' 403 ' "$L")" 0 "no request of gt was refused by the signature check"
 done_testing

@@ -1,7 +1,11 @@
 # units-loop.sh: self-play trained by learning units, the loop of gt(7)
 # in mode = units at a tiny size, sourced by tests/cmd/units-loop.t
-# (file://) and units-loop-http.t (nginx) after tap.sh with S (the store
-# URL), SD (its folder on disk) and KEY (a signing key, or empty) set.
+# (file://), units-loop-http.t (nginx) and units-loop-s3.t (s3://) after
+# tap.sh with S (the store URL), SD (its folder on disk) and KEY (a signing
+# key, or empty) set; optionally CUR, the file on disk that holds the
+# store's diloco/current.json (polled; default SD/diloco/current.json),
+# and VIEW, a command run before the checks that read SD (a store whose
+# server keeps its objects otherwise copies them into SD).
 # Two workers play batches; two units (share/gt/unit -c, each feeding
 # itself its share of STORE/games/ and training) and the outer process
 # (share/gt/outer -c) run in the background while the release step
@@ -68,11 +72,17 @@ play() { # play N: each worker plays N batches
 			sh "$X/worker" -c "$T/bob.cfg" --once 2>>"$T/w.err" || return 1
 	done
 }
-ver() { jq .version "$SD/diloco/current.json" 2>/dev/null || echo 0; }
+ver() { # the store's version, 0 while there is none (or the file is being written)
+	_v=$(jq .version "${CUR:-$SD/diloco/current.json}" 2>/dev/null)
+	case $_v in '' | *[!0-9]*) echo 0 ;; *) echo "$_v" ;; esac
+}
 wait_ver() { # wait_ver V: until the store's version is at least V (60 s at most)
 	_i=0
-	while [ "$(ver)" -lt "$1" ] && [ $_i -lt 600 ]; do sleep 0.1; _i=$((_i + 1)); done
-	[ "$(ver)" -ge "$1" ]
+	while [ "$(ver)" -lt "$1" ]; do
+		[ $_i -ge 600 ] && return 1
+		sleep 0.1
+		_i=$((_i + 1))
+	done
 }
 signed() { # the pointer verifies with the public key (when a key is set)
 	[ -z "$KEY" ] || gt-sync latest --verify-key "$KEY.pub" "$S" "$T/vk" >/dev/null 2>>"$T/e"
@@ -136,6 +146,7 @@ wait $OP
 # the last games taken in
 sh "$X/unit" -c "$T/t.cfg" --once 0 2>>"$T/e" && sh "$X/unit" -c "$T/t.cfg" --once 1 2>>"$T/e"
 ok $? "the feeders take the last games"
+eval "${VIEW:-:}"; ok $? "the store's objects in $SD"
 ! grep -q 'Sanitizer\|runtime error' "$T"/*.err "$W"/*/*.log 2>/dev/null; ok $? "no sanitizer report"
 grep -q '"run":"feedtrain"' "$W/unit-0/cpu.ndjson"; ok $? "a unit's CPU line at its exit"
 if [ -n "$UK" ]; then
@@ -180,6 +191,7 @@ name=$(jq -r .name "$SD/models/latest.json")
 grep -q "network $name" "$T/alice/worker.log"; ok $? "a worker played with the released version $name"
 is "$(zcat "$SD"/games/bob-* | jq -r .board_size | sort -u | paste -sd, -)" 5 "with the curriculum's settings"
 sh "$X/release" -c "$T/t.cfg" 2>"$T/e"; ok $? "a release run sums up the units' contributions"
+eval "${VIEW:-:}"
 is "$(jq '[.workers[].games] | add' "$SD/stats/contributions.json")" "$(wc -l < "$T/admitted")" \
 	"contributions.json: the games the units admitted"
 is "$(jq '[.workers[].rejected] | add' "$SD/stats/contributions.json")" "$(wc -l < "$T/rejected")" \

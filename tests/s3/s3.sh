@@ -11,10 +11,18 @@
 #              variables gt reads (the proxy as AWS_ENDPOINT_URL, key
 #              $S3_KEY, secret $S3_SECRET) with empty ~/.aws files
 #   s3_stop    both stopped (s3_need arranges it at exit)
+#   s3_up      s3_need and s3_start, skip_all (the logs on stderr) if they
+#              do not start
 #   s3aws ARGS Debian's aws (an independent client) straight to s3rver,
 #              with s3rver's own key
+#   s3_requests FILE  a proxy log summed up on one line: requests by kind
+#              (a ListObjectsV2 listing counted as LIST) and the bytes of
+#              their bodies both ways
 # $S3/proxy/requests.log: one line per request gt sent:
 #   METHOD PATH?QUERY STATUS BYTES_IN BYTES_OUT RANGE CONDITION
+# $S3/proxy/users (written by a test): more keys, each an IAM user whose
+# requests the proxy allows only as its policy does (s3proxy.py);
+# $S3/proxy/race: another writer of an object (s3proxy.py)
 S3=$T/s3
 S3_KEY=gtkey
 S3_SECRET=gt-secret-key-0123456789
@@ -51,7 +59,11 @@ s3_start() {
 	"$S3_PY" "$GT_SRC/tests/s3/s3proxy.py" "$S3_PROXY_PORT" "$S3_PORT" "$S3_KEY" "$S3_SECRET" \
 		"$S3/proxy" >"$S3/proxy.log" 2>&1 &
 	S3_PROXY_PID=$!
-	wait_http "http://127.0.0.1:$S3_PORT/" && wait_http "http://127.0.0.1:$S3_PROXY_PORT/" || return 1
+	# the proxy is listening once it has written proxy.ready (a request
+	# to see would be logged, refused)
+	_w=0
+	while [ ! -s "$S3/proxy/proxy.ready" ] && [ $_w -lt 100 ]; do sleep 0.1; _w=$((_w + 1)); done
+	[ -s "$S3/proxy/proxy.ready" ] && wait_http "http://127.0.0.1:$S3_PORT/" || return 1
 	export AWS_ACCESS_KEY_ID=$S3_KEY AWS_SECRET_ACCESS_KEY=$S3_SECRET AWS_REGION=us-east-1
 	export AWS_ENDPOINT_URL=http://127.0.0.1:$S3_PROXY_PORT
 	export AWS_CONFIG_FILE=$S3/aws/config AWS_SHARED_CREDENTIALS_FILE=$S3/aws/credentials
@@ -60,11 +72,21 @@ s3_start() {
 	return 0
 }
 
+s3_up() {
+	s3_need
+	s3_start || { cat "$S3"/*.log >&2; skip_all "s3rver or the proxy did not start"; }
+}
+
 s3_stop() {
 	for _p in $S3_PROXY_PID $S3_PID; do
 		kill "$_p" 2>/dev/null && wait "$_p" 2>/dev/null
 	done
 	S3_PID= S3_PROXY_PID=
+}
+
+s3_requests() {
+	awk '{ w = index($2, "list-type=2") ? "LIST" : $1; n[w]++; i += $4; o += $5 }
+	     END { for (m in n) printf "%s %d, ", m, n[m]; printf "%d bytes up, %d down", i, o }' "$1"
 }
 
 s3aws() {   # s3rver's own key (it checks signatures, not as AWS does)

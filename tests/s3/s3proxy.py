@@ -12,6 +12,17 @@ S3 tests of gt. It stands for what s3rver does not do as AWS does:
     (412 PreconditionFailed when the object exists, or when its ETag is not
     the one named), atomically with respect to the proxy's other requests.
 
+  * when DIR/users exists, each of its lines "ACCESS_KEY SECRET USERNAME
+    POLICY_FILE" is one more IAM user, whose requests are allowed only as
+    the identity policy in POLICY_FILE allows them, evaluated as S3 does
+    for the actions gt's requests need (GET and HEAD of an object:
+    s3:GetObject, PUT: s3:PutObject, a ListObjectsV2 listing: s3:ListBucket
+    with s3:prefix; Allow statements, Resource wildcards, ${aws:username},
+    StringLike and StringEquals conditions) and answered 403 AccessDenied
+    otherwise; as on S3, a missing object is 404 only to a user who may
+    list the bucket (ListBucket without an s3:prefix), else 403. The key
+    on the command line may do anything.
+
 usage: s3proxy.py LISTEN_PORT UPSTREAM_PORT ACCESS_KEY SECRET_KEY DIR
 It logs one line per request to DIR/requests.log:
   METHOD PATH?QUERY STATUS BYTES_IN BYTES_OUT RANGE CONDITION
@@ -21,10 +32,15 @@ and, when the file DIR/race holds "KEY N FILE", after the N-th GET of the
 object KEY (bucket/key, no leading '/') since the file appeared it
 replaces that object on the server by the bytes of FILE and removes
 DIR/race: another writer that
-comes between gt's read of a pointer and its write.
+comes between gt's read of a pointer and its write; and when the file
+DIR/drop holds "KEY", the next PUT of KEY is done on the server but its
+answer lost (the connection closed without one; logged with STATUS 0),
+and DIR/drop removed: a client then retries a put that took effect.
 """
 import datetime
+import fnmatch
 import hashlib
+import json
 import http.client
 import http.server
 import os
@@ -46,6 +62,52 @@ HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrad
 CHECKED = {"authorization", "x-amz-date", "x-amz-content-sha256", "x-amz-security-token"}
 
 
+def users():
+    """{access key: (secret, username, policy)} of DIR/users"""
+    out = {}
+    try:
+        with open(os.path.join(DIR, "users")) as f:
+            for line in f:
+                k, s, u, p = line.split()
+                with open(p) as pf:
+                    out[k] = (s, u, json.load(pf))
+    except FileNotFoundError:
+        pass
+    return out
+
+
+def as_list(x):
+    return x if isinstance(x, list) else [x]
+
+
+def allowed(user, policy, action, resource, context):
+    """whether an Allow statement of the policy covers the request"""
+    for st in policy["Statement"]:
+        if st.get("Effect") != "Allow":
+            continue
+        if not any(fnmatch.fnmatchcase(action, a) for a in as_list(st["Action"])):
+            continue
+        if not any(fnmatch.fnmatchcase(resource, r.replace("${aws:username}", user))
+                   for r in as_list(st["Resource"])):
+            continue
+        ok = True
+        for op, keys in st.get("Condition", {}).items():
+            for key, want in keys.items():
+                got = context.get(key)
+                want = [w.replace("${aws:username}", user) for w in as_list(want)]
+                if got is None:
+                    ok = False
+                elif op == "StringLike":
+                    ok = ok and any(fnmatch.fnmatchcase(got, w) for w in want)
+                elif op == "StringEquals":
+                    ok = ok and got in want
+                else:
+                    ok = False      # an operator this proxy does not know
+        if ok:
+            return True
+    return False
+
+
 def uri_encode(s, safe):
     return urllib.parse.quote(s, safe=safe)
 
@@ -64,7 +126,8 @@ def canonical_url(host, raw_path):
 
 
 def check_signature(method, raw_path, headers, body):
-    """None if the request is signed right, else (code, message)."""
+    """None if the request is signed right, else (code, message); the
+    access key in headers["_akey"] (set here)."""
     auth = headers.get("Authorization", "")
     if not auth.startswith("AWS4-HMAC-SHA256 "):
         return ("AccessDenied", "no AWS4-HMAC-SHA256 Authorization header")
@@ -78,7 +141,8 @@ def check_signature(method, raw_path, headers, body):
         sig = fields["Signature"]
     except (KeyError, ValueError):
         return ("AuthorizationHeaderMalformed", "malformed Authorization header")
-    if akey != AKEY:
+    secret = SECRET if akey == AKEY else users().get(akey, (None,))[0]
+    if secret is None:
         return ("InvalidAccessKeyId", "unknown access key " + akey)
     if service != "s3" or term != "aws4_request":
         return ("AuthorizationHeaderMalformed", "credential scope is not s3/aws4_request")
@@ -101,7 +165,7 @@ def check_signature(method, raw_path, headers, body):
     req = AWSRequest(method=method, url=canonical_url(headers.get("Host", ""), raw_path),
                      headers={h: " ".join((headers.get(h) or "").split()) for h in signed},
                      data=body)
-    signer = S3SigV4Auth(Credentials(AKEY, SECRET), "s3", region)
+    signer = S3SigV4Auth(Credentials(akey, secret), "s3", region)
     req.context["timestamp"] = amzdate
     cr = signer.canonical_request(req)
     want = signer.signature(signer.string_to_sign(req, cr), req)
@@ -164,6 +228,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
             os.unlink(os.path.join(DIR, "race"))
             GETS[key] = 0
 
+    def dropped(self, key):
+        """whether the answer to this put of key is to be lost (DIR/drop)"""
+        path = os.path.join(DIR, "drop")
+        try:
+            with open(path) as f:
+                if f.read().split() != [key]:
+                    return False
+            os.unlink(path)
+        except OSError:
+            return False
+        return True
+
     def handle_any(self):
         n = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(n) if n else b""
@@ -187,11 +263,45 @@ class Handler(http.server.BaseHTTPRequestHandler):
             r, data = upstream(self.command, self.path, fwd, body if n else None)
             if self.command == "GET" and r.status in (200, 206):
                 self.race(key)      # before the answer: the client's next request comes after
+        if self.command == "PUT" and 200 <= r.status < 300 and self.dropped(key):
+            self.close_connection = True
+            return self.log(0, n, 0)
+        if r.status == 404 and not self.may_list:
+            return self.error(403, "AccessDenied", "Access Denied", n)
         hs = [(k, v) for k, v in r.getheaders() if k.lower() not in HOP | {"content-length"}]
         self.answer(r.status, data, hs, n,
                     r.getheader("Content-Length") if self.command == "HEAD" else None)
 
-    do_GET = do_PUT = do_HEAD = do_DELETE = do_POST = handle_any
+    def policy(self):
+        """None, or (username, policy, action, resource, context) of a
+        request by one of DIR/users"""
+        akey = self.headers.get("Authorization", "").partition("Credential=")[2].partition("/")[0]
+        u = users().get(akey)
+        if u is None:
+            return None
+        path, _, query = self.path.partition("?")
+        bucket, _, key = urllib.parse.unquote(path).lstrip("/").partition("/")
+        q = urllib.parse.parse_qs(query)
+        if not key and self.command == "GET" and "list-type" in q:
+            return (u[1], u[2], "s3:ListBucket", "arn:aws:s3:::" + bucket,
+                    {"s3:prefix": q.get("prefix", [""])[0]})
+        action = {"GET": "s3:GetObject", "HEAD": "s3:GetObject", "PUT": "s3:PutObject",
+                  "DELETE": "s3:DeleteObject"}.get(self.command, "s3:" + self.command)
+        return (u[1], u[2], action, "arn:aws:s3:::%s/%s" % (bucket, key), {})
+
+    def handle_checked(self):
+        self.may_list = True
+        p = self.policy()
+        if p and not allowed(*p):
+            n = int(self.headers.get("Content-Length") or 0)
+            self.rfile.read(n)
+            return self.error(403, "AccessDenied", "Access Denied", n)
+        if p and p[2] == "s3:GetObject":
+            bucket = p[3].split(":::")[1].partition("/")[0]
+            self.may_list = allowed(p[0], p[1], "s3:ListBucket", "arn:aws:s3:::" + bucket, {})
+        return self.handle_any()
+
+    do_GET = do_PUT = do_HEAD = do_DELETE = do_POST = handle_checked
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@
  * too-stale listed too late), a version's network checked against the
  * Nesterov step worked out here, the crash between state and pointer
  * finished by the next open, a state behind the store refused, the run
- * loop and the k/U scale. */
+ * loop and the k/U scale, a pointer another writer replaced since it was
+ * read (a lost race) reported and not overwritten. */
 #include "delta.h"
 #include "diloco.h"
 #include "fs.h"
@@ -94,7 +95,7 @@ static long ptr_version(void)
 	gt_store_opts o;
 	gt_store_opts_init(&o);
 	gt_error e;
-	return gt_diloco_ptr_read(&o, store, &p, &e) ? -1 : (long)p.version;
+	return gt_diloco_ptr_read(&o, store, &p, NULL, &e) ? -1 : (long)p.version;
 }
 
 /* a delta of unit u on version v of o (base sha from o unless bad_sum),
@@ -291,7 +292,28 @@ int main(void)
 	   "version 4 of 1 delta of 4 units: scale 0.25");
 	if (rc)
 		diag("%s", e.text);
-	gt_outerproc_commit(op, &e);
+	/* another writer's pointer between this process's read of current.json
+	 * and its put (a second outer process, a hand): the commit fails with
+	 * GT_ECONFLICT, saying so, and the other pointer stays */
+	const char theirs[] = "{\"version\":99,\"by\":\"someone else\"}\n";
+	char tmp[1300];
+	snprintf(tmp, sizeof tmp, "%s.tmp", spath("current.json"));
+	FILE *f = fopen(tmp, "w");
+	fputs(theirs, f);
+	fclose(f);
+	rename(tmp, spath("current.json"));
+	is_int(gt_outerproc_commit(op, &e), GT_ECONFLICT, "a pointer changed since it was read: conflict");
+	ok(strstr(e.text, "diloco/current.json changed since it was read; not overwritten") != NULL,
+	   "reported (%s)", e.text);
+	char back[256] = "";
+	f = fopen(spath("current.json"), "r");
+	if (f) {
+		size_t nb = fread(back, 1, sizeof back - 1, f);
+		back[nb] = 0;
+		fclose(f);
+	}
+	is_str(back, theirs, "the other writer's pointer is not overwritten");
+	is_int(gt_outerproc_commit(op, &e), GT_ECONFLICT, "nor at a second try");
 	gt_outerproc_close(op);
 
 	free(d0);

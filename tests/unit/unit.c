@@ -210,7 +210,7 @@ int main(void)
 	gt_store_opts so;
 	gt_store_opts_init(&so);
 	gt_diloco_ptr p;
-	gt_diloco_ptr_read(&so, store, &p, &e);
+	gt_diloco_ptr_read(&so, store, &p, NULL, &e);
 	memset(p.params_sha256, 'a', 64);
 	char *s = gt_diloco_ptr_format(&p);
 	snprintf(path, sizeof path, "%s/diloco/current.json", store);
