@@ -49,12 +49,14 @@ int gt_conv_mode_env(void);
 
 /* gt_conv_winograd: 1 when the 3x3 convolutions of a forward of batch
  * positions on n x n boards (2..19) are to use Winograd under mode, 0
- * for im2col. GT_CONV_AUTO follows bench/wino's measurement (b6c96, one
- * thread; gt-selfplay(1) PERFORMANCE): Winograd when batch (n^2 - 3.5
- * ceil(n/4)^2) >= 140, i.e. any batch on 14x14 to 19x19, from 2
- * positions on 11x11 to 13x13, 3 on 8x8 to 10x10, 4 on 7x7, 7 on 6x6, 12
- * on 4x4 and 5x5 (13), 26 on 3x3, 280 on 2x2: few tiles do not pay for
- * reading the 4 times larger transformed filters and for 36 GEMM calls. */
+ * for im2col. GT_CONV_AUTO decides by the board alone, never by the
+ * batch, so that one position gets the same outputs in any batch (a
+ * switch of method changes them by a few 1e-6, enough to change a game):
+ * Winograd on 14x14 to 19x19, where bench/wino measured it faster at
+ * every batch (b6c96, one thread: 1.1 times at batch 1, 1.8 to 2.2 at
+ * 16; gt-selfplay(1) PERFORMANCE); im2col below, where batch 1 is slower
+ * by Winograd (0.55 to 0.65 on 9x9) though batches of 3 and more are
+ * faster (1.4 to 1.6 at 16: GT_CONV=winograd). batch is not used. */
 int gt_conv_winograd(int mode, int n, int batch);
 
 /* gt_wino_filter_floats: floats of the transformed filters of a cout x

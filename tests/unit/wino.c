@@ -281,6 +281,16 @@ int main(void)
 
 	is_int(gt_conv_winograd(GT_CONV_IM2COL, 19, 16), 0, "GT_CONV=im2col: im2col on 19x19");
 	is_int(gt_conv_winograd(GT_CONV_WINOGRAD, 2, 1), 1, "GT_CONV=winograd: winograd on 2x2");
+	/* the automatic choice by the board alone: a position's outputs must
+	 * not depend on its batch (gt-elo(1): the same games whatever
+	 * --parallel-games), and 9x9 at batch 1 is slower by Winograd */
+	int same = 1;
+	for (int n = 2; n <= 19; n++)
+		for (int b = 2; b <= 64; b++)
+			same &= gt_conv_winograd(GT_CONV_AUTO, n, b) == gt_conv_winograd(GT_CONV_AUTO, n, 1);
+	ok(same, "automatic: the same method for every batch on each board 2..19");
+	is_int(gt_conv_winograd(GT_CONV_AUTO, 19, 1), 1, "automatic: winograd on 19x19");
+	is_int(gt_conv_winograd(GT_CONV_AUTO, 9, 16), 0, "automatic: im2col on 9x9");
 	setenv("GT_CONV", "winograd", 1);
 	is_int(gt_conv_mode_env(), GT_CONV_WINOGRAD, "GT_CONV=winograd read");
 	setenv("GT_CONV", "im2col", 1);
