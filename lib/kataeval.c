@@ -91,6 +91,14 @@ int gt_kataeval_is(const gt_evaluator *ev)
 	return ev && ev->eval == ke_eval;
 }
 
+int gt_kataeval_conv_batch(gt_evaluator *ev, int on)
+{
+	if (!gt_kataeval_is(ev))
+		return GT_EINVAL;
+	gt_kata_conv_batch(((kataeval *)ev->ctx)->k, on);
+	return 0;
+}
+
 int gt_kataeval_set_exact(gt_evaluator *ev, int on)
 {
 	if (!gt_kataeval_is(ev))

@@ -30,5 +30,7 @@ int gt_kataeval_is(const gt_evaluator *ev);
 /* gt_kataeval_set_exact: as gt_neteval_set_exact (one forward pass per
  * position). Returns 0, or GT_EINVAL when ev is not a KataGo evaluator. */
 int gt_kataeval_set_exact(gt_evaluator *ev, int on);
+/* gt_kataeval_conv_batch: as gt_neteval_conv_batch (neteval.h). */
+int gt_kataeval_conv_batch(gt_evaluator *ev, int on);
 
 #endif

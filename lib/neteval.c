@@ -84,6 +84,16 @@ int gt_neteval_max_n(const gt_evaluator *ev)
 	return n < GT_MAX_N ? n : GT_MAX_N;
 }
 
+int gt_neteval_conv_batch(gt_evaluator *ev, int on)
+{
+	if (gt_kataeval_is(ev))
+		return gt_kataeval_conv_batch(ev, on);
+	if (ev->eval != ne_eval)
+		return GT_EINVAL;
+	gt_nn_conv_batch(((neteval *)ev->ctx)->nn, on);
+	return 0;
+}
+
 int gt_neteval_set_exact(gt_evaluator *ev, int on)
 {
 	if (gt_kataeval_is(ev))

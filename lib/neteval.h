@@ -46,5 +46,13 @@ int gt_neteval_max_n(const gt_evaluator *ev);
  * Returns 0, or GT_EINVAL for an evaluator that is not a network (the
  * uniform one is exact anyway). */
 int gt_neteval_set_exact(gt_evaluator *ev, int on);
+/* gt_neteval_conv_batch: on = 1 lets the network's CPU forward choose its
+ * 3x3 convolution method by the batch as well as the board (nn.h
+ * gt_nn_conv_batch: Winograd from batches of 3 on 9x9, about 1.5 times
+ * the positions per CPU-second at self-play's batches), for callers whose
+ * outputs may depend on the batch anyway (gt-selfplay without
+ * --deterministic). Returns 0, or GT_EINVAL for an evaluator that is not
+ * a network. */
+int gt_neteval_conv_batch(gt_evaluator *ev, int on);
 
 #endif

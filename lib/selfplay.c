@@ -542,8 +542,12 @@ int gt_selfplay_model_open(const gt_selfplay_params *p, const char *path, gt_eva
 		*backend = be ? be : "";
 	if (!be)
 		return 0;
+	/* --deterministic: batch 1 everywhere; otherwise outputs depend on
+	 * the batch already, and the convolutions may follow it too */
 	if (p->exact)
 		gt_neteval_set_exact(ev, 1);
+	else
+		gt_neteval_conv_batch(ev, 1);
 	return gt_evcache_wrap(ev, p->cache_bytes / (p->threads > 0 ? p->threads : 1));
 }
 

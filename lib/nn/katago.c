@@ -581,6 +581,11 @@ static void free_blocks(kblock *b, int n)
 	free(b);
 }
 
+void gt_kata_conv_batch(gt_kata *k, int on)
+{
+	k->conv_mode = gt_conv_batch_mode(k->conv_mode, on);
+}
+
 void gt_kata_free(gt_kata *k)
 {
 	if (!k)

@@ -90,6 +90,8 @@ int gt_kata_sniff(const char *path);
  * with gt_kata_free). */
 int gt_kata_read(const char *path, gt_kata **out, gt_error *e);
 void gt_kata_free(gt_kata *k);
+/* gt_kata_conv_batch: as gt_nn_conv_batch (nn.h) for a KataGo network. */
+void gt_kata_conv_batch(gt_kata *k, int on);
 const gt_kata_info *gt_kata_info_of(const gt_kata *k);
 
 /* gt_kata_forward: the network on batch positions of one board size n

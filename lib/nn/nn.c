@@ -281,6 +281,12 @@ float *gt_nn_params(gt_nn *nn) { return nn->params; }
 float *gt_nn_grads(gt_nn *nn) { return nn->grads; }
 size_t gt_nn_nparams(const gt_nn *nn) { return nn->nparams; }
 int gt_nn_sync_params(gt_nn *nn) { return nn->be->sync_params(nn); }
+
+void gt_nn_conv_batch(gt_nn *nn, int on)
+{
+	if (nn->be->conv_batch)
+		nn->be->conv_batch(nn, on);
+}
 const char *gt_nn_error(const gt_nn *nn) { return nn->errtext; }
 
 void gt_nn_zero_grad(gt_nn *nn)

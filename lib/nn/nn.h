@@ -141,6 +141,12 @@ float *gt_nn_params(gt_nn *nn);
 float *gt_nn_grads(gt_nn *nn);
 size_t gt_nn_nparams(const gt_nn *nn);
 int gt_nn_sync_params(gt_nn *nn);
+/* gt_nn_conv_batch: on = 1 lets the CPU backend choose the 3x3
+ * convolutions' method by the batch too (wino.h, GT_CONV_AUTO_BATCH:
+ * faster on small boards, but a position's outputs then differ by a few
+ * 1e-6 with the batch it is in); 0 (the default): by the board alone.
+ * GT_CONV=im2col|winograd overrides both; other backends ignore it. */
+void gt_nn_conv_batch(gt_nn *nn, int on);
 /* gt_nn_zero_grad: grads = 0 (backward accumulates). */
 void gt_nn_zero_grad(gt_nn *nn);
 

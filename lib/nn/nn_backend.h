@@ -22,6 +22,7 @@ typedef struct gt_nn_backend {
 	 * gradient to nn->grads. */
 	int (*backward)(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 	                gt_nn_loss *loss, int grads);
+	void (*conv_batch)(gt_nn *nn, int on);  /* gt_nn_conv_batch; NULL: nothing to do */
 } gt_nn_backend;
 
 struct gt_nn {

@@ -775,11 +775,18 @@ static int cpu_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 	return 0;
 }
 
+static void cpu_conv_batch(gt_nn *nn, int on)
+{
+	cpu *c = nn->state;
+	c->conv_mode = gt_conv_batch_mode(c->conv_mode, on);
+}
+
 const gt_nn_backend gt_nn_backend_cpu = {
 	.name = "cpu",
 	.init = cpu_init,
 	.release = cpu_release,
 	.sync_params = cpu_sync,
+	.conv_batch = cpu_conv_batch,
 	.forward = cpu_forward,
 	.backward = cpu_backward,
 };

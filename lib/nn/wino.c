@@ -37,12 +37,27 @@ int gt_conv_winograd(int mode, int n, int batch)
 		return 0;
 	if (mode == GT_CONV_WINOGRAD)
 		return 1;
+	if (mode == GT_CONV_AUTO_BATCH) {
+		/* fitted to bench/wino's ratios (b6c96, batch 1 to 16, n 2 to
+		 * 19): the useful points less 3.5 per tile, over the batch */
+		int t = (n + 3) / 4;
+		return batch * (n * n - 3.5 * t * t) >= 140;
+	}
 	/* by the board alone, so that a position's outputs do not depend on
 	 * the batch it is evaluated in (gt-elo's same games whatever
 	 * --parallel-games): the boards where bench/wino measured Winograd
 	 * faster at every batch, 1 included */
 	(void)batch;
 	return n >= 14;
+}
+
+int gt_conv_batch_mode(int mode, int on)
+{
+	if (mode == GT_CONV_AUTO && on)
+		return GT_CONV_AUTO_BATCH;
+	if (mode == GT_CONV_AUTO_BATCH && !on)
+		return GT_CONV_AUTO;
+	return mode;
 }
 
 size_t gt_wino_filter_floats(int cout, int cin)

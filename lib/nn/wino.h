@@ -41,7 +41,14 @@ enum {
 	GT_CONV_AUTO = 0,     /* unset: Winograd where it is measured faster */
 	GT_CONV_IM2COL = 1,   /* GT_CONV=im2col: always im2col + sgemm */
 	GT_CONV_WINOGRAD = 2, /* GT_CONV=winograd: always Winograd (3x3 only) */
+	GT_CONV_AUTO_BATCH = 3, /* not from GT_CONV: GT_CONV_AUTO by board and batch,
+	                         * for callers whose outputs may depend on the
+	                         * batch (gt_conv_batch_mode) */
 };
+/* gt_conv_batch_mode: the mode to use instead of mode when a caller lets
+ * outputs depend on the batch (gt-selfplay without --deterministic):
+ * GT_CONV_AUTO becomes GT_CONV_AUTO_BATCH, the others stay. */
+int gt_conv_batch_mode(int mode, int on);
 
 /* gt_conv_mode_env: the mode GT_CONV asks for ("im2col", "winograd";
  * unset, empty or anything else: GT_CONV_AUTO). */
@@ -56,7 +63,11 @@ int gt_conv_mode_env(void);
  * every batch (b6c96, one thread: 1.1 times at batch 1, 1.8 to 2.2 at
  * 16; gt-selfplay(1) PERFORMANCE); im2col below, where batch 1 is slower
  * by Winograd (0.55 to 0.65 on 9x9) though batches of 3 and more are
- * faster (1.4 to 1.6 at 16: GT_CONV=winograd). batch is not used. */
+ * faster (1.4 to 1.6 at 16: GT_CONV=winograd). batch is used by
+ * GT_CONV_AUTO_BATCH only, fitted to bench/wino's ratios over batch 1 to
+ * 16 and boards 2 to 19: Winograd when batch (n^2 - 3.5 ceil(n/4)^2) >=
+ * 140 (any batch on 14x14 and up, 2 positions on 11x11 to 13x13, 3 on
+ * 8x8 to 10x10, 4 on 7x7). */
 int gt_conv_winograd(int mode, int n, int batch);
 
 /* gt_wino_filter_floats: floats of the transformed filters of a cout x

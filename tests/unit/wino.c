@@ -291,6 +291,14 @@ int main(void)
 	ok(same, "automatic: the same method for every batch on each board 2..19");
 	is_int(gt_conv_winograd(GT_CONV_AUTO, 19, 1), 1, "automatic: winograd on 19x19");
 	is_int(gt_conv_winograd(GT_CONV_AUTO, 9, 16), 0, "automatic: im2col on 9x9");
+	/* gt-selfplay without --deterministic: by the batch too (bench/wino:
+	 * on 9x9 batch 1 is slower by Winograd, 16 faster) */
+	is_int(gt_conv_batch_mode(GT_CONV_AUTO, 1), GT_CONV_AUTO_BATCH, "by the batch: automatic follows it");
+	is_int(gt_conv_batch_mode(GT_CONV_IM2COL, 1), GT_CONV_IM2COL, "by the batch: GT_CONV=im2col stays");
+	is_int(gt_conv_batch_mode(GT_CONV_AUTO_BATCH, 0), GT_CONV_AUTO, "by the batch: off again");
+	is_int(gt_conv_winograd(GT_CONV_AUTO_BATCH, 9, 1), 0, "by the batch: im2col for one 9x9 position");
+	is_int(gt_conv_winograd(GT_CONV_AUTO_BATCH, 9, 3), 1, "by the batch: winograd from 3 9x9 positions");
+	is_int(gt_conv_winograd(GT_CONV_AUTO_BATCH, 19, 1), 1, "by the batch: winograd on 19x19 at batch 1");
 	setenv("GT_CONV", "winograd", 1);
 	is_int(gt_conv_mode_env(), GT_CONV_WINOGRAD, "GT_CONV=winograd read");
 	setenv("GT_CONV", "im2col", 1);
