@@ -15,7 +15,7 @@
 # is the instability the recipe's quorum avoids). The first line is the
 # single trainer (gt-train, 500 steps) on all the rows.
 #
-#   GT_BIN=$PWD/bin sh bench/units-gen1.sh [LR:MOMENTUM:QUORUM:INNER_STEPS ...]
+#   GT_BIN=$PWD/bin sh bench/units-gen1.sh [LR:MOMENTUM:QUORUM:INNER_STEPS[:INNER_LR] ...]
 #
 # Not part of make bench (several minutes, wall-clock driven). The
 # settings default to the sweep in results/9x9-from-zero-units/README.
@@ -52,17 +52,18 @@ held() { # model: "val_total policy value"
 }
 rows() { jq -s '[.[].rows] | add' "$1"/manifest 2>/dev/null || echo '?'; }
 printf 'shares (rows): %s %s %s %s\n' "$(rows "$d/share/0")" "$(rows "$d/share/1")" "$(rows "$d/share/2")" "$(rows "$d/share/3")"
-printf '%-22s %8s %9s %8s %8s %9s\n' setting versions held-out policy value max-v3+
+printf '%-30s %8s %9s %8s %8s %9s\n' setting versions held-out policy value max-v3+
 gt-train --model "$d/m0.bin.gz" --data "$d/all" -o "$d/s.bin.gz" --steps 500 --batch 128 --lr 0.001 \
 	--window 50000 > /dev/null 2>&1 || exit 1
 set -- single $(held "$d/s.bin.gz") "$@"
-printf '%-22s %8s %9.4f %8.4f %8.4f %9s\n' "single (500 steps)" - "$2" "$3" "$4" -
+printf '%-30s %8s %9.4f %8.4f %8.4f %9s\n' "single (500 steps)" - "$2" "$3" "$4" -
 shift 4
 
 for s in "$@"; do
-	IFS=: read -r lr mom q h <<EOF
+	IFS=: read -r lr mom q h ilr <<EOF
 $s
 EOF
+	: "${ilr:=0.001}"
 	r=$d/run; rm -rf "$r" "$d/stop"; mkdir -p "$r"
 	( while [ ! -f "$d/stop" ]; do gt-outer --store "file://$r/store" --state "$r/outer" --init "$d/m0.bin.gz" \
 		--units 4 --quorum "$q" --lr "$lr" --momentum "$mom" --max-staleness 6 --grace 0.2 --poll 0.2 \
@@ -71,7 +72,7 @@ EOF
 		sl=$(echo "0 0.02 0.05 0.1" | cut -d' ' -f$((k + 1)))
 		( while [ ! -f "$d/stop" ]; do gt-unit --store "file://$r/store" --data "$d/share/$k" --unit "u$k" \
 			--cache "$r/u$k" --state "$r/u$k/state" --inner-steps "$h" --batch 128 --window 50000 \
-			--lr 0.001 --codec int8 --poll 0.2 --seed $((k + 1)) --step-sleep "$sl" > /dev/null 2>&1; sleep 0.5; done ) &
+			--lr "$ilr" --codec int8 --poll 0.2 --seed $((k + 1)) --step-sleep "$sl" > /dev/null 2>&1; sleep 0.5; done ) &
 	done
 	t=0
 	while :; do
@@ -92,5 +93,5 @@ EOF
 		mx=$(echo "$x $mx" | awk '{ print ($1 > $2) ? $1 : $2 }'); i=$((i + 1))
 	done
 	set -- $(held "$r/store/diloco/versions/v$v.bin.gz")
-	printf '%-22s %8s %9.4f %8.4f %8.4f %9.4f\n' "lr $lr m $mom q $q H $h" "$v" "$1" "$2" "$3" "$mx"
+	printf '%-30s %8s %9.4f %8.4f %8.4f %9.4f\n' "lr $lr m $mom q $q H $h${ilr:+ i$ilr}" "$v" "$1" "$2" "$3" "$mx"
 done

@@ -99,8 +99,8 @@ training_settings() {
 	match_games=40 match_visits=100 match_board_size=9 elo_options= threshold=20
 	every_steps=10000 curriculum= sign_key= verify_key= report=no
 	board_size=9 komi=7 rules=chinese unit_sign_key= unit_keys=
-	units=4 inner_steps=100 codec=int8 unit_options= feed_poll=10 quorum=
-	outer_lr=0.7 outer_momentum=0.9 max_staleness=2 outer_options= release_poll=60
+	units=4 inner_steps=10 codec=int8 unit_options= feed_poll=10 quorum=
+	outer_lr=1.0 outer_momentum=0.5 max_staleness=2 outer_options= release_poll=60
 	cfg_read "$1" mode store work_dir log series arch min_games rows_per_shard window steps \
 		batch train_options match_games match_visits match_board_size elo_options threshold \
 		every_steps curriculum sign_key verify_key report units inner_steps codec unit_options \
