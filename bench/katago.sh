@@ -2,7 +2,9 @@
 # katago.sh: gt-selfplay's network evaluations per CPU-second with KataGo's
 # g170 b6c96 network on 9x9 and 19x19 (2 threads, both cores), against gt's
 # own b6c96 network in the same run; beside KataGo's own `benchmark` with
-# the same network when KATAGO=/path/to/katago is given.
+# the same network when KATAGO=/path/to/katago is given (KataGo's
+# benchmark, 2 search threads, 200 visits, the same board size), each
+# side per CPU-second, KATAGO_BENCH_ROUNDS (3) rounds alternating.
 # Run by bench/run with GT_BIN and GT_SRC set.
 : "${GT_SRC:=.}" "${GT_BIN:=$GT_SRC/bin}"
 D=${GT_KATAGO_DATA:-$GT_SRC/../shared/data/katago}
@@ -26,19 +28,44 @@ if p.returncode or not m:
 rate, wall = float(m[-1][0]), float(m[-1][1])
 print("%.0f %.1f" % (rate * wall / cpu, cpu))
 PY
+# KataGo's own benchmark (its search, 2 threads, the same network and
+# board size): evals per CPU-second from its last nnEvals/s line and secs
+cat >"$d/kg.py" <<'PY'
+import re, resource, subprocess, sys
+p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = ru.ru_utime + ru.ru_stime
+m = re.findall(r"nnEvals/s = ([0-9.]+) .*?\(([0-9.]+) secs\)", p.stdout)
+if p.returncode or not m:
+    print("nan nan"); sys.exit(0)
+rate, wall = float(m[-1][0]), float(m[-1][1])
+print("%.0f %.1f" % (rate * wall / cpu, cpu))
+PY
+kg=
+if [ -n "$KATAGO" ] && [ -x "$KATAGO" ]; then
+	kg=$KATAGO
+	printf 'logToStderr = true\nnumSearchThreads = 2\n' >"$d/k.cfg"
+else
+	echo "katago.sh: KataGo's own benchmark: katago is absent (set KATAGO=/path/to/katago)"
+fi
+# min/median/max of a file of numbers
+mmm() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR) printf "%s/%s/%s", v[1], v[int((NR + 1) / 2)], v[NR]; else printf "-" }'; }
+med() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
+rounds=${KATAGO_BENCH_ROUNDS:-3}
 for n in 9 19; do
 	if [ "$n" = 9 ]; then g=4 v=64; else g=1 v=32; fi
 	set -- --games $g --visits $v --cheap-visits $((v / 4)) --board-size $n --max-moves $((n * n / 2)) \
 		--threads 2 --parallel-games 4 --seed 3 --progress
-	k=$(/usr/bin/python3 "$d/run.py" "$GT_BIN/gt-selfplay" --model "$K" "$@")
-	r=$(/usr/bin/python3 "$d/run.py" "$GT_BIN/gt-selfplay" --model "$d/gt-b6c96.bin.gz" "$@")
-	echo "$k $r" | awk -v n="$n" '{ printf "katago.sh: gt-selfplay %dx%d, 2 threads: KataGo b6c96 %s evals/CPU-s (%.0f CPU-s), gt b6c96 %s (ratio %.2f)\n", n, n, $1, $2, $3, $1 / $3 }'
+	: > "$d/k$n"; : > "$d/g$n"; : > "$d/o$n"
+	i=0
+	while [ $i -lt "$rounds" ]; do
+		# the sides alternate within each round
+		/usr/bin/python3 "$d/run.py" "$GT_BIN/gt-selfplay" --model "$K" "$@" | cut -d' ' -f1 >> "$d/g$n"
+		[ -z "$kg" ] || /usr/bin/python3 "$d/kg.py" "$kg" benchmark -model "$K" -config "$d/k.cfg" \
+			-v 200 -t 2 -boardsize "$n" | cut -d' ' -f1 >> "$d/o$n"
+		/usr/bin/python3 "$d/run.py" "$GT_BIN/gt-selfplay" --model "$d/gt-b6c96.bin.gz" "$@" | cut -d' ' -f1 >> "$d/k$n"
+		i=$((i + 1))
+	done
+	echo "katago.sh: ${n}x$n, 2 threads, evals per CPU-second min/median/max of $rounds: gt-selfplay with KataGo's b6c96 $(mmm "$d/g$n"), with gt's b6c96 $(mmm "$d/k$n") (ratio $(echo "$(med "$d/g$n") $(med "$d/k$n")" | awk '{ printf "%.2f", $1 / $2 }'))"
+	[ -z "$kg" ] || echo "katago.sh: ${n}x$n: KataGo benchmark (the same network, -v 200 -t 2) $(mmm "$d/o$n"): gt-selfplay / KataGo $(echo "$(med "$d/g$n") $(med "$d/o$n")" | awk '{ printf "%.2f", $1 / $2 }')"
 done
-if [ -n "$KATAGO" ] && [ -x "$KATAGO" ]; then
-	# KataGo's own benchmark: same network, 2 search threads, 19x19
-	printf 'logToStderr = true\nnumSearchThreads = 2\n' >"$d/k.cfg"
-	"$KATAGO" benchmark -model "$K" -config "$d/k.cfg" -v 200 -t 2 2>&1 |
-		grep -E 'numSearchThreads|nnEvals|visits/s' | sed 's/^/katago.sh: KataGo benchmark: /'
-else
-	echo "katago.sh: KataGo's own benchmark: katago is absent (set KATAGO=/path/to/katago)"
-fi
