@@ -14,28 +14,18 @@ K=$D/g170-b6c96-s175395328-d26788732.bin.gz
 d=$(mktemp -d "${TMPDIR:-/tmp}/gt-bench-katago.XXXXXX")
 trap 'rm -rf "$d"' EXIT
 "$GT_BIN/gt-model" init b6c96 --seed 1 -o "$d/gt-b6c96.bin.gz" || exit 1
-# evals per CPU-second of one gt-selfplay run: evals from its --progress
-# line (evals/s times seconds), CPU from the child's rusage
+# evals per CPU-second of one run (CPU from the child's rusage): gt
+# (gt-selfplay: evals/s and seconds of its last --progress line, stderr) or
+# kg (KataGo's benchmark: its last nnEvals/s and secs, stdout and stderr)
 cat >"$d/run.py" <<'PY'
 import re, resource, subprocess, sys
-args = sys.argv[1:]
-p = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+kind, args = sys.argv[1], sys.argv[2:]
+p = subprocess.run(args, stdout=subprocess.DEVNULL if kind == "gt" else subprocess.PIPE,
+                   stderr=subprocess.PIPE if kind == "gt" else subprocess.STDOUT, text=True)
 ru = resource.getrusage(resource.RUSAGE_CHILDREN)
 cpu = ru.ru_utime + ru.ru_stime
-m = re.findall(r"([0-9.]+) evals/s, batch [0-9.]+, ([0-9.]+) s", p.stderr)
-if p.returncode or not m:
-    print("nan nan"); sys.exit(0)
-rate, wall = float(m[-1][0]), float(m[-1][1])
-print("%.0f %.1f" % (rate * wall / cpu, cpu))
-PY
-# KataGo's own benchmark (its search, 2 threads, the same network and
-# board size): evals per CPU-second from its last nnEvals/s line and secs
-cat >"$d/kg.py" <<'PY'
-import re, resource, subprocess, sys
-p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-cpu = ru.ru_utime + ru.ru_stime
-m = re.findall(r"nnEvals/s = ([0-9.]+) .*?\(([0-9.]+) secs\)", p.stdout)
+pat = r"([0-9.]+) evals/s, batch [0-9.]+, ([0-9.]+) s" if kind == "gt" else r"nnEvals/s = ([0-9.]+) .*?\(([0-9.]+) secs\)"
+m = re.findall(pat, p.stderr if kind == "gt" else p.stdout)
 if p.returncode or not m:
     print("nan nan"); sys.exit(0)
 rate, wall = float(m[-1][0]), float(m[-1][1])
@@ -56,16 +46,16 @@ for n in 9 19; do
 	if [ "$n" = 9 ]; then g=4 v=64; else g=1 v=32; fi
 	set -- --games $g --visits $v --cheap-visits $((v / 4)) --board-size $n --max-moves $((n * n / 2)) \
 		--threads 2 --parallel-games 4 --seed 3 --progress
-	: > "$d/k$n"; : > "$d/g$n"; : > "$d/o$n"
+	: > "$d/gn$n"; : > "$d/kn$n"; : > "$d/kb$n"
 	i=0
 	while [ $i -lt "$rounds" ]; do
 		# the sides alternate within each round
-		/usr/bin/python3 "$d/run.py" "$GT_BIN/gt-selfplay" --model "$K" "$@" | cut -d' ' -f1 >> "$d/g$n"
-		[ -z "$kg" ] || /usr/bin/python3 "$d/kg.py" "$kg" benchmark -model "$K" -config "$d/k.cfg" \
-			-v 200 -t 2 -boardsize "$n" | cut -d' ' -f1 >> "$d/o$n"
-		/usr/bin/python3 "$d/run.py" "$GT_BIN/gt-selfplay" --model "$d/gt-b6c96.bin.gz" "$@" | cut -d' ' -f1 >> "$d/k$n"
+		/usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$K" "$@" | cut -d' ' -f1 >> "$d/kn$n"
+		[ -z "$kg" ] || /usr/bin/python3 "$d/run.py" kg "$kg" benchmark -model "$K" -config "$d/k.cfg" \
+			-v 200 -t 2 -boardsize "$n" | cut -d' ' -f1 >> "$d/kb$n"
+		/usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$d/gt-b6c96.bin.gz" "$@" | cut -d' ' -f1 >> "$d/gn$n"
 		i=$((i + 1))
 	done
-	echo "katago.sh: ${n}x$n, 2 threads, evals per CPU-second min/median/max of $rounds: gt-selfplay with KataGo's b6c96 $(mmm "$d/g$n"), with gt's b6c96 $(mmm "$d/k$n") (ratio $(echo "$(med "$d/g$n") $(med "$d/k$n")" | awk '{ printf "%.2f", $1 / $2 }'))"
-	[ -z "$kg" ] || echo "katago.sh: ${n}x$n: KataGo benchmark (the same network, -v 200 -t 2) $(mmm "$d/o$n"): gt-selfplay / KataGo $(echo "$(med "$d/g$n") $(med "$d/o$n")" | awk '{ printf "%.2f", $1 / $2 }')"
+	echo "katago.sh: ${n}x$n, 2 threads, evals per CPU-second min/median/max of $rounds: gt-selfplay with KataGo's b6c96 $(mmm "$d/kn$n"), with gt's b6c96 $(mmm "$d/gn$n") (ratio $(echo "$(med "$d/kn$n") $(med "$d/gn$n")" | awk '{ printf "%.2f", $1 / $2 }'))"
+	[ -z "$kg" ] || echo "katago.sh: ${n}x$n: KataGo benchmark (the same network, -v 200 -t 2) $(mmm "$d/kb$n"): gt-selfplay / KataGo $(echo "$(med "$d/kn$n") $(med "$d/kb$n")" | awk '{ printf "%.2f", $1 / $2 }')"
 done
