@@ -94,6 +94,20 @@ int gt_neteval_conv_batch(gt_evaluator *ev, int on)
 	return 0;
 }
 
+int gt_neteval_precision(gt_evaluator *ev, int prec, const char **why)
+{
+	if (why)
+		*why = NULL;
+	if (gt_kataeval_is(ev)) {
+		if (prec != GT_PREC_FP32 && why)
+			*why = "KataGo networks compute in float32 only";
+		return GT_PREC_FP32;
+	}
+	if (ev->eval != ne_eval)
+		return -1;
+	return gt_nn_precision(((neteval *)ev->ctx)->nn, prec, why);
+}
+
 int gt_neteval_set_exact(gt_evaluator *ev, int on)
 {
 	if (gt_kataeval_is(ev))
