@@ -98,11 +98,8 @@ int gt_neteval_precision(gt_evaluator *ev, int prec, const char **why)
 {
 	if (why)
 		*why = NULL;
-	if (gt_kataeval_is(ev)) {
-		if (prec != GT_PREC_FP32 && why)
-			*why = "KataGo networks compute in float32 only";
-		return GT_PREC_FP32;
-	}
+	if (gt_kataeval_is(ev))
+		return gt_kataeval_precision(ev, prec, why);
 	if (ev->eval != ne_eval)
 		return -1;
 	return gt_nn_precision(((neteval *)ev->ctx)->nn, prec, why);

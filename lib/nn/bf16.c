@@ -146,15 +146,23 @@ TARGET static void pack_b(const float *B, int ldb, int K, int n0, int nc, uint16
 }
 
 /* the 32 x 32 block of C from rows a (packed A, row stride Kp) and the
- * column groups b0, b1 (row stride 64 bytes), into c (row stride ldc) */
+ * column groups b0, b1 (row stride 64 bytes), into c (row stride ldc),
+ * added to c's values if add */
 TARGET static void block(int Kp, const uint16_t *a, const uint16_t *b0, const uint16_t *b1,
-                         float *c, long ldc)
+                         float *c, long ldc, int add)
 {
 	long sa = (long)Kp * 2;
-	_tile_zero(0);
-	_tile_zero(1);
-	_tile_zero(2);
-	_tile_zero(3);
+	if (add) {
+		_tile_loadd(0, c, ldc * 4);
+		_tile_loadd(1, c + 16, ldc * 4);
+		_tile_loadd(2, c + 16 * ldc, ldc * 4);
+		_tile_loadd(3, c + 16 * ldc + 16, ldc * 4);
+	} else {
+		_tile_zero(0);
+		_tile_zero(1);
+		_tile_zero(2);
+		_tile_zero(3);
+	}
 	for (int k = 0; k < Kp; k += KT) {
 		_tile_loadd(4, a + k, sa);
 		_tile_loadd(5, a + 16 * (size_t)Kp + k, sa);
@@ -172,7 +180,7 @@ TARGET static void block(int Kp, const uint16_t *a, const uint16_t *b0, const ui
 }
 
 TARGET void gt_bf16_gemm(int M, int N, int K, const uint16_t *pa, const float *B, int ldb,
-                         float *C, int ldc, uint16_t *scratch)
+                         float *C, int ldc, int add, uint16_t *scratch)
 {
 	struct {
 		uint8_t palette, start_row, zero[14];
@@ -201,10 +209,14 @@ TARGET void gt_bf16_gemm(int M, int N, int K, const uint16_t *pa, const float *B
 				int rows = M - m < MT ? M - m : MT;
 				float *c = C + (size_t)m * ldc + n0 + j;
 				if (rows == MT && cols == NT) {
-					block(Kp, pa + (size_t)m * Kp, b0, b1, c, ldc);
+					block(Kp, pa + (size_t)m * Kp, b0, b1, c, ldc, add);
 					continue;
 				}
-				block(Kp, pa + (size_t)m * Kp, b0, b1, tmp, NT);
+				if (add)
+					for (int r = 0; r < rows; r++)
+						memcpy(tmp + r * NT, c + (size_t)r * ldc, sizeof(float) * cols);
+				__asm__ volatile("" ::: "memory");
+				block(Kp, pa + (size_t)m * Kp, b0, b1, tmp, NT, add);
 				__asm__ volatile("" ::: "memory");
 				for (int r = 0; r < rows; r++)
 					memcpy(c + (size_t)r * ldc, tmp + r * NT, sizeof(float) * cols);
@@ -222,9 +234,9 @@ int gt_bf16_available(const char **why)
 }
 
 void gt_bf16_gemm(int M, int N, int K, const uint16_t *pa, const float *B, int ldb,
-                  float *C, int ldc, uint16_t *scratch)
+                  float *C, int ldc, int add, uint16_t *scratch)
 {
-	(void)M, (void)N, (void)K, (void)pa, (void)B, (void)ldb, (void)C, (void)ldc,
+	(void)M, (void)N, (void)K, (void)pa, (void)B, (void)ldb, (void)C, (void)ldc, (void)add,
 		(void)scratch;
 	abort(); /* never available here */
 }

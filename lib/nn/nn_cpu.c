@@ -372,7 +372,7 @@ static void conv3x3(cpu *c, const float *in, int Cin, int Cout, int B, int n,
 		int nc = (int)(nb * N);
 		im2col_chunk(c, in, Cin, BN, b0, nb, n, c->act.col, relu);
 		if (Wb)
-			gt_bf16_gemm(Cout, nc, K, Wb, c->act.col, nc, out + b0 * N, (int)BN,
+			gt_bf16_gemm(Cout, nc, K, Wb, c->act.col, nc, out + b0 * N, (int)BN, 0,
 			             c->bscratch);
 		else
 			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Cout, nc, K,
