@@ -147,9 +147,10 @@ TARGET static void pack_b(const float *B, int ldb, int K, int n0, int nc, uint16
 
 /* the 32 x 32 block of C from rows a (packed A, row stride Kp) and the
  * column groups b0, b1 (row stride 64 bytes), into c (row stride ldc),
- * added to c's values if add */
+ * added to c's values if add, else to bt's (32 rows of 16 floats, the
+ * same for both column tiles) if bt is not NULL, else to zeros */
 TARGET static void block(int Kp, const uint16_t *a, const uint16_t *b0, const uint16_t *b1,
-                         float *c, long ldc, int add)
+                         float *c, long ldc, int add, const float *bt)
 {
 	long sa = (long)Kp * 2;
 	if (add) {
@@ -157,6 +158,11 @@ TARGET static void block(int Kp, const uint16_t *a, const uint16_t *b0, const ui
 		_tile_loadd(1, c + 16, ldc * 4);
 		_tile_loadd(2, c + 16 * ldc, ldc * 4);
 		_tile_loadd(3, c + 16 * ldc + 16, ldc * 4);
+	} else if (bt) {
+		_tile_loadd(0, bt, 64);
+		_tile_loadd(1, bt, 64);
+		_tile_loadd(2, bt + 256, 64);
+		_tile_loadd(3, bt + 256, 64);
 	} else {
 		_tile_zero(0);
 		_tile_zero(1);
@@ -179,8 +185,12 @@ TARGET static void block(int Kp, const uint16_t *a, const uint16_t *b0, const ui
 	_tile_stored(3, c + 16 * ldc + 16, ldc * 4);
 }
 
-TARGET void gt_bf16_gemm(int M, int N, int K, const uint16_t *pa, const float *B, int ldb,
-                         float *C, int ldc, int add, uint16_t *scratch)
+/* how B's columns n0..n0+nc-1 are packed into bp */
+typedef void packer(const void *ctx, int n0, int nc, uint16_t *bp);
+
+/* C = (add ? C : bias per row, or 0) + A B, B packed by pack(ctx) */
+TARGET static void drive(int M, int N, int K, const uint16_t *pa, float *C, long ldc, int add,
+                         const float *bias, uint16_t *scratch, packer *pack, const void *ctx)
 {
 	struct {
 		uint8_t palette, start_row, zero[14];
@@ -196,9 +206,20 @@ TARGET void gt_bf16_gemm(int M, int N, int K, const uint16_t *pa, const float *B
 	_tile_loadconfig(&cfg);
 	int Kp = kpad(K), P = Kp / 2;
 	float tmp[MT * NT];
+	float *bts = NULL;
+	if (bias && !add) {
+		/* per block of 32 rows, 32 rows of 16 copies of the bias */
+		int Mb = (M + MT - 1) / MT;
+		bts = malloc(sizeof(float) * Mb * MT * 16);
+		if (!bts)
+			abort();
+		for (int m = 0; m < Mb * MT; m++)
+			for (int j = 0; j < 16; j++)
+				bts[(size_t)m * 16 + j] = m < M ? bias[m] : 0.0f;
+	}
 	for (int n0 = 0; n0 < N; n0 += NC) {
 		int nc = N - n0 < NC ? N - n0 : NC;
-		pack_b(B, ldb, K, n0, nc, scratch);
+		pack(ctx, n0, nc, scratch);
 		/* the tile loads are asm without memory operands: the packed
 		 * stores must be done before them */
 		__asm__ volatile("" ::: "memory");
@@ -208,15 +229,16 @@ TARGET void gt_bf16_gemm(int M, int N, int K, const uint16_t *pa, const float *B
 			for (int m = 0; m < M; m += MT) {
 				int rows = M - m < MT ? M - m : MT;
 				float *c = C + (size_t)m * ldc + n0 + j;
+				const float *bt = bts ? bts + (size_t)m * 16 : NULL;
 				if (rows == MT && cols == NT) {
-					block(Kp, pa + (size_t)m * Kp, b0, b1, c, ldc, add);
+					block(Kp, pa + (size_t)m * Kp, b0, b1, c, ldc, add, bt);
 					continue;
 				}
 				if (add)
 					for (int r = 0; r < rows; r++)
 						memcpy(tmp + r * NT, c + (size_t)r * ldc, sizeof(float) * cols);
 				__asm__ volatile("" ::: "memory");
-				block(Kp, pa + (size_t)m * Kp, b0, b1, tmp, NT, add);
+				block(Kp, pa + (size_t)m * Kp, b0, b1, tmp, NT, add, bt);
 				__asm__ volatile("" ::: "memory");
 				for (int r = 0; r < rows; r++)
 					memcpy(c + (size_t)r * ldc, tmp + r * NT, sizeof(float) * cols);
@@ -224,6 +246,81 @@ TARGET void gt_bf16_gemm(int M, int N, int K, const uint16_t *pa, const float *B
 		}
 	}
 	_tile_release();
+	free(bts);
+}
+
+typedef struct gemm_b {
+	const float *B;
+	int ldb, K;
+} gemm_b;
+
+static void pack_gemm(const void *ctx, int n0, int nc, uint16_t *bp)
+{
+	const gemm_b *g = ctx;
+	pack_b(g->B, g->ldb, g->K, n0, nc, bp);
+}
+
+void gt_bf16_gemm(int M, int N, int K, const uint16_t *pa, const float *B, int ldb,
+                  float *C, int ldc, int add, uint16_t *scratch)
+{
+	gemm_b g = {B, ldb, K};
+	drive(M, N, K, pa, C, ldc, add, NULL, scratch, pack_gemm, &g);
+}
+
+/* columns n0..n0+nc-1 of the im2col of a->in (relu'd if a->relu) into bp,
+ * as pack_b lays out B: row k = ci 9 + ky 3 + kx of column j (point
+ * (y, x) of a board) is in[ci][j + (ky-1) n + (kx-1)] where the point
+ * (y+ky-1, x+kx-1) is on the board, else 0. Each 16 columns of a row are
+ * one masked load at that shift: the masks say which columns' points are
+ * on the board for each of the 9 shifts. */
+TARGET static void pack_conv(const void *ctx, int n0, int nc, uint16_t *bp)
+{
+	const gt_bf16_conv_args *a = ctx;
+	int K = a->cin * 9, P = kpad(K) / 2, n = a->n, N = n * n;
+	const __m512i idx = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9,
+	                                     24, 8, 23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17,
+	                                     1, 16, 0);
+	const __m512 zero = _mm512_setzero_ps();
+	long shift[9];
+	for (int o = 0; o < 9; o++)
+		shift[o] = (long)(o / 3 - 1) * n + (o % 3 - 1);
+	for (int g = 0; g * 16 < nc; g++) {
+		long c0 = (long)n0 + 16 * g;
+		__mmask16 mk[10];
+		for (int o = 0; o < 9; o++) {
+			unsigned m = 0;
+			int dy = o / 3 - 1, dx = o % 3 - 1;
+			for (int l = 0; l < 16 && 16 * g + l < nc; l++) {
+				int pt = (int)((c0 + l) % N), y = pt / n + dy, x = pt % n + dx;
+				m |= (unsigned)(y >= 0 && y < n && x >= 0 && x < n) << l;
+			}
+			mk[o] = (__mmask16)m;
+		}
+		mk[9] = 0; /* the padding row past K */
+		uint16_t *o = bp + (size_t)g * P * 32;
+		int ci = 0, s = 0; /* row 2p's channel and shift */
+		for (int p = 0; p < P; p++) {
+			__m512 r[2];
+			for (int h = 0; h < 2; h++) {
+				int live = ci < a->cin;
+				const float *src = a->in + (live ? (size_t)ci * a->in_c : 0) + c0 +
+				                   (live ? shift[s] : 0);
+				r[h] = _mm512_maskz_loadu_ps(live ? mk[s] : mk[9], src);
+				if (a->relu)
+					r[h] = _mm512_max_ps(r[h], zero);
+				if (++s == 9)
+					s = 0, ci++;
+			}
+			__m512i x = (__m512i)_mm512_cvtne2ps_pbh(r[1], r[0]);
+			_mm512_storeu_si512(o + (size_t)p * 32, _mm512_permutexvar_epi16(idx, x));
+		}
+	}
+}
+
+void gt_bf16_conv3x3(const gt_bf16_conv_args *a)
+{
+	drive(a->cout, (int)a->cols, a->cin * 9, a->w, a->out, (long)a->out_c, a->add, a->bias,
+	      a->scratch, pack_conv, a);
 }
 #else
 int gt_bf16_available(const char **why)
@@ -238,6 +335,12 @@ void gt_bf16_gemm(int M, int N, int K, const uint16_t *pa, const float *B, int l
 {
 	(void)M, (void)N, (void)K, (void)pa, (void)B, (void)ldb, (void)C, (void)ldc, (void)add,
 		(void)scratch;
+	abort(); /* never available here */
+}
+
+void gt_bf16_conv3x3(const gt_bf16_conv_args *a)
+{
+	(void)a;
 	abort(); /* never available here */
 }
 #endif

@@ -49,4 +49,29 @@ size_t gt_bf16_scratch_size(int K);
 void gt_bf16_gemm(int M, int N, int K, const uint16_t *pa, const float *B, int ldb,
                   float *C, int ldc, int add, uint16_t *scratch);
 
+/* gt_bf16_conv3x3: a 3x3 convolution (stride 1, zero padding 1, PyTorch's
+ * cross-correlation) in bfloat16 as the product of w with the im2col of
+ * in, the im2col never stored: it is rounded into the kernel's packing as
+ * it is read. The cols columns are whole boards of n x n points, column j
+ * of channel c at in[c * in_c + j] (channel-major: nn_cpu.c's layout, or
+ * one NCHW board with in_c = n n); likewise out. out = (add ? out : bias,
+ * or 0 when bias is NULL) + conv(relu ? relu(in) : in); bias is ignored
+ * with add. The same sums as gt_bf16_gemm of the im2col. Only when
+ * gt_bf16_available. */
+typedef struct gt_bf16_conv_args {
+	const uint16_t *w;   /* gt_bf16_pack of the cout x (cin 9) weights */
+	int cin, cout, n;    /* channels, board size */
+	long cols;           /* columns: boards times n n */
+	const float *in;
+	size_t in_c;
+	int relu;
+	const float *bias;   /* cout, or NULL */
+	float *out;
+	size_t out_c;
+	int add;
+	uint16_t *scratch;   /* gt_bf16_scratch_size(cin 9) */
+} gt_bf16_conv_args;
+
+void gt_bf16_conv3x3(const gt_bf16_conv_args *a);
+
 #endif

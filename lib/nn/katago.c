@@ -782,6 +782,11 @@ static void conv(gt_kata *k, const kconv *c, int B, int n, const float *x, float
 		const float *xp = x + (size_t)p * c->cin * N;
 		float *yp = y + (size_t)p * c->cout * N;
 		const float *src = xp;
+		if (c->wb && k->bf16) {
+			gt_bf16_conv3x3(&(gt_bf16_conv_args){c->wb, c->cin, c->cout, n, N, xp, N, 0, NULL,
+			                                     yp, N, add, k->bscratch});
+			continue;
+		}
 		if (c->ky > 1 || c->kx > 1) {
 			int hy = c->ky / 2, hx = c->kx / 2;
 			for (int ci = 0; ci < c->cin; ci++)
@@ -807,11 +812,8 @@ static void conv(gt_kata *k, const kconv *c, int B, int n, const float *x, float
 					}
 			src = k->col;
 		}
-		if (c->wb && k->bf16)
-			gt_bf16_gemm(c->cout, N, K, c->wb, src, N, yp, N, add, k->bscratch);
-		else
-			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, c->cout, N, K, 1.0f, c->w,
-			            K, src, N, add ? 1.0f : 0.0f, yp, N);
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, c->cout, N, K, 1.0f, c->w, K, src, N,
+		            add ? 1.0f : 0.0f, yp, N);
 	}
 }
 

@@ -355,7 +355,8 @@ static void im2col_chunk(cpu *c, const float *in, int Cin, size_t BN, int b0, in
 
 /* out (Cout x BN) = W (Cout x Cin*9) * im2col(in or relu(in)) + bias[c];
  * by Winograd with the transformed filters U when U is not NULL, else in
- * bfloat16 with W's pack Wb (bf16.h) when Wb is not NULL */
+ * bfloat16 with W's pack Wb (bf16.h: the im2col packed as it is read)
+ * when Wb is not NULL */
 static void conv3x3(cpu *c, const float *in, int Cin, int Cout, int B, int n,
                     const float *W, const float *U, const uint16_t *Wb, const float *bias,
                     float *out, int relu)
@@ -366,17 +367,18 @@ static void conv3x3(cpu *c, const float *in, int Cin, int Cout, int B, int n,
 		                                  N, BN, 0, c->wscratch});
 		return;
 	}
+	if (Wb) {
+		gt_bf16_conv3x3(&(gt_bf16_conv_args){Wb, Cin, Cout, n, (long)BN, in, BN, relu, bias,
+		                                     out, BN, 0, c->bscratch});
+		return;
+	}
 	int K = Cin * 9, step = chunk_boards(n);
 	for (int b0 = 0; b0 < B; b0 += step) {
 		int nb = B - b0 < step ? B - b0 : step;
 		int nc = (int)(nb * N);
 		im2col_chunk(c, in, Cin, BN, b0, nb, n, c->act.col, relu);
-		if (Wb)
-			gt_bf16_gemm(Cout, nc, K, Wb, c->act.col, nc, out + b0 * N, (int)BN, 0,
-			             c->bscratch);
-		else
-			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Cout, nc, K,
-			            1.0f, W, K, c->act.col, nc, 0.0f, out + b0 * N, (int)BN);
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Cout, nc, K,
+		            1.0f, W, K, c->act.col, nc, 0.0f, out + b0 * N, (int)BN);
 	}
 	for (int o = 0; o < Cout; o++) {
 		float bb = bias[o], *r = out + o * BN;

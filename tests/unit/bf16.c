@@ -111,6 +111,50 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* gt_bf16_conv3x3 on B boards of n x n, cin -> cout channels,
+ * channel-major [c][b N + p], against gt_bf16_gemm of the im2col built
+ * here: the same roundings and the same sums, so equal to the bit */
+static int check_conv(int cin, int cout, int n, int B, int relu, int mode)
+{
+	int N = n * n, BN = B * N, K = cin * 9;
+	float *w = malloc(sizeof(float) * cout * K), *x = malloc(sizeof(float) * cin * BN);
+	float *col = malloc(sizeof(float) * K * BN), *bias = malloc(sizeof(float) * cout);
+	float *y = malloc(sizeof(float) * cout * BN), *y0 = malloc(sizeof(float) * cout * BN);
+	for (int i = 0; i < cout * K; i++)
+		w[i] = (float)(nn_randn(&rs) * 0.1);
+	for (int i = 0; i < cin * BN; i++)
+		x[i] = (float)nn_randn(&rs);
+	for (int i = 0; i < cout; i++)
+		bias[i] = (float)nn_randn(&rs);
+	for (int i = 0; i < cout * BN; i++)
+		y[i] = y0[i] = mode == 2 ? (float)nn_randn(&rs) : 0.0f;
+	for (int ci = 0; ci < cin; ci++)
+		for (int o = 0; o < 9; o++)
+			for (int j = 0; j < BN; j++) {
+				int b = j / N, p = j % N, yy = p / n + o / 3 - 1, xx = p % n + o % 3 - 1;
+				float v = yy >= 0 && yy < n && xx >= 0 && xx < n
+					? x[(size_t)ci * BN + b * N + yy * n + xx] : 0.0f;
+				col[(size_t)(ci * 9 + o) * BN + j] = relu && v < 0 ? 0.0f : v;
+			}
+	uint16_t *pa = malloc(sizeof(uint16_t) * gt_bf16_pack_size(cout, K));
+	uint16_t *sc = malloc(sizeof(uint16_t) * gt_bf16_scratch_size(K));
+	gt_bf16_pack(w, cout, K, K, pa);
+	gt_bf16_gemm(cout, BN, K, pa, col, BN, y0, BN, mode == 2, sc);
+	if (mode == 1)
+		for (int co = 0; co < cout; co++)
+			for (int j = 0; j < BN; j++)
+				y0[(size_t)co * BN + j] += bias[co];
+	gt_bf16_conv3x3(&(gt_bf16_conv_args){pa, cin, cout, n, BN, x, BN, relu,
+	                                     mode == 1 ? bias : NULL, y, BN, mode == 2, sc});
+	double d = 0;
+	for (int i = 0; i < cout * BN; i++)
+		d = fmax(d, fabs(y[i] - y0[i]) / fmax(1, fabs(y0[i])));
+	free(w), free(x), free(col), free(bias), free(y), free(y0), free(pa), free(sc);
+	/* the bias is added before the products in the tiles, after them
+	 * here: one float32 rounding apart */
+	return mode == 1 ? d <= 4 * ldexp(1, -24) * 50 : d == 0;
+}
+
 /* the 19x19 positions: every 7th from move 10 of the goban games, up to
  * NPOS; returns how many (0 without the package) */
 static gt_board *positions(int *count)
@@ -264,6 +308,17 @@ int main(void)
 		for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
 			worst = fmax(worst, check_gemm(shapes[i][0], shapes[i][1], shapes[i][2], (int)i & 1));
 		diag("gemm: worst error %.3f of the bound", worst);
+		int bad = 0, cases = 0;
+		for (int n = 2; n <= 19; n++)
+			for (int m = 0; m < 3; m++, cases++)
+				bad += !check_conv(1 + (n * 7 + m) % 20, 1 + (n * 5 + m * 11) % 40, n,
+				                   1 + (n + m) % 4, (n + m) & 1, m);
+		static const int big[][4] = {{96, 96, 9, 16}, {96, 96, 19, 3}, {22, 96, 19, 2},
+		                             {15, 16, 9, 7}, {16, 16, 13, 5}};
+		for (int i = 0; i < 5; i++, cases++)
+			bad += !check_conv(big[i][0], big[i][1], big[i][2], big[i][3], i & 1, i % 3);
+		is_int(bad, 0, "conv3x3 (im2col packed as read) equals the product of the im2col: "
+		       "%d shapes, boards 2..19, relu, bias, added", cases);
 		int np;
 		gt_board *pos = positions(&np);
 		if (!np) {
