@@ -2,6 +2,7 @@
  * check shared by the commands (cli.h). */
 #include "cli.h"
 #include "gt.h"
+#include "neteval.h"
 #include "nn.h"
 
 #include <errno.h>
@@ -336,4 +337,13 @@ void cli_precision_say(const char *who, int asked, int got, const char *why, int
 		         gt_nn_precision_name(asked), why ? why : "unavailable");
 	else if (verbose)
 		cli_warn("%s: precision %s", who, gt_nn_precision_name(got));
+}
+
+int cli_precision_set(struct gt_evaluator *ev, const char *who, int prec, int verbose)
+{
+	const char *why;
+	int got = gt_neteval_precision(ev, prec, &why);
+	if (got >= 0)
+		cli_precision_say(who, prec, got, why, verbose);
+	return got;
 }

@@ -165,6 +165,13 @@ int cli_precision(const char *opt, const char *s);
  * stderr always; otherwise, with verbose, "PROG: WHO: precision P". */
 void cli_precision_say(const char *who, int asked, int got, const char *why, int verbose);
 
+/* cli_precision_set: ask for prec in the network evaluator ev (borrowed;
+ * gt_neteval_precision) and cli_precision_say it under the name who;
+ * returns the precision in effect, or -1 (nothing said) when ev is not a
+ * network. */
+struct gt_evaluator;
+int cli_precision_set(struct gt_evaluator *ev, const char *who, int prec, int verbose);
+
 /* The options of the commands that reach a store (gt-publish, gt-sync,
  * gt-report), with one range and one wording each: --retries N (0..100),
  * --timeout S (seconds, 0..604800), --netrc FILE. A command ends its list

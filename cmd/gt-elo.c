@@ -128,11 +128,8 @@ static void open_player(gt_match_player *pl, const char *spec, const char *backe
 {
 	gt_error e;
 	if (gt_match_player_open(pl, spec, backend, &e) == 0) {
-		const char *why;
-		int got = pl->kind == GT_MATCH_MODEL ? gt_neteval_precision(&pl->ev, prec, &why) : -1;
-		if (got < 0)
-			return;
-		cli_precision_say(pl->name, prec, got, why, verbose);
+		int got = pl->kind == GT_MATCH_MODEL ?
+			cli_precision_set(&pl->ev, pl->name, prec, verbose) : -1;
 		/* the same network in two precisions: two names */
 		size_t len = strlen(pl->name);
 		if (got == GT_PREC_BF16 && len + 6 < sizeof pl->name)
