@@ -1,18 +1,22 @@
 /* bench/wino: forward evaluations per CPU-second of b6c96 networks with
  * the 3x3 convolutions as im2col + sgemm against Winograd F(4x4,3x3)
- * (lib/nn/wino.h), at gt-selfplay's batch (16, its default games in
- * flight per thread), one BLAS thread: KataGo's g170 b6c96 (found in
- * $GT_KATAGO_DATA or $GT_SRC/../shared/data/katago; skipped if absent)
- * and gt's own b6c96. The two ways alternate in windows of CPU time of
- * the process (the machine is shared: CPU time is not inflated by other
- * processes), 3 rounds; each line gives min/median/max positions per
- * CPU-second and the ratio of the medians.
+ * (lib/nn/wino.h), and, where the CPU has AMX-BF16 (bf16.h), against
+ * im2col in bfloat16 (--precision bf16), at gt-selfplay's batch (16, its
+ * default games in flight per thread), one BLAS thread: KataGo's g170
+ * b6c96 (found in $GT_KATAGO_DATA or $GT_SRC/../shared/data/katago;
+ * skipped if absent) and gt's own b6c96. The ways alternate in windows of
+ * CPU time of the process (the machine is shared: CPU time is not
+ * inflated by other processes), 3 rounds, each round starting with
+ * another way; each line gives min/median/max positions per CPU-second
+ * and the ratios of the medians (bf16 against the faster float32 way,
+ * the one gt-selfplay takes at this batch).
  *   bench/wino [--window S] [--sizes A-B] [--batch B]
  * (defaults 1 s, sizes 9, 13 and 19, batch 16); --sizes 2-19 measures
  * every size, the measurement behind gt_conv_winograd's choice. */
 #include "bench.h"
 #include "katago.h"
 #include "model.h"
+#include "bf16.h"
 #include "nn.h"
 #include "wino.h"
 #include "../tests/unit/nn_batch.h"
@@ -47,29 +51,32 @@ static int cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* net[0] im2col, net[1] winograd, on n x n batch B, inputs for arch a */
-static void compare(const char *name, int kata, void *net[2], const gt_arch *a, int n, int B)
+/* net[0] im2col, net[1] winograd, net[2] bf16 (nways 3) on n x n batch
+ * B, inputs for arch a */
+static void compare(const char *name, int kata, void *net[3], int nways, const gt_arch *a,
+                    int n, int B)
 {
 	static uint64_t rs = 1;
 	nn_batch d;
 	nn_batch_make(&d, a, B, n, &rs);
-	double r[2][3];
-	for (int m = 0; m < 2; m++) /* warm up: buffers, transformed filters */
+	double r[3][3];
+	for (int m = 0; m < nways; m++) /* warm up: buffers, transformed filters */
 		rate(kata, net[m], &d);
 	for (int round = 0; round < 3; round++)
-		for (int m = 0; m < 2; m++)
-			r[m][round] = rate(kata, net[round & 1 ? 1 - m : m], &d);
-	/* rounds alternate which way goes first; undo the swap */
-	for (int round = 1; round < 3; round += 2) {
-		double t = r[0][round];
-		r[0][round] = r[1][round];
-		r[1][round] = t;
-	}
-	for (int m = 0; m < 2; m++)
+		for (int i = 0; i < nways; i++) {
+			int m = (i + round) % nways;
+			r[m][round] = rate(kata, net[m], &d);
+		}
+	for (int m = 0; m < nways; m++)
 		qsort(r[m], 3, sizeof(double), cmp);
 	printf("wino: %s %2dx%-2d batch %d: im2col %.0f/%.0f/%.0f, winograd %.0f/%.0f/%.0f "
 	       "positions/CPU-s (min/median/max of 3): winograd/im2col %.2f\n", name, n, n, B,
 	       r[0][0], r[0][1], r[0][2], r[1][0], r[1][1], r[1][2], r[1][1] / r[0][1]);
+	if (nways == 3)
+		printf("wino: %s %2dx%-2d batch %d: bf16 %.0f/%.0f/%.0f positions/CPU-s: "
+		       "bf16/im2col %.2f, bf16/winograd %.2f, bf16/fp32 %.2f\n", name, n, n, B,
+		       r[2][0], r[2][1], r[2][2], r[2][1] / r[0][1], r[2][1] / r[1][1],
+		       r[2][1] / (r[0][1] > r[1][1] ? r[0][1] : r[1][1]));
 	fflush(stdout);
 	nn_batch_free(&d);
 }
@@ -95,39 +102,50 @@ int main(int argc, char **argv)
 	gt_error e;
 	gt_arch a;
 
+	const char *why;
+	int nways = gt_bf16_available(&why) ? 3 : 2;
+	if (nways < 3)
+		printf("wino: bf16: %s: skipped\n", why);
+
 	/* KataGo's b6c96, read once per way (GT_CONV is read at gt_kata_read) */
 	char path[4200];
 	bench_katago_path(path, sizeof path, NET);
-	gt_kata *k[2] = {NULL, NULL};
-	setenv("GT_CONV", "im2col", 1);
-	int rc = gt_kata_read(path, &k[0], &e);
-	setenv("GT_CONV", "winograd", 1);
-	if (rc == 0)
-		rc = gt_kata_read(path, &k[1], &e);
+	gt_kata *k[3] = {NULL, NULL, NULL};
+	int rc = 0;
+	for (int m = 0; m < nways && rc == 0; m++) {
+		setenv("GT_CONV", m == 1 ? "winograd" : "im2col", 1);
+		rc = gt_kata_read(path, &k[m], &e);
+	}
 	if (rc == 0) {
+		if (nways == 3)
+			gt_kata_precision(k[2], GT_PREC_BF16, NULL);
 		const gt_kata_info *in = gt_kata_info_of(k[0]);
 		gt_arch_default(&a, 6, 96, in->in_planes, in->globals, 1);
 		for (int i = 0; i < ns; i++)
-			compare("KataGo g170 b6c96", 1, (void *[2]){k[0], k[1]}, &a, sizes[i], B);
+			compare("KataGo g170 b6c96", 1, (void *[3]){k[0], k[1], k[2]}, nways, &a,
+			        sizes[i], B);
 	} else {
 		printf("wino: KataGo network: %s: skipped\n", e.text);
 	}
-	gt_kata_free(k[0]);
-	gt_kata_free(k[1]);
+	for (int m = 0; m < 3; m++)
+		gt_kata_free(k[m]);
 
 	/* gt's b6c96 with random weights (speed does not depend on them) */
 	gt_model_parse_arch("b6c96", &a, &e);
-	gt_nn *nn[2];
-	for (int m = 0; m < 2; m++) {
-		setenv("GT_CONV", m ? "winograd" : "im2col", 1);
+	gt_nn *nn[3];
+	for (int m = 0; m < nways; m++) {
+		setenv("GT_CONV", m == 1 ? "winograd" : "im2col", 1);
 		nn[m] = gt_nn_new(&a, "cpu", &e);
 		gt_arch_init_params(&a, gt_nn_params(nn[m]), 1);
 		gt_nn_sync_params(nn[m]);
 	}
+	if (nways == 3)
+		gt_nn_precision(nn[2], GT_PREC_BF16, NULL);
 	unsetenv("GT_CONV");
 	for (int i = 0; i < ns; i++)
-		compare("gt b6c96", 0, (void *[2]){nn[0], nn[1]}, &a, sizes[i], B);
-	gt_nn_free(nn[0]);
-	gt_nn_free(nn[1]);
+		compare("gt b6c96", 0, (void *[3]){nn[0], nn[1], nways == 3 ? nn[2] : NULL}, nways, &a,
+		        sizes[i], B);
+	for (int m = 0; m < nways; m++)
+		gt_nn_free(nn[m]);
 	return 0;
 }

@@ -2,6 +2,8 @@
  * check shared by the commands (cli.h). */
 #include "cli.h"
 #include "gt.h"
+#include "neteval.h"
+#include "nn.h"
 
 #include <errno.h>
 #include <math.h>
@@ -318,4 +320,30 @@ void cli_records_release(cli_records *it)
 {
 	gt_record_reader_free(it->rd);
 	it->rd = NULL;
+}
+
+int cli_precision(const char *opt, const char *s)
+{
+	int p = gt_nn_precision_find(s);
+	if (p < 0)
+		cli_bad_value(opt, "fp32 or bf16", s);
+	return p;
+}
+
+void cli_precision_say(const char *who, int asked, int got, const char *why, int verbose)
+{
+	if (got != asked)
+		cli_warn("%s: %s, not %s: %s", who, gt_nn_precision_name(got),
+		         gt_nn_precision_name(asked), why ? why : "unavailable");
+	else if (verbose)
+		cli_warn("%s: precision %s", who, gt_nn_precision_name(got));
+}
+
+int cli_precision_set(struct gt_evaluator *ev, const char *who, int prec, int verbose)
+{
+	const char *why;
+	int got = gt_neteval_precision(ev, prec, &why);
+	if (got >= 0)
+		cli_precision_say(who, prec, got, why, verbose);
+	return got;
 }

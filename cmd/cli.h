@@ -156,6 +156,22 @@ typedef struct cli_game {
  * "PROG: --rules: unknown ruleset 'NAME'", exit 2); else 0. */
 int cli_game_opt(const cli_game *g, int c, const char *arg);
 
+/* cli_precision: the GT_PREC_* (nn.h) of a --precision value, "fp32" or
+ * "bf16", else cli_bad_value(opt, "fp32 or bf16", s). */
+int cli_precision(const char *opt, const char *s);
+
+/* cli_precision_say: what a command says of the precision of the network
+ * who: when got is lower than asked, "PROG: WHO: fp32, not bf16: WHY" on
+ * stderr always; otherwise, with verbose, "PROG: WHO: precision P". */
+void cli_precision_say(const char *who, int asked, int got, const char *why, int verbose);
+
+/* cli_precision_set: ask for prec in the network evaluator ev (borrowed;
+ * gt_neteval_precision) and cli_precision_say it under the name who;
+ * returns the precision in effect, or -1 (nothing said) when ev is not a
+ * network. */
+struct gt_evaluator;
+int cli_precision_set(struct gt_evaluator *ev, const char *who, int prec, int verbose);
+
 /* The options of the commands that reach a store (gt-publish, gt-sync,
  * gt-report), with one range and one wording each: --retries N (0..100),
  * --timeout S (seconds, 0..604800), --netrc FILE. A command ends its list

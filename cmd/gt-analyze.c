@@ -20,6 +20,7 @@ static void usage(FILE *f)
 	fprintf(f,
 	    "usage: gt-analyze --model FILE|none [--visits N] [--parallel N] [--report-as WHO]\n"
 	    "                  [--ownership] [--policy] [--deterministic] [--backend NAME]\n"
+	    "                  [--precision P]\n"
 	    "KataGo's analysis-engine protocol: JSON queries (or gt game records) on stdin,\n"
 	    "one JSON answer a searched position on stdout.\n"
 	    "  --model FILE|none  the network, or none: uniform priors, value 0\n"
@@ -28,7 +29,8 @@ static void usage(FILE *f)
 	    "  --report-as WHO    black, white or side: whose view values are from (black)\n"
 	    "  --ownership, --policy  include them in the answers to game records\n"
 	    "  --deterministic    answers that do not depend on the batch (slower on CPU)\n"
-	    "  --backend NAME     cpu, cuda or auto (cpu)\n");
+	    "  --backend NAME     cpu, cuda or auto (cpu)\n"
+	    "  --precision P      network arithmetic: fp32, bf16 (AMX-BF16 CPUs) (fp32)\n");
 }
 
 /* write the answers waiting; 0, or -1 on a write error */
@@ -44,18 +46,19 @@ static int flush_out(gt_analyzer *a)
 
 int main(int argc, char **argv)
 {
-	enum { O_MODEL = 256, O_VISITS, O_PAR, O_REPORT, O_OWN, O_POL, O_DET, O_BACKEND };
+	enum { O_MODEL = 256, O_VISITS, O_PAR, O_REPORT, O_OWN, O_POL, O_DET, O_BACKEND, O_PREC };
 	static const struct option opts[] = {
 		{ "model", required_argument, 0, O_MODEL }, { "visits", required_argument, 0, O_VISITS },
 		{ "parallel", required_argument, 0, O_PAR }, { "report-as", required_argument, 0, O_REPORT },
 		{ "ownership", no_argument, 0, O_OWN }, { "policy", no_argument, 0, O_POL },
 		{ "deterministic", no_argument, 0, O_DET }, { "backend", required_argument, 0, O_BACKEND },
+		{ "precision", required_argument, 0, O_PREC },
 		CLI_OPTS_END,
 	};
 	gt_analyze_params p;
 	gt_analyze_params_default(&p);
 	const char *model = NULL, *backend = NULL;
-	int det = 0, c;
+	int det = 0, c, prec = GT_PREC_FP32;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_MODEL: model = optarg; break;
@@ -71,6 +74,7 @@ int main(int argc, char **argv)
 		case O_POL: p.policy = 1; break;
 		case O_DET: det = 1; break;
 		case O_BACKEND: backend = optarg; break;
+		case O_PREC: prec = cli_precision("--precision", optarg); break;
 		default: cli_opt_other(c, usage);
 		}
 	}
@@ -85,6 +89,7 @@ int main(int argc, char **argv)
 		cli_die("%s", e.text);
 	if (det)
 		gt_neteval_set_exact(&ev, 1);
+	cli_precision_set(&ev, name, prec, 0);
 	gt_evcache_wrap(&ev, (size_t)64 << 20);
 	p.model = name;
 	gt_analyzer *a = gt_analyzer_new(&p, &ev);

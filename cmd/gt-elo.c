@@ -4,6 +4,8 @@
 #include "elo.h"
 #include "gt.h"
 #include "match.h"
+#include "neteval.h"
+#include "nn.h"
 #include "record.h"
 #include "sgf.h"
 
@@ -28,7 +30,8 @@ static void usage(FILE *f)
 	    "usage: gt-elo [--games N] [--parallel-games G] [--visits N] [--board-size N]\n"
 	    "              [--komi K] [--rules NAME] [--max-moves N] [--opening-moves K]\n"
 	    "              [--seed S] [--sprt ELO0,ELO1[,ALPHA,BETA]] [--records FILE]\n"
-	    "              [--sgf DIR] [--gtp-timeout S] [--backend NAME] [--progress] A B\n"
+	    "              [--sgf DIR] [--gtp-timeout S] [--backend NAME] [--precision P[,P]]\n"
+	    "              [--progress] A B\n"
 	    "Play a match of A against B (each a network file, none, or gtp:COMMAND) in\n"
 	    "colour-swapped pairs; print one game record per game, then a summary line.\n"
 	    "  --games N             games, even (400)\n"
@@ -45,6 +48,7 @@ static void usage(FILE *f)
 	    "  --sgf DIR             also write each game to DIR/game-NNNNNN.sgf\n"
 	    "  --gtp-timeout S       seconds per GTP response (60)\n"
 	    "  --backend NAME        network backend: cpu, cuda, auto (cpu)\n"
+	    "  --precision P[,P]     network arithmetic, of both or of A,B: fp32, bf16 (fp32)\n"
 	    "  --progress            the score after each pair on stderr\n");
 }
 
@@ -120,11 +124,18 @@ static int sink(void *ctx, const gt_match_game *g, const gt_elo_result *r)
 /* the player of argument spec into pl, or exit: 2 for a gtp: spec
  * without a command, 1 for a network that cannot be opened */
 static void open_player(gt_match_player *pl, const char *spec, const char *backend,
-                        gt_match_player *other)
+                        int prec, int verbose, gt_match_player *other)
 {
 	gt_error e;
-	if (gt_match_player_open(pl, spec, backend, &e) == 0)
+	if (gt_match_player_open(pl, spec, backend, &e) == 0) {
+		int got = pl->kind == GT_MATCH_MODEL ?
+			cli_precision_set(&pl->ev, pl->name, prec, verbose) : -1;
+		/* the same network in two precisions: two names */
+		size_t len = strlen(pl->name);
+		if (got == GT_PREC_BF16 && len + 6 < sizeof pl->name)
+			memcpy(pl->name + len, "+bf16", 6);
 		return;
+	}
 	cli_warn("%s", e.text);
 	if (other)
 		gt_match_player_close(other);
@@ -132,7 +143,7 @@ static void open_player(gt_match_player *pl, const char *spec, const char *backe
 }
 
 enum { O_GAMES = 256, O_OPENING, O_SPRT, O_RECORDS, O_SGF, O_TIMEOUT, O_BACKEND,
-       O_PROGRESS };
+       O_PROGRESS, O_PREC };
 static const struct option opts[] = {
 	{ "games", required_argument, 0, O_GAMES },
 	CLI_GAME_OPTS,
@@ -143,6 +154,7 @@ static const struct option opts[] = {
 	{ "gtp-timeout", required_argument, 0, O_TIMEOUT },
 	{ "backend", required_argument, 0, O_BACKEND },
 	{ "progress", no_argument, 0, O_PROGRESS },
+	{ "precision", required_argument, 0, O_PREC },
 	CLI_OPTS_END,
 };
 
@@ -154,7 +166,7 @@ int main(int argc, char **argv)
 	               &p.rules, &p.seed };
 	out o = { .rec = stdout, .p = &p };
 	const char *records = NULL, *backend = NULL;
-	int c, r;
+	int c, r, prec[2] = {GT_PREC_FP32, GT_PREC_FP32};
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_GAMES: p.games = cli_int("--games", optarg, 2, 100000000); break;
@@ -170,6 +182,15 @@ int main(int argc, char **argv)
 		case O_TIMEOUT: p.gtp_timeout = cli_double("--gtp-timeout", optarg, 0, 1e6); break;
 		case O_BACKEND: backend = optarg; break;
 		case O_PROGRESS: o.progress = 1; break;
+		case O_PREC: {
+			char a[16];
+			const char *comma = strchr(optarg, ',');
+			snprintf(a, sizeof a, "%.*s", comma ? (int)(comma - optarg) : 15, optarg);
+			prec[0] = prec[1] = cli_precision("--precision", a);
+			if (comma)
+				prec[1] = cli_precision("--precision", comma + 1);
+			break;
+		}
 		default:
 			if (!cli_game_opt(&g, c, optarg))
 				cli_opt_other(c, usage);
@@ -181,8 +202,8 @@ int main(int argc, char **argv)
 	if (gt_match_check(&p, &e) != 0)
 		cli_usage_die("%s", e.text);
 	gt_match_player pa, pb;
-	open_player(&pa, argv[optind], backend, NULL);
-	open_player(&pb, argv[optind + 1], backend, &pa);
+	open_player(&pa, argv[optind], backend, prec[0], o.progress, NULL);
+	open_player(&pb, argv[optind + 1], backend, prec[1], o.progress, &pa);
 	o.a = pa.name;
 	o.b = pb.name;
 	if (o.sgf && mkdir(o.sgf, 0777) != 0 && errno != EEXIST)

@@ -19,6 +19,7 @@ static void usage(FILE *f)
 	fprintf(f,
 	    "usage: gt-gtp [-q] [--model FILE|none] [--visits N] [--board-size N] [--komi K]\n"
 	    "              [--rules NAME] [--seed S] [--resign-threshold V] [--backend NAME]\n"
+	    "              [--precision P]\n"
 	    "A Go engine speaking GTP version 2 on stdin and stdout, with live analysis.\n"
 	    "  --model FILE|none     network, or none: uniform priors (random moves if absent)\n"
 	    "  --visits N            search visits per move, kept tree included (100)\n"
@@ -28,12 +29,13 @@ static void usage(FILE *f)
 	    "  --seed S              seed of the random moves without --model (1)\n"
 	    "  --resign-threshold V  resign when the search's value is below -V (off)\n"
 	    "  --backend NAME        network backend: cpu, cuda, auto (cpu)\n"
+	    "  --precision P         network arithmetic: fp32, bf16 (AMX-BF16 CPUs) (fp32)\n"
 	    "  -q, --quiet           no search summary on stderr after each genmove\n");
 }
 
 int main(int argc, char **argv)
 {
-	enum { O_MODEL = 256, O_VISITS, O_RESIGN, O_BACKEND };
+	enum { O_MODEL = 256, O_VISITS, O_RESIGN, O_BACKEND, O_PREC };
 	static const struct option opts[] = {
 		{ "model", required_argument, 0, O_MODEL },
 		{ "visits", required_argument, 0, O_VISITS },
@@ -41,11 +43,12 @@ int main(int argc, char **argv)
 		{ "size", required_argument, 0, CLI_O_SIZE },
 		{ "resign-threshold", required_argument, 0, O_RESIGN },
 		{ "backend", required_argument, 0, O_BACKEND },
+		{ "precision", required_argument, 0, O_PREC },
 		{ "quiet", no_argument, 0, 'q' },
 		CLI_OPTS_END,
 	};
 	const char *model = NULL, *backend = NULL;
-	int size = 19, c;
+	int size = 19, c, prec = GT_PREC_FP32;
 	double komi = 7.5;
 	const gt_rules *rules = gt_rules_find("chinese");
 	uint64_t seed = 1;
@@ -60,6 +63,7 @@ int main(int argc, char **argv)
 		case O_VISITS: ep.visits = (int)cli_int("--visits", optarg, 1, 10000000); break;
 		case O_RESIGN: ep.resign = cli_double("--resign-threshold", optarg, 0, 1); break;
 		case O_BACKEND: backend = optarg; break;
+		case O_PREC: prec = cli_precision("--precision", optarg); break;
 		case 'q': ep.log = NULL; break;
 		default:
 			if (!cli_game_opt(&gm, c, optarg))
@@ -83,6 +87,7 @@ int main(int argc, char **argv)
 			cli_die("--board-size %d: %s plays boards up to %dx%d", size, model,
 			        gt_neteval_max_n(&ev), gt_neteval_max_n(&ev));
 		}
+		cli_precision_set(&ev, model, prec, 0);
 		e = gt_engine_new(&ep, &ev);
 		gt_engine_attach(e, g);
 	}

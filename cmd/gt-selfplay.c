@@ -29,7 +29,8 @@ static void usage(FILE *f)
 	    "                   [--max-moves N] [--pass-from N] [--threads T] [--parallel-games G] [--leaves B]\n"
 	    "                   [--temp-early T] [--temp-final T] [--temp-halflife M]\n"
 	    "                   [--seed S] [--worker NAME] [--sgf DIR] [--backend NAME]\n"
-	    "                   [--cache-mb M] [--deterministic] [--progress] [-v]\n"
+	    "                   [--cache-mb M] [--deterministic] [--precision P]\n"
+	    "                   [--progress] [-v]\n"
 	    "Play self-play games with MCTS and write one game record (gt-record(5)) per\n"
 	    "line to stdout, in game order.\n"
 	    "  --model FILE|none     network, or none: uniform policy, value 0 (required)\n"
@@ -55,8 +56,9 @@ static void usage(FILE *f)
 	    "  --cache-mb M          evaluation cache in MiB, 0 for none (64)\n"
 	    "  --deterministic       evaluate positions one by one: output independent\n"
 	    "                        of --threads and --parallel-games with a network\n"
+	    "  --precision P         network arithmetic: fp32, bf16 (AMX-BF16 CPUs) (fp32)\n"
 	    "  --progress            rates on stderr (default when stderr is a terminal)\n"
-	    "  -v, --verbose         say the backend and cache on stderr\n");
+	    "  -v, --verbose         say the backend, precision and cache on stderr\n");
 }
 
 typedef struct out {
@@ -150,7 +152,7 @@ static int finish(const out *o, const gt_evpool *pool, int err, const gt_selfpla
 }
 
 enum { O_MODEL = 256, O_GAMES, O_CHEAP, O_FULL, O_THREADS, O_LEAVES, O_TEARLY, O_TFINAL,
-       O_THALF, O_WORKER, O_PROGRESS, O_SGF, O_BACKEND, O_CACHE, O_DET, O_PASSFROM };
+       O_THALF, O_WORKER, O_PROGRESS, O_SGF, O_BACKEND, O_CACHE, O_DET, O_PASSFROM, O_PREC };
 static const struct option opts[] = {
 	{ "model", required_argument, 0, O_MODEL },
 	{ "games", required_argument, 0, O_GAMES },
@@ -169,6 +171,7 @@ static const struct option opts[] = {
 	{ "backend", required_argument, 0, O_BACKEND },
 	{ "cache-mb", required_argument, 0, O_CACHE },
 	{ "deterministic", no_argument, 0, O_DET },
+	{ "precision", required_argument, 0, O_PREC },
 	{ "verbose", no_argument, 0, 'v' },
 	CLI_OPTS_END,
 };
@@ -205,6 +208,7 @@ int main(int argc, char **argv)
 			break;
 		case O_CACHE: p.cache_bytes = (size_t)cli_int("--cache-mb", optarg, 0, 1 << 20) << 20; break;
 		case O_DET: p.exact = 1; break;
+		case O_PREC: p.precision = cli_precision("--precision", optarg); break;
 		case 'v': verbose = 1; break;
 		default:
 			if (!cli_game_opt(&g, c, optarg))
@@ -228,6 +232,8 @@ int main(int argc, char **argv)
 	p.model = pool.name;
 	if (verbose)
 		say_model(&p, &pool);
+	if (*pool.backend)
+		cli_precision_say(pool.name, p.precision, pool.precision, pool.precision_why, verbose);
 	cli_catch_stop(1); /* a second signal kills at once */
 
 	o.games = p.games;

@@ -12,7 +12,8 @@ int gt_evpool_open(gt_evpool *pool, const gt_selfplay_params *p, const char *pat
 	pool->backend = "";
 	for (; pool->n < p->threads; pool->n++) {
 		int r = gt_selfplay_model_open(p, path, &pool->evs[pool->n], pool->name,
-		                               sizeof pool->name, &pool->backend, e);
+		                               sizeof pool->name, &pool->backend,
+		                               &pool->precision, &pool->precision_why, e);
 		if (r) {
 			gt_evpool_close(pool);
 			return r;

@@ -17,6 +17,8 @@ typedef struct gt_evpool {
 	char name[256];      /* the model's name for the records: the file's
 	                        base name without .bin.gz, or "none" */
 	const char *backend; /* "cpu", "cuda"; "" for none (static) */
+	int precision;       /* GT_PREC_* in effect (gt_selfplay_model_open) */
+	const char *precision_why; /* why lower than asked, or NULL (static) */
 } gt_evpool;
 
 /* gt_evpool_open: p->threads evaluators of the model argument path

@@ -99,6 +99,13 @@ int gt_kataeval_conv_batch(gt_evaluator *ev, int on)
 	return 0;
 }
 
+int gt_kataeval_precision(gt_evaluator *ev, int prec, const char **why)
+{
+	if (!gt_kataeval_is(ev))
+		return -1;
+	return gt_kata_precision(((kataeval *)ev->ctx)->k, prec, why);
+}
+
 int gt_kataeval_set_exact(gt_evaluator *ev, int on)
 {
 	if (!gt_kataeval_is(ev))

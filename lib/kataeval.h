@@ -32,5 +32,8 @@ int gt_kataeval_is(const gt_evaluator *ev);
 int gt_kataeval_set_exact(gt_evaluator *ev, int on);
 /* gt_kataeval_conv_batch: as gt_neteval_conv_batch (neteval.h). */
 int gt_kataeval_conv_batch(gt_evaluator *ev, int on);
+/* gt_kataeval_precision: gt_kata_precision (katago.h) of ev's network;
+ * -1 when ev is not a KataGo evaluator. */
+int gt_kataeval_precision(gt_evaluator *ev, int prec, const char **why);
 
 #endif

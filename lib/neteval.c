@@ -94,6 +94,17 @@ int gt_neteval_conv_batch(gt_evaluator *ev, int on)
 	return 0;
 }
 
+int gt_neteval_precision(gt_evaluator *ev, int prec, const char **why)
+{
+	if (why)
+		*why = NULL;
+	if (gt_kataeval_is(ev))
+		return gt_kataeval_precision(ev, prec, why);
+	if (ev->eval != ne_eval)
+		return -1;
+	return gt_nn_precision(((neteval *)ev->ctx)->nn, prec, why);
+}
+
 int gt_neteval_set_exact(gt_evaluator *ev, int on)
 {
 	if (gt_kataeval_is(ev))

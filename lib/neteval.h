@@ -54,5 +54,11 @@ int gt_neteval_set_exact(gt_evaluator *ev, int on);
  * --deterministic). Returns 0, or GT_EINVAL for an evaluator that is not
  * a network. */
 int gt_neteval_conv_batch(gt_evaluator *ev, int on);
+/* gt_neteval_precision: ask for precision prec (GT_PREC_*, nn.h) in the
+ * network's forwards and return the one in effect, with *why (why may be
+ * NULL) saying why it is lower, as gt_nn_precision (gt_kata_precision
+ * for KataGo networks). Returns -1 (*why NULL) for an evaluator
+ * that is not a network. */
+int gt_neteval_precision(gt_evaluator *ev, int prec, const char **why);
 
 #endif

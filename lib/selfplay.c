@@ -532,7 +532,8 @@ int gt_selfplay_game(const gt_selfplay_params *p, const gt_evaluator *ev, long i
 }
 
 int gt_selfplay_model_open(const gt_selfplay_params *p, const char *path, gt_evaluator *ev,
-                           char *name, size_t size, const char **backend, gt_error *e)
+                           char *name, size_t size, const char **backend, int *prec,
+                           const char **why, gt_error *e)
 {
 	int r = gt_neteval_open_file(path, p->backend, ev, name, size, e);
 	if (r)
@@ -540,6 +541,9 @@ int gt_selfplay_model_open(const gt_selfplay_params *p, const char *path, gt_eva
 	const char *be = gt_neteval_backend(ev);
 	if (backend)
 		*backend = be ? be : "";
+	int pr = gt_neteval_precision(ev, p->precision, why);
+	if (prec)
+		*prec = pr < 0 ? GT_PREC_FP32 : pr;
 	if (!be)
 		return 0;
 	/* --deterministic: batch 1 everywhere; otherwise outputs depend on

@@ -61,6 +61,7 @@ typedef struct gt_selfplay_params {
 	/* how gt_selfplay_model_open opens a network */
 	const char *backend;     /* "cpu", "cuda" or "auto" (borrowed), "cpu" */
 	int exact;               /* 0; 1: batch-invariant evaluations (gt_neteval_set_exact) */
+	int precision;           /* GT_PREC_FP32; GT_PREC_BF16 (gt_neteval_precision) */
 	size_t cache_bytes;      /* evaluation cache of a run, shared out over the
 	                            threads (evcache.h), 64 MiB; 0: none */
 } gt_selfplay_params;
@@ -123,13 +124,17 @@ void gt_selfplay_record_free(gt_record *r);
 /* gt_selfplay_model_open: the evaluator of one worker thread for a --model
  * argument: "none" gives gt_evaluator_uniform() (no cache: it costs
  * nothing); a network file a network evaluator (neteval.h) on p->backend,
- * exact if p->exact, behind a cache of p->cache_bytes / p->threads bytes
- * (evcache.h). name receives the model's name for the records (the file's
- * base name without .bin.gz, or "none"); backend (may be NULL) the
- * backend's name ("cpu", "cuda"; "" for none). Returns 0 or the error of
- * gt_neteval_open_file (in e). Close with gt_evaluator_close. */
+ * exact if p->exact, in p->precision where it can be, behind a cache of
+ * p->cache_bytes / p->threads bytes (evcache.h). name receives the model's
+ * name for the records (the file's base name without .bin.gz, or "none");
+ * backend (may be NULL) the backend's name ("cpu", "cuda"; "" for none);
+ * prec (may be NULL) the precision in effect and why (may be NULL) why it
+ * is lower than p->precision (NULL if it is not; gt_neteval_precision).
+ * Returns 0 or the error of gt_neteval_open_file (in e). Close with
+ * gt_evaluator_close. */
 int gt_selfplay_model_open(const gt_selfplay_params *p, const char *path, gt_evaluator *ev,
-                           char *name, size_t size, const char **backend, gt_error *e);
+                           char *name, size_t size, const char **backend, int *prec,
+                           const char **why, gt_error *e);
 
 /* gt_selfplay_sgf: the record as an SGF game (sgf.h) into g, which the
  * caller releases with gt_sgf_game_release: gt_sgfrec_from_record's game

@@ -5,6 +5,8 @@
  * filters transformed at the first forward that needs them. */
 #include "katago.h"
 #include "nn.h"
+#include "bf16.h"
+#include "nn.h"
 #include "wino.h"
 
 #include <cblas.h>
@@ -24,6 +26,7 @@ typedef struct kconv {
 	int ky, kx, cin, cout;
 	float *w;          /* cout x (cin*ky*kx), (ci, y, x) order within a row */
 	float *u;          /* 3x3: the Winograd filters (wino.h), once made */
+	uint16_t *wb;      /* 3x3: w in bfloat16 (bf16.h), once made */
 } kconv;
 
 static void track(int *maxc, int c)
@@ -76,6 +79,8 @@ struct gt_kata {
 	int wino;          /* 1: 3x3 filters transformed; -1: too large, im2col */
 	int wino_now;      /* this forward uses them */
 	float *wscratch;   /* gt_wino_conv's scratch */
+	int bf16;          /* 3x3 convolutions in bfloat16 (gt_kata_precision) */
+	uint16_t *bscratch;/* gt_bf16_gemm's scratch, once made */
 };
 
 /* ---- reading ---- */
@@ -568,7 +573,7 @@ int gt_kata_sniff(const char *path)
 	return i > d && i - d < 6 && i < k && isspace((unsigned char)buf[i]);
 }
 
-static void free_conv(kconv *c) { free(c->w); free(c->u); }
+static void free_conv(kconv *c) { free(c->w); free(c->u); free(c->wb); }
 static void free_bn(kbn *b) { free(b->scale); free(b->bias); }
 
 static void free_blocks(kblock *b, int n)
@@ -586,6 +591,14 @@ void gt_kata_conv_batch(gt_kata *k, int on)
 	k->conv_mode = gt_conv_batch_mode(k->conv_mode, on);
 }
 
+int gt_kata_precision(gt_kata *k, int prec, const char **why)
+{
+	if (why)
+		*why = NULL;
+	k->bf16 = prec == GT_PREC_BF16 && gt_bf16_available(why);
+	return k->bf16 ? GT_PREC_BF16 : GT_PREC_FP32;
+}
+
 void gt_kata_free(gt_kata *k)
 {
 	if (!k)
@@ -600,6 +613,7 @@ void gt_kata_free(gt_kata *k)
 	free(k->x), free(k->a), free(k->r), free(k->t), free(k->col), free(k->pool), free(k->tmp);
 	free(k->out_policy), free(k->out_value), free(k->out_score), free(k->out_own);
 	free(k->wscratch);
+	free(k->bscratch);
 	free(k);
 }
 
@@ -717,10 +731,26 @@ static size_t wino_make(kconv *c)
 	return f;
 }
 
+static size_t bf16_make(kconv *c)
+{
+	if (!c->w || c->ky != 3 || c->kx != 3 || c->wb)
+		return 0;
+	c->wb = gt_xmalloc(sizeof(uint16_t) * gt_bf16_pack_size(c->cout, c->cin * 9));
+	gt_bf16_pack(c->w, c->cout, c->cin * 9, c->cin * 9, c->wb);
+	return 0;
+}
+
 /* 1 when the 3x3 convolutions of a forward of B positions on n x n go by
  * Winograd (the filters are transformed at the first such forward) */
 static int use_wino(gt_kata *k, int n, int B)
 {
+	if (k->bf16) {
+		if (!k->bscratch) {
+			each_conv(k, bf16_make);
+			k->bscratch = gt_xmalloc(sizeof(uint16_t) * gt_bf16_scratch_size((int)k->maxk));
+		}
+		return 0;
+	}
 	if (!gt_conv_winograd(k->conv_mode, n, B) || k->wino < 0)
 		return 0;
 	if (!k->wino) {
@@ -737,7 +767,8 @@ static int use_wino(gt_kata *k, int n, int B)
 
 /* y (B x cout x N) = conv(x (B x cin x N)), zero padding; add != 0 adds to
  * y; by Winograd when c has its transformed filters and this forward
- * uses them (use_wino). */
+ * uses them (use_wino), in bfloat16 when c has its pack and the network
+ * is in bfloat16. */
 static void conv(gt_kata *k, const kconv *c, int B, int n, const float *x, float *y, int add)
 {
 	int N = n * n, K = c->cin * c->ky * c->kx;
@@ -751,6 +782,11 @@ static void conv(gt_kata *k, const kconv *c, int B, int n, const float *x, float
 		const float *xp = x + (size_t)p * c->cin * N;
 		float *yp = y + (size_t)p * c->cout * N;
 		const float *src = xp;
+		if (c->wb && k->bf16) {
+			gt_bf16_conv3x3(&(gt_bf16_conv_args){c->wb, c->cin, c->cout, n, N, xp, N, 0, NULL,
+			                                     yp, N, add, k->bscratch});
+			continue;
+		}
 		if (c->ky > 1 || c->kx > 1) {
 			int hy = c->ky / 2, hx = c->kx / 2;
 			for (int ci = 0; ci < c->cin; ci++)

@@ -92,6 +92,10 @@ int gt_kata_read(const char *path, gt_kata **out, gt_error *e);
 void gt_kata_free(gt_kata *k);
 /* gt_kata_conv_batch: as gt_nn_conv_batch (nn.h) for a KataGo network. */
 void gt_kata_conv_batch(gt_kata *k, int on);
+/* gt_kata_precision: as gt_nn_precision (nn.h) for a KataGo network: with
+ * GT_PREC_BF16 its 3x3 convolutions go by im2col in bfloat16 (bf16.h),
+ * the rest (1x1 convolutions, heads, Winograd not used) in float32. */
+int gt_kata_precision(gt_kata *k, int prec, const char **why);
 const gt_kata_info *gt_kata_info_of(const gt_kata *k);
 
 /* gt_kata_forward: the network on batch positions of one board size n

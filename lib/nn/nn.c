@@ -287,6 +287,34 @@ void gt_nn_conv_batch(gt_nn *nn, int on)
 	if (nn->be->conv_batch)
 		nn->be->conv_batch(nn, on);
 }
+
+int gt_nn_precision(gt_nn *nn, int prec, const char **why)
+{
+	if (why)
+		*why = NULL;
+	if (prec == GT_PREC_FP32 && !nn->be->precision)
+		return GT_PREC_FP32;
+	if (!nn->be->precision) {
+		if (why)
+			*why = "the backend computes in float32 only";
+		return GT_PREC_FP32;
+	}
+	return nn->be->precision(nn, prec, why);
+}
+
+int gt_nn_precision_find(const char *name)
+{
+	if (!strcmp(name, "fp32"))
+		return GT_PREC_FP32;
+	if (!strcmp(name, "bf16"))
+		return GT_PREC_BF16;
+	return -1;
+}
+
+const char *gt_nn_precision_name(int prec)
+{
+	return prec == GT_PREC_BF16 ? "bf16" : "fp32";
+}
 const char *gt_nn_error(const gt_nn *nn) { return nn->errtext; }
 
 void gt_nn_zero_grad(gt_nn *nn)

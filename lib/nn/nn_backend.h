@@ -23,6 +23,9 @@ typedef struct gt_nn_backend {
 	int (*backward)(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 	                gt_nn_loss *loss, int grads);
 	void (*conv_batch)(gt_nn *nn, int on);  /* gt_nn_conv_batch; NULL: nothing to do */
+	/* gt_nn_precision: the precision now in effect, *why when lower than
+	 * asked; NULL: float32 only */
+	int (*precision)(gt_nn *nn, int prec, const char **why);
 } gt_nn_backend;
 
 struct gt_nn {

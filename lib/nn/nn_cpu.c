@@ -4,7 +4,10 @@
  * play forwards (train = 0) the 3x3 convolutions by Winograd F(4x4,3x3)
  * (wino.h) on the board sizes where that is faster (GT_CONV chooses:
  * gt_conv_winograd). The transformed filters are computed at the first
- * such forward after gt_nn_new or gt_nn_sync_params. See nn.h for the
+ * such forward after gt_nn_new or gt_nn_sync_params. Under gt_nn_precision
+ * GT_PREC_BF16 (where bf16.h is available) play forwards take every 3x3
+ * convolution by im2col and a bfloat16 GEMM instead (AMX tiles, float32
+ * sums; the weights rounded once per parameter change). See nn.h for the
  * network, nn_loss.c for the loss.
  *
  * Activations are kept channel-major over the whole batch, [c][b*N + p],
@@ -31,6 +34,7 @@
  * All activations and scratch are views into one buffer (acts_point),
  * sized from these shapes for the largest (B, BN) seen.
  */
+#include "bf16.h"
 #include "nn.h"
 #include "nn_backend.h"
 #include "util.h"
@@ -95,6 +99,10 @@ typedef struct cpu {
 	float *wu;         /* Winograd filters: in.w, then each block's w1, w2 */
 	int wu_ok;         /* wu holds the transforms of the current params */
 	float *wscratch;   /* gt_wino_conv's scratch */
+	int bf16;          /* play forwards in bfloat16 (gt_nn_precision) */
+	uint16_t *wb;      /* bf16.h packs of in.w, then each block's w1, w2 */
+	int wb_ok;         /* wb holds the current params */
+	uint16_t *bscratch;/* gt_bf16_gemm's scratch */
 } cpu;
 
 /* Transformed filters larger than this (floats) are not made: such
@@ -203,6 +211,8 @@ static void cpu_release(gt_nn *nn)
 	gt_nn_views_release(&c->g);
 	free(c->wu);
 	free(c->wscratch);
+	free(c->wb);
+	free(c->bscratch);
 	free(c);
 	nn->state = NULL;
 }
@@ -211,7 +221,35 @@ static int cpu_sync(gt_nn *nn)
 {
 	cpu *c = nn->state;
 	c->wu_ok = 0;
+	c->wb_ok = 0;
 	return 0;
+}
+
+/* The bfloat16 packs of every 3x3 convolution's weights (wb: in.w, then
+ * blk l's w1 and w2, each bf_block floats apart), made when stale. */
+static size_t bf_block(const gt_arch *a)
+{
+	return gt_bf16_pack_size(a->channels, a->channels * 9);
+}
+
+static void bf16_weights(gt_nn *nn, cpu *c)
+{
+	const gt_arch *a = &nn->arch;
+	int C = a->channels, Cin = a->in_planes, L = a->blocks;
+	size_t fin = gt_bf16_pack_size(C, Cin * 9), fb = bf_block(a);
+	if (c->wb_ok)
+		return;
+	if (!c->wb) {
+		c->wb = gt_xmalloc(sizeof(uint16_t) * (fin + 2 * L * fb));
+		c->bscratch = gt_xmalloc(sizeof(uint16_t) *
+		                         gt_bf16_scratch_size((Cin > C ? Cin : C) * 9));
+	}
+	gt_bf16_pack(c->p.in_w, C, Cin * 9, Cin * 9, c->wb);
+	for (int l = 0; l < L; l++) {
+		gt_bf16_pack(c->p.blk[l].w1, C, C * 9, C * 9, c->wb + fin + 2 * l * fb);
+		gt_bf16_pack(c->p.blk[l].w2, C, C * 9, C * 9, c->wb + fin + (2 * l + 1) * fb);
+	}
+	c->wb_ok = 1;
 }
 
 /* The Winograd filters of every 3x3 convolution (wu: in.w, then blk l's
@@ -316,14 +354,22 @@ static void im2col_chunk(cpu *c, const float *in, int Cin, size_t BN, int b0, in
 }
 
 /* out (Cout x BN) = W (Cout x Cin*9) * im2col(in or relu(in)) + bias[c];
- * by Winograd with the transformed filters U when U is not NULL */
+ * by Winograd with the transformed filters U when U is not NULL, else in
+ * bfloat16 with W's pack Wb (bf16.h: the im2col packed as it is read)
+ * when Wb is not NULL */
 static void conv3x3(cpu *c, const float *in, int Cin, int Cout, int B, int n,
-                    const float *W, const float *U, const float *bias, float *out, int relu)
+                    const float *W, const float *U, const uint16_t *Wb, const float *bias,
+                    float *out, int relu)
 {
 	size_t N = (size_t)n * n, BN = B * N;
 	if (U) {
 		gt_wino_conv(&(gt_wino_conv_args){U, Cin, Cout, B, n, in, N, BN, relu, bias, out,
 		                                  N, BN, 0, c->wscratch});
+		return;
+	}
+	if (Wb) {
+		gt_bf16_conv3x3(&(gt_bf16_conv_args){Wb, Cin, Cout, n, (long)BN, in, BN, relu, bias,
+		                                     out, BN, 0, c->bscratch});
 		return;
 	}
 	int K = Cin * 9, step = chunk_boards(n);
@@ -462,7 +508,8 @@ static void rowsum_add(const float *m, int rows, size_t cols, float *acc)
  * and channel; planes (B x Cin x N) are kept transposed in xin, globals
  * (B x G) in glob. */
 static void input_forward(cpu *c, const gt_arch *a, int B, int n, const float *planes,
-                          const float *globals, const float *U, float *x0)
+                          const float *globals, const float *U, const uint16_t *Wb,
+                          float *x0)
 {
 	const gt_nn_views *p = &c->p;
 	int C = a->channels, Cin = a->in_planes, G = a->globals;
@@ -474,7 +521,7 @@ static void input_forward(cpu *c, const gt_arch *a, int B, int n, const float *p
 			       sizeof(float) * N);
 	if (G > 0)
 		memcpy(glob, globals, sizeof(float) * B * G);
-	conv3x3(c, xin, Cin, C, B, n, p->in_w, U, p->in_b, x0, 0);
+	conv3x3(c, xin, Cin, C, B, n, p->in_w, U, Wb, p->in_b, x0, 0);
 	for (int o = 0; o < C && G > 0; o++)
 		for (int b = 0; b < B; b++) {
 			float add = 0, *r = x0 + o * BN + b * N;
@@ -509,14 +556,16 @@ static void input_backward(cpu *c, const gt_arch *a, int B, int n, const float *
  *   y = x + s z (y may be x); by Winograd with the transformed w1, w2 in
  *   U (2 x 36 C C) when U is not NULL. */
 static void block_forward(gt_nn *nn, cpu *c, const gt_nn_block_views *bp, int B, int n,
-                          const float *U, const float *x, float *v, float *z, float *y)
+                          const float *U, const uint16_t *Wb, const float *x, float *v,
+                          float *z, float *y)
 {
 	int C = nn->arch.channels;
 	size_t BN = (size_t)B * n * n;
 	double t0 = nn->profile ? gt_now() : 0;
 	size_t fb = gt_wino_filter_floats(C, C);
-	conv3x3(c, x, C, C, B, n, bp->w1, U, bp->b1, v, 1);
-	conv3x3(c, v, C, C, B, n, bp->w2, U ? U + fb : NULL, bp->b2, z, 1);
+	conv3x3(c, x, C, C, B, n, bp->w1, U, Wb, bp->b1, v, 1);
+	conv3x3(c, v, C, C, B, n, bp->w2, U ? U + fb : NULL, Wb ? Wb + bf_block(&nn->arch) : NULL,
+	        bp->b2, z, 1);
 	if (nn->profile)
 		nn->prof_conv_s += gt_now() - t0;
 	float s = bp->s[0];
@@ -721,15 +770,20 @@ static int cpu_forward(gt_nn *nn, int B, int n, const float *planes,
 	c->trained = train;
 	acts *v = &c->act;
 	size_t layer = train ? (size_t)C * c->cap_bn : 0; /* X[l] = X + l layer */
-	/* Winograd in play forwards only (backward works from im2col) */
-	int wino = !train && gt_conv_winograd(c->conv_mode, n, B) && wino_filters(nn, c) == 0;
+	/* bfloat16 or Winograd in play forwards only (backward works from
+	 * im2col in float32) */
+	int bf = !train && c->bf16;
+	int wino = !train && !bf && gt_conv_winograd(c->conv_mode, n, B) && wino_filters(nn, c) == 0;
 	size_t fin = gt_wino_filter_floats(C, a->in_planes), fb = gt_wino_filter_floats(C, C);
+	size_t bfin = gt_bf16_pack_size(C, a->in_planes * 9), bfb = bf_block(a);
+	if (bf)
+		bf16_weights(nn, c);
 
-	input_forward(c, a, B, n, planes, globals, wino ? c->wu : NULL, v->X);
+	input_forward(c, a, B, n, planes, globals, wino ? c->wu : NULL, bf ? c->wb : NULL, v->X);
 	for (int l = 0; l < L; l++)
 		block_forward(nn, c, &c->p.blk[l], B, n, wino ? c->wu + fin + 2 * l * fb : NULL,
-		              v->X + l * layer, v->V + l * layer, v->Z + l * layer,
-		              v->X + (l + 1) * layer);
+		              bf ? c->wb + bfin + 2 * l * bfb : NULL, v->X + l * layer,
+		              v->V + l * layer, v->Z + l * layer, v->X + (l + 1) * layer);
 	relu_copy(v->T, v->X + L * layer, (size_t)C * BN);
 	policy_forward(c, a, B, n);
 	value_forward(c, a, B, n);
@@ -781,12 +835,20 @@ static void cpu_conv_batch(gt_nn *nn, int on)
 	c->conv_mode = gt_conv_batch_mode(c->conv_mode, on);
 }
 
+static int cpu_precision(gt_nn *nn, int prec, const char **why)
+{
+	cpu *c = nn->state;
+	c->bf16 = prec == GT_PREC_BF16 && gt_bf16_available(why);
+	return c->bf16 ? GT_PREC_BF16 : GT_PREC_FP32;
+}
+
 const gt_nn_backend gt_nn_backend_cpu = {
 	.name = "cpu",
 	.init = cpu_init,
 	.release = cpu_release,
 	.sync_params = cpu_sync,
 	.conv_batch = cpu_conv_batch,
+	.precision = cpu_precision,
 	.forward = cpu_forward,
 	.backward = cpu_backward,
 };

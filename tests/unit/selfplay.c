@@ -193,9 +193,9 @@ int main(void)
 	gt_evaluator evs[2] = { uni, uni };
 	char name[64];
 	gt_evaluator ev;
-	is_int(gt_selfplay_model_open(&p, "none", &ev, name, sizeof name, NULL, &e), 0, "--model none opens");
+	is_int(gt_selfplay_model_open(&p, "none", &ev, name, sizeof name, NULL, NULL, NULL, &e), 0, "--model none opens");
 	is_str(name, "none", "named none");
-	is_int(gt_selfplay_model_open(&p, "/nonexistent/x.bin.gz", &ev, name, sizeof name, NULL, &e), GT_EIO,
+	is_int(gt_selfplay_model_open(&p, "/nonexistent/x.bin.gz", &ev, name, sizeof name, NULL, NULL, NULL, &e), GT_EIO,
 	       "a missing network file is an input/output error");
 
 	/* 200 small games on 9x9, two threads, 8 games in flight each */

@@ -1,0 +1,346 @@
+/*
+ * bf16.c: bfloat16 matrix products with float32 accumulation (bf16.h), by
+ * AMX-BF16 tiles.
+ *
+ * tdpbf16ps multiplies a tile of 16 rows x 32 bfloat16 of A by a tile of
+ * 16 rows x 16 pairs of B (B's rows 2p and 2p+1 interleaved: the pair
+ * (B[2p][n], B[2p+1][n]) is row p's n-th 32-bit word) and adds the 16 x 16
+ * float32 products to a tile of C. A block of 32 x 32 of C is 4 such
+ * tiles, fed by 2 tiles of A and 2 of B per 32 values of k (the 8 tile
+ * registers). A is packed once per parameter change (row-major bfloat16,
+ * rows rounded up to 32 and k to 32 with zeros); B is packed NC columns at
+ * a time into the pair layout, 16 columns per group (AVX512-BF16's
+ * vcvtne2ps2bf16, then a shuffle of 16-bit words). Partial blocks of C go
+ * through a 32 x 32 buffer.
+ *
+ * On this project's Xeon (Sapphire Rapids class) AVX512-BF16's own
+ * vdpbf16ps was measured slower than OpenBLAS's float32 sgemm (84 against
+ * 125 GFLOP/s at 96 x 864 x 960, one core: it issues at the rate of a
+ * float32 FMA, two products per lane, on one port where FMAs have two),
+ * so the tiles are the only bfloat16 kernel.
+ *
+ * The process asks Linux for the AMX state once (arch_prctl
+ * ARCH_REQ_XCOMP_PERM, Linux 5.16 and later); each call loads the tile
+ * configuration (per thread) and releases it at the end.
+ */
+#include "bf16.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MT 32   /* rows of C per block: two tiles */
+#define KT 32   /* k per tile */
+#define NT 32   /* columns of C per block: two tiles */
+#define NC 256  /* columns of B packed at a time (a multiple of NT) */
+
+static int kpad(int K)
+{
+	return (K + KT - 1) / KT * KT;
+}
+
+size_t gt_bf16_pack_size(int M, int K)
+{
+	return (size_t)(M + MT - 1) / MT * MT * kpad(K);
+}
+
+size_t gt_bf16_scratch_size(int K)
+{
+	return (size_t)kpad(K) * NC;
+}
+
+/* x rounded to bfloat16, nearest even (NaN is not expected) */
+static uint16_t bf16_round(float x)
+{
+	uint32_t u;
+	memcpy(&u, &x, 4);
+	u += 0x7fff + ((u >> 16) & 1);
+	return (uint16_t)(u >> 16);
+}
+
+void gt_bf16_pack(const float *A, int M, int K, int lda, uint16_t *pa)
+{
+	int Kp = kpad(K), Mp = (M + MT - 1) / MT * MT;
+	for (int m = 0; m < Mp; m++)
+		for (int k = 0; k < Kp; k++)
+			pa[(size_t)m * Kp + k] = m < M && k < K ? bf16_round(A[(size_t)m * lda + k]) : 0;
+}
+
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)
+#include <cpuid.h>
+#include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define ARCH_REQ_XCOMP_PERM 0x1023
+#define XFEATURE_XTILEDATA 18
+
+/* 0 unknown, 1 usable, -1 not */
+static int amx_state;
+static const char *amx_why;
+
+static int amx_probe(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(d & (1u << 24)) || !(d & (1u << 22)) ||
+	    !__builtin_cpu_supports("avx512bf16") || !__builtin_cpu_supports("avx512bw")) {
+		amx_why = "the CPU has no AMX-BF16";
+		return -1;
+	}
+	if (syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) != 0) {
+		amx_why = "the kernel refuses the AMX state";
+		return -1;
+	}
+	return 1;
+}
+
+int gt_bf16_available(const char **why)
+{
+	const char *s = getenv("GT_NO_BF16");
+	const char *no = NULL;
+	if (s && *s && strcmp(s, "0") != 0)
+		no = "GT_NO_BF16 is set";
+	else {
+		int st = __atomic_load_n(&amx_state, __ATOMIC_ACQUIRE);
+		if (!st) {
+			/* racing first calls both probe: the answer is the same */
+			st = amx_probe();
+			__atomic_store_n(&amx_state, st, __ATOMIC_RELEASE);
+		}
+		if (st < 0)
+			no = amx_why;
+	}
+	if (why)
+		*why = no;
+	return no == NULL;
+}
+
+#define TARGET __attribute__((target("amx-tile,amx-bf16,avx512bf16,avx512f,avx512bw")))
+
+/* columns n0..n0+nc-1 (nc <= NC) of B (K rows) into bp: per group of 16
+ * columns, Kp/2 rows of 16 pairs (zeros past K and past the columns) */
+TARGET static void pack_b(const float *B, int ldb, int K, int n0, int nc, uint16_t *bp)
+{
+	int P = kpad(K) / 2;
+	const __m512i idx = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9,
+	                                     24, 8, 23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17,
+	                                     1, 16, 0);
+	for (int g = 0; g * 16 < nc; g++) {
+		uint16_t *o = bp + (size_t)g * P * 32;
+		int left = nc - 16 * g;
+		__mmask16 m = left >= 16 ? 0xffff : (__mmask16)((1u << left) - 1);
+		const float *col = B + n0 + 16 * g;
+		int p = 0;
+		for (; 2 * p + 1 < K; p++) {
+			__m512 r0 = _mm512_maskz_loadu_ps(m, col + (size_t)(2 * p) * ldb);
+			__m512 r1 = _mm512_maskz_loadu_ps(m, col + (size_t)(2 * p + 1) * ldb);
+			__m512i x = (__m512i)_mm512_cvtne2ps_pbh(r1, r0);
+			_mm512_storeu_si512(o + (size_t)p * 32, _mm512_permutexvar_epi16(idx, x));
+		}
+		for (; p < P; p++) {
+			__m512 r0 = 2 * p < K ? _mm512_maskz_loadu_ps(m, col + (size_t)(2 * p) * ldb)
+			                      : _mm512_setzero_ps();
+			__m512i x = (__m512i)_mm512_cvtne2ps_pbh(_mm512_setzero_ps(), r0);
+			_mm512_storeu_si512(o + (size_t)p * 32, _mm512_permutexvar_epi16(idx, x));
+		}
+	}
+}
+
+/* the 32 x 32 block of C from rows a (packed A, row stride Kp) and the
+ * column groups b0, b1 (row stride 64 bytes), into c (row stride ldc),
+ * added to c's values if add, else to bt's (32 rows of 16 floats, the
+ * same for both column tiles) if bt is not NULL, else to zeros */
+TARGET static void block(int Kp, const uint16_t *a, const uint16_t *b0, const uint16_t *b1,
+                         float *c, long ldc, int add, const float *bt)
+{
+	long sa = (long)Kp * 2;
+	if (add) {
+		_tile_loadd(0, c, ldc * 4);
+		_tile_loadd(1, c + 16, ldc * 4);
+		_tile_loadd(2, c + 16 * ldc, ldc * 4);
+		_tile_loadd(3, c + 16 * ldc + 16, ldc * 4);
+	} else if (bt) {
+		_tile_loadd(0, bt, 64);
+		_tile_loadd(1, bt, 64);
+		_tile_loadd(2, bt + 256, 64);
+		_tile_loadd(3, bt + 256, 64);
+	} else {
+		_tile_zero(0);
+		_tile_zero(1);
+		_tile_zero(2);
+		_tile_zero(3);
+	}
+	for (int k = 0; k < Kp; k += KT) {
+		_tile_loadd(4, a + k, sa);
+		_tile_loadd(5, a + 16 * (size_t)Kp + k, sa);
+		_tile_loadd(6, b0 + (size_t)k * 16, 64);
+		_tile_loadd(7, b1 + (size_t)k * 16, 64);
+		_tile_dpbf16ps(0, 4, 6);
+		_tile_dpbf16ps(1, 4, 7);
+		_tile_dpbf16ps(2, 5, 6);
+		_tile_dpbf16ps(3, 5, 7);
+	}
+	_tile_stored(0, c, ldc * 4);
+	_tile_stored(1, c + 16, ldc * 4);
+	_tile_stored(2, c + 16 * ldc, ldc * 4);
+	_tile_stored(3, c + 16 * ldc + 16, ldc * 4);
+}
+
+/* how B's columns n0..n0+nc-1 are packed into bp */
+typedef void packer(const void *ctx, int n0, int nc, uint16_t *bp);
+
+/* C = (add ? C : bias per row, or 0) + A B, B packed by pack(ctx) */
+TARGET static void drive(int M, int N, int K, const uint16_t *pa, float *C, long ldc, int add,
+                         const float *bias, uint16_t *scratch, packer *pack, const void *ctx)
+{
+	struct {
+		uint8_t palette, start_row, zero[14];
+		uint16_t colsb[16];
+		uint8_t rows[16];
+	} cfg;
+	memset(&cfg, 0, sizeof cfg);
+	cfg.palette = 1;
+	for (int t = 0; t < 8; t++) {
+		cfg.colsb[t] = 64;
+		cfg.rows[t] = 16;
+	}
+	_tile_loadconfig(&cfg);
+	int Kp = kpad(K), P = Kp / 2;
+	float tmp[MT * NT];
+	float *bts = NULL;
+	if (bias && !add) {
+		/* per block of 32 rows, 32 rows of 16 copies of the bias */
+		int Mb = (M + MT - 1) / MT;
+		bts = malloc(sizeof(float) * Mb * MT * 16);
+		if (!bts)
+			abort();
+		for (int m = 0; m < Mb * MT; m++)
+			for (int j = 0; j < 16; j++)
+				bts[(size_t)m * 16 + j] = m < M ? bias[m] : 0.0f;
+	}
+	for (int n0 = 0; n0 < N; n0 += NC) {
+		int nc = N - n0 < NC ? N - n0 : NC;
+		pack(ctx, n0, nc, scratch);
+		/* the tile loads are asm without memory operands: the packed
+		 * stores must be done before them */
+		__asm__ volatile("" ::: "memory");
+		for (int j = 0; j < nc; j += NT) {
+			const uint16_t *b0 = scratch + (size_t)(j / 16) * P * 32, *b1 = b0 + (size_t)P * 32;
+			int cols = nc - j < NT ? nc - j : NT;
+			for (int m = 0; m < M; m += MT) {
+				int rows = M - m < MT ? M - m : MT;
+				float *c = C + (size_t)m * ldc + n0 + j;
+				const float *bt = bts ? bts + (size_t)m * 16 : NULL;
+				if (rows == MT && cols == NT) {
+					block(Kp, pa + (size_t)m * Kp, b0, b1, c, ldc, add, bt);
+					continue;
+				}
+				if (add)
+					for (int r = 0; r < rows; r++)
+						memcpy(tmp + r * NT, c + (size_t)r * ldc, sizeof(float) * cols);
+				__asm__ volatile("" ::: "memory");
+				block(Kp, pa + (size_t)m * Kp, b0, b1, tmp, NT, add, bt);
+				__asm__ volatile("" ::: "memory");
+				for (int r = 0; r < rows; r++)
+					memcpy(c + (size_t)r * ldc, tmp + r * NT, sizeof(float) * cols);
+			}
+		}
+	}
+	_tile_release();
+	free(bts);
+}
+
+typedef struct gemm_b {
+	const float *B;
+	int ldb, K;
+} gemm_b;
+
+static void pack_gemm(const void *ctx, int n0, int nc, uint16_t *bp)
+{
+	const gemm_b *g = ctx;
+	pack_b(g->B, g->ldb, g->K, n0, nc, bp);
+}
+
+void gt_bf16_gemm(int M, int N, int K, const uint16_t *pa, const float *B, int ldb,
+                  float *C, int ldc, int add, uint16_t *scratch)
+{
+	gemm_b g = {B, ldb, K};
+	drive(M, N, K, pa, C, ldc, add, NULL, scratch, pack_gemm, &g);
+}
+
+/* columns n0..n0+nc-1 of the im2col of a->in (relu'd if a->relu) into bp,
+ * as pack_b lays out B: row k = ci 9 + ky 3 + kx of column j (point
+ * (y, x) of a board) is in[ci][j + (ky-1) n + (kx-1)] where the point
+ * (y+ky-1, x+kx-1) is on the board, else 0. Each 16 columns of a row are
+ * one masked load at that shift: the masks say which columns' points are
+ * on the board for each of the 9 shifts. */
+TARGET static void pack_conv(const void *ctx, int n0, int nc, uint16_t *bp)
+{
+	const gt_bf16_conv_args *a = ctx;
+	int K = a->cin * 9, P = kpad(K) / 2, n = a->n, N = n * n;
+	const __m512i idx = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9,
+	                                     24, 8, 23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17,
+	                                     1, 16, 0);
+	const __m512 zero = _mm512_setzero_ps();
+	long shift[9];
+	for (int o = 0; o < 9; o++)
+		shift[o] = (long)(o / 3 - 1) * n + (o % 3 - 1);
+	for (int g = 0; g * 16 < nc; g++) {
+		long c0 = (long)n0 + 16 * g;
+		__mmask16 mk[10];
+		for (int o = 0; o < 9; o++) {
+			unsigned m = 0;
+			int dy = o / 3 - 1, dx = o % 3 - 1;
+			for (int l = 0; l < 16 && 16 * g + l < nc; l++) {
+				int pt = (int)((c0 + l) % N), y = pt / n + dy, x = pt % n + dx;
+				m |= (unsigned)(y >= 0 && y < n && x >= 0 && x < n) << l;
+			}
+			mk[o] = (__mmask16)m;
+		}
+		mk[9] = 0; /* the padding row past K */
+		uint16_t *o = bp + (size_t)g * P * 32;
+		int ci = 0, s = 0; /* row 2p's channel and shift */
+		for (int p = 0; p < P; p++) {
+			__m512 r[2];
+			for (int h = 0; h < 2; h++) {
+				int live = ci < a->cin;
+				const float *src = a->in + (live ? (size_t)ci * a->in_c : 0) + c0 +
+				                   (live ? shift[s] : 0);
+				r[h] = _mm512_maskz_loadu_ps(live ? mk[s] : mk[9], src);
+				if (a->relu)
+					r[h] = _mm512_max_ps(r[h], zero);
+				if (++s == 9)
+					s = 0, ci++;
+			}
+			__m512i x = (__m512i)_mm512_cvtne2ps_pbh(r[1], r[0]);
+			_mm512_storeu_si512(o + (size_t)p * 32, _mm512_permutexvar_epi16(idx, x));
+		}
+	}
+}
+
+void gt_bf16_conv3x3(const gt_bf16_conv_args *a)
+{
+	drive(a->cout, (int)a->cols, a->cin * 9, a->w, a->out, (long)a->out_c, a->add, a->bias,
+	      a->scratch, pack_conv, a);
+}
+#else
+int gt_bf16_available(const char **why)
+{
+	if (why)
+		*why = "the CPU has no AMX-BF16";
+	return 0;
+}
+
+void gt_bf16_gemm(int M, int N, int K, const uint16_t *pa, const float *B, int ldb,
+                  float *C, int ldc, int add, uint16_t *scratch)
+{
+	(void)M, (void)N, (void)K, (void)pa, (void)B, (void)ldb, (void)C, (void)ldc, (void)add,
+		(void)scratch;
+	abort(); /* never available here */
+}
+
+void gt_bf16_conv3x3(const gt_bf16_conv_args *a)
+{
+	(void)a;
+	abort(); /* never available here */
+}
+#endif
