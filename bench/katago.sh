@@ -4,7 +4,8 @@
 # own b6c96 network in the same run; beside KataGo's own `benchmark` with
 # the same network when KATAGO=/path/to/katago is given (KataGo's
 # benchmark, 2 search threads, 200 visits, the same board size), each
-# side per CPU-second, KATAGO_BENCH_ROUNDS (3) rounds alternating.
+# side per CPU-second, KATAGO_BENCH_ROUNDS (3) rounds alternating; and
+# gt-selfplay --precision bf16 where the CPU has AMX-BF16.
 # Run by bench/run with GT_BIN and GT_SRC set.
 : "${GT_SRC:=.}" "${GT_BIN:=$GT_SRC/bin}"
 D=${GT_KATAGO_DATA:-$GT_SRC/../shared/data/katago}
@@ -42,11 +43,15 @@ fi
 mmm() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR) printf "%s/%s/%s", v[1], v[int((NR + 1) / 2)], v[NR]; else printf "-" }'; }
 med() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
 rounds=${KATAGO_BENCH_ROUNDS:-3}
+# bf16 (gt-selfplay --precision bf16) where this CPU runs it
+bf=1
+"$GT_BIN/gt-selfplay" --model "$K" --games 1 --visits 1 --max-moves 1 --precision bf16 2>&1 >/dev/null \
+	| grep -q 'not bf16' && bf=
 for n in 9 19; do
 	if [ "$n" = 9 ]; then g=4 v=64; else g=1 v=32; fi
 	set -- --games $g --visits $v --cheap-visits $((v / 4)) --board-size $n --max-moves $((n * n / 2)) \
 		--threads 2 --parallel-games 4 --seed 3 --progress
-	: > "$d/gn$n"; : > "$d/kn$n"; : > "$d/kb$n"
+	: > "$d/gn$n"; : > "$d/kn$n"; : > "$d/kb$n"; : > "$d/bf$n"
 	i=0
 	while [ $i -lt "$rounds" ]; do
 		# the sides alternate within each round
@@ -54,8 +59,11 @@ for n in 9 19; do
 		[ -z "$kg" ] || /usr/bin/python3 "$d/run.py" kg "$kg" benchmark -model "$K" -config "$d/k.cfg" \
 			-v 200 -t 2 -boardsize "$n" | cut -d' ' -f1 >> "$d/kb$n"
 		/usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$d/gt-b6c96.bin.gz" "$@" | cut -d' ' -f1 >> "$d/gn$n"
+		[ -z "$bf" ] || /usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$K" "$@" --precision bf16 \
+			| cut -d' ' -f1 >> "$d/bf$n"
 		i=$((i + 1))
 	done
 	echo "katago.sh: ${n}x$n, 2 threads, evals per CPU-second min/median/max of $rounds: gt-selfplay with KataGo's b6c96 $(mmm "$d/kn$n"), with gt's b6c96 $(mmm "$d/gn$n") (ratio $(echo "$(med "$d/kn$n") $(med "$d/gn$n")" | awk '{ printf "%.2f", $1 / $2 }'))"
-	[ -z "$kg" ] || echo "katago.sh: ${n}x$n: KataGo benchmark (the same network, -v 200 -t 2) $(mmm "$d/kb$n"): gt-selfplay / KataGo $(echo "$(med "$d/kn$n") $(med "$d/kb$n")" | awk '{ printf "%.2f", $1 / $2 }')"
+	[ -z "$bf" ] || echo "katago.sh: ${n}x$n: gt-selfplay with KataGo's b6c96 in bf16 $(mmm "$d/bf$n") (bf16 / fp32 $(echo "$(med "$d/bf$n") $(med "$d/kn$n")" | awk '{ printf "%.2f", $1 / $2 }'))"
+	[ -z "$kg" ] || echo "katago.sh: ${n}x$n: KataGo benchmark (the same network, -v 200 -t 2) $(mmm "$d/kb$n"): gt-selfplay / KataGo $(echo "$(med "$d/kn$n") $(med "$d/kb$n")" | awk '{ printf "%.2f", $1 / $2 }')${bf:+, in bf16 $(echo "$(med "$d/bf$n") $(med "$d/kb$n")" | awk '{ printf "%.2f", $1 / $2 }')}"
 done
