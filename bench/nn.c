@@ -124,14 +124,30 @@ int main(int argc, char **argv)
 	/* 2. against PyTorch: b6c64 9x9 batch 256, 1 and 2 threads; gt and
 	 * PyTorch windows alternate, best of 3 each, so both see the same
 	 * disturbance from other processes */
+	/* forwards three ways: the board-only choice of the convolutions'
+	 * method (gt-elo, gt-gtp: im2col on 9x9), gt-selfplay's choice by
+	 * board and batch (Winograd here), and that in bf16 where the CPU
+	 * has it (gt-selfplay --precision bf16) */
+	int bf16 = gt_nn_precision(nn, GT_PREC_BF16, NULL) == GT_PREC_BF16;
+	gt_nn_precision(nn, GT_PREC_FP32, NULL);
 	for (int th = 1; th <= 2; th++) {
-		double tr = th == 1 ? tr1 : 0, fw = 0, pf = 0, pt = 0;
+		double tr = th == 1 ? tr1 : 0, fw = 0, fsp = 0, fbf = 0, pf = 0, pt = 0;
 		int have_torch = 1;
 		for (int round = 0; round < 3; round++) {
 			gt_nn_set_threads(th);
 			double x = train_rate(nn, opt, &d, 1), y = fwd_rate(nn, &d, NULL), f, t;
 			tr = x > tr ? x : tr;
 			fw = y > fw ? y : fw;
+			gt_nn_conv_batch(nn, 1);
+			y = fwd_rate(nn, &d, NULL);
+			fsp = y > fsp ? y : fsp;
+			if (bf16) {
+				gt_nn_precision(nn, GT_PREC_BF16, NULL);
+				y = fwd_rate(nn, &d, NULL);
+				fbf = y > fbf ? y : fbf;
+				gt_nn_precision(nn, GT_PREC_FP32, NULL);
+			}
+			gt_nn_conv_batch(nn, 0);
 			if (have_torch && torch_rates(src, 6, 64, 9, 256, th, &f, &t) == 0) {
 				pf = f > pf ? f : pf;
 				pt = t > pt ? t : pt;
@@ -145,6 +161,13 @@ int main(int argc, char **argv)
 		else
 			printf("vs PyTorch b6c64 9x9 batch 256 threads %d: forward %.0f pos/s, train %.0f "
 			       "samples/s; PyTorch skipped (no torch for /usr/bin/python3)\n", th, fw, tr);
+		if (have_torch) {
+			printf("vs PyTorch b6c64 9x9 batch 256 threads %d: forward as gt-selfplay chooses %.0f pos/s "
+			       "(%.2fx)", th, fsp, fsp / pf);
+			if (bf16)
+				printf(", in bf16 %.0f pos/s (%.2fx)", fbf, fbf / pf);
+			printf("\n");
+		}
 		fflush(stdout);
 	}
 	gt_optim_free(opt);
