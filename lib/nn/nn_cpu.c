@@ -1,10 +1,12 @@
 /*
  * nn_cpu.c: the CPU backend of lib/nn, the reference that the others are
- * tested against: convolutions as im2col + OpenBLAS cblas_sgemm, and in
- * play forwards (train = 0) the 3x3 convolutions by Winograd F(4x4,3x3)
- * (wino.h) on the board sizes where that is faster (GT_CONV chooses:
- * gt_conv_winograd). The transformed filters are computed at the first
- * such forward after gt_nn_new or gt_nn_sync_params. Under gt_nn_precision
+ * tested against: convolutions as im2col + OpenBLAS cblas_sgemm, and the
+ * 3x3 convolutions by Winograd F(4x4,3x3) (wino.h) where that is faster
+ * (GT_CONV chooses: gt_conv_winograd; play forwards by the board alone
+ * unless gt_nn_conv_batch, training steps by board and batch, and then
+ * the input gradients of the backward too, the weight gradients staying
+ * im2col). The transformed filters are computed at the first such forward
+ * after gt_nn_new or gt_nn_sync_params. Under gt_nn_precision
  * GT_PREC_BF16 (where bf16.h is available) play forwards take every 3x3
  * convolution by im2col and a bfloat16 GEMM instead (AMX tiles, float32
  * sums; the weights rounded once per parameter change). See nn.h for the
@@ -85,6 +87,7 @@ typedef struct acts {
 	float *dpoint, *dpass;/* BN, B: of the policy logits */
 	float *dvpre, *dsr;   /* B, B */
 	float *dopre;         /* BN */
+	float *gw;            /* C x BN: an input gradient by Winograd, before the ReLU's mask */
 } acts;
 
 typedef struct cpu {
@@ -103,6 +106,9 @@ typedef struct cpu {
 	uint16_t *wb;      /* bf16.h packs of in.w, then each block's w1, w2 */
 	int wb_ok;         /* wb holds the current params */
 	uint16_t *bscratch;/* gt_bf16_gemm's scratch */
+	int train_wino;    /* the last training forward used Winograd: so do the
+	                    * input gradients of its backward */
+	float *wut;        /* Winograd filters of a block kernel transposed, flipped */
 } cpu;
 
 /* Transformed filters larger than this (floats) are not made: such
@@ -152,7 +158,7 @@ static size_t acts_point(acts *v, const gt_arch *a, size_t B, size_t BN, int tra
 		{&v->dX, C * BN, 1}, {&v->dV, C * BN, 1}, {&v->dP, Hp * BN, 1},
 		{&v->dVh, Hv * BN, 1}, {&v->dhid, H * B, 1}, {&v->dgv, 2 * Hv * B, 1},
 		{&v->dpoint, BN, 1}, {&v->dpass, B, 1}, {&v->dvpre, B, 1}, {&v->dsr, B, 1},
-		{&v->dopre, BN, 1},
+		{&v->dopre, BN, 1}, {&v->gw, C * BN, 1},
 	};
 	size_t off = 0;
 	for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
@@ -211,6 +217,7 @@ static void cpu_release(gt_nn *nn)
 	gt_nn_views_release(&c->g);
 	free(c->wu);
 	free(c->wscratch);
+	free(c->wut);
 	free(c->wb);
 	free(c->bscratch);
 	free(c);
@@ -407,6 +414,30 @@ static void conv3x3_back(cpu *c, const float *in, int Cin, int Cout, int B, int 
 			for (int co = 0; co < Cout; co++)
 				for (int k = 0; k < 9; k++)
 					wt[(size_t)ci * Kt + co * 9 + k] = W[(size_t)co * K + ci * 9 + 8 - k];
+	if (din && c->train_wino) {
+		/* the same convolution of dout with W' by Winograd (the forward's
+		 * filters were transformed the same way), whole, then masked */
+		if (!c->wut)
+			c->wut = gt_xmalloc(sizeof(float) * gt_wino_filter_floats(Cout, Cout));
+		gt_wino_filter(wt, Cin, Cout, c->wut);
+		float *g = c->act.gw;
+		gt_wino_conv(&(gt_wino_conv_args){c->wut, Cout, Cin, B, n, dout, N, BN, 0, NULL, g,
+		                                  N, BN, 0, c->wscratch});
+		size_t m = (size_t)Cin * BN;
+		if (!relu && !acc)
+			for (size_t i = 0; i < m; i++)
+				din[i] = alpha * g[i];
+		else if (!relu)
+			for (size_t i = 0; i < m; i++)
+				din[i] += alpha * g[i];
+		else if (!acc)
+			for (size_t i = 0; i < m; i++)
+				din[i] = in[i] > 0 ? alpha * g[i] : 0.0f;
+		else
+			for (size_t i = 0; i < m; i++)
+				din[i] += in[i] > 0 ? alpha * g[i] : 0.0f;
+		din = NULL;
+	}
 	for (int b0 = 0; b0 < B; b0 += step) {
 		int nb = B - b0 < step ? B - b0 : step;
 		int nc = (int)(nb * N);
@@ -770,10 +801,14 @@ static int cpu_forward(gt_nn *nn, int B, int n, const float *planes,
 	c->trained = train;
 	acts *v = &c->act;
 	size_t layer = train ? (size_t)C * c->cap_bn : 0; /* X[l] = X + l layer */
-	/* bfloat16 or Winograd in play forwards only (backward works from
-	 * im2col in float32) */
+	/* bfloat16 in play forwards only; Winograd in training forwards too,
+	 * chosen by board and batch (a training step's outputs depend on its
+	 * batch anyway), and then for the input gradients of the backward
+	 * (the weight gradients stay im2col) */
 	int bf = !train && c->bf16;
-	int wino = !train && !bf && gt_conv_winograd(c->conv_mode, n, B) && wino_filters(nn, c) == 0;
+	int mode = train ? gt_conv_batch_mode(c->conv_mode, 1) : c->conv_mode;
+	int wino = !bf && gt_conv_winograd(mode, n, B) && wino_filters(nn, c) == 0;
+	c->train_wino = train && wino;
 	size_t fin = gt_wino_filter_floats(C, a->in_planes), fb = gt_wino_filter_floats(C, C);
 	size_t bfin = gt_bf16_pack_size(C, a->in_planes * 9), bfb = bf_block(a);
 	if (bf)

@@ -220,9 +220,31 @@ static void check_gtnet(int n, int B)
 		ok(mp < 1e-4 && mv < 1e-4 && mo < 1e-4,
 		   "gt b3c32 %dx%d batch %d%s: winograd against im2col: policy %.2g value %.2g "
 		   "ownership %.2g", n, n, B, round ? " after a training step" : "", mp, mv, mo);
-		/* a training step of the winograd network (its forward and
-		 * backward on im2col), then its play forward again */
 		gt_nn_target t = nn_batch_target(&d);
+		if (!round) {
+			/* training gradients: the winograd network's forward and
+			 * input gradients by Winograd, the reference's by im2col
+			 * (tests/unit/nn_torch checks those against PyTorch) */
+			gt_nn_loss lr_, lw;
+			gt_nn_zero_grad(ref);
+			gt_nn_forward(ref, B, n, d.planes, d.glob, 1, NULL);
+			gt_nn_backward(ref, &t, NULL, &lr_);
+			gt_nn_zero_grad(wn);
+			gt_nn_forward(wn, B, n, d.planes, d.glob, 1, NULL);
+			gt_nn_backward(wn, &t, NULL, &lw);
+			const float *gr = gt_nn_grads(ref), *gw = gt_nn_grads(wn);
+			double big = 0, dg = 0;
+			for (size_t i = 0; i < np; i++) {
+				big = fmax(big, fabs(gr[i]));
+				dg = fmax(dg, fabs((double)gw[i] - gr[i]));
+			}
+			ok(dg <= 1e-4 * big && fabs(lw.total - lr_.total) <= 1e-5 * fmax(1, fabs(lr_.total)),
+			   "gt b3c32 %dx%d batch %d: training by winograd against im2col: gradients "
+			   "within %.2g of the largest (%.3g), loss %.6g against %.6g", n, n, B,
+			   dg / big, big, lw.total, lr_.total);
+		}
+		/* a training step of the winograd network, then its play
+		 * forward again */
 		gt_nn_zero_grad(wn);
 		gt_nn_forward(wn, B, n, d.planes, d.glob, 1, NULL);
 		gt_nn_backward(wn, &t, NULL, NULL);
