@@ -284,36 +284,48 @@ TARGET static void pack_conv(const void *ctx, int n0, int nc, uint16_t *bp)
 	long shift[9];
 	for (int o = 0; o < 9; o++)
 		shift[o] = (long)(o / 3 - 1) * n + (o % 3 - 1);
-	for (int g = 0; g * 16 < nc; g++) {
-		long c0 = (long)n0 + 16 * g;
-		__mmask16 mk[10];
-		for (int o = 0; o < 9; o++) {
-			unsigned m = 0;
-			int dy = o / 3 - 1, dx = o % 3 - 1;
-			for (int l = 0; l < 16 && 16 * g + l < nc; l++) {
-				int pt = (int)((c0 + l) % N), y = pt / n + dy, x = pt % n + dx;
-				m |= (unsigned)(y >= 0 && y < n && x >= 0 && x < n) << l;
+	/* the masks of each group of 16 columns for each shift, from the
+	 * points of the columns stepped along (no divisions) */
+	__mmask16 mk[NC / 16][9];
+	int ng = (nc + 15) / 16, y = (n0 % N) / n, x = (n0 % N) % n;
+	for (int g = 0; g < ng; g++) {
+		unsigned m[9] = {0};
+		for (int l = 0; l < 16 && 16 * g + l < nc; l++) {
+			for (int o = 0; o < 9; o++) {
+				int yy = y + o / 3 - 1, xx = x + o % 3 - 1;
+				m[o] |= (unsigned)(yy >= 0 && yy < n && xx >= 0 && xx < n) << l;
 			}
-			mk[o] = (__mmask16)m;
-		}
-		mk[9] = 0; /* the padding row past K */
-		uint16_t *o = bp + (size_t)g * P * 32;
-		int ci = 0, s = 0; /* row 2p's channel and shift */
-		for (int p = 0; p < P; p++) {
-			__m512 r[2];
-			for (int h = 0; h < 2; h++) {
-				int live = ci < a->cin;
-				const float *src = a->in + (live ? (size_t)ci * a->in_c : 0) + c0 +
-				                   (live ? shift[s] : 0);
-				r[h] = _mm512_maskz_loadu_ps(live ? mk[s] : mk[9], src);
-				if (a->relu)
-					r[h] = _mm512_max_ps(r[h], zero);
-				if (++s == 9)
-					s = 0, ci++;
+			if (++x == n) {
+				x = 0;
+				if (++y == n)
+					y = 0;
 			}
-			__m512i x = (__m512i)_mm512_cvtne2ps_pbh(r[1], r[0]);
-			_mm512_storeu_si512(o + (size_t)p * 32, _mm512_permutexvar_epi16(idx, x));
 		}
+		for (int o = 0; o < 9; o++)
+			mk[g][o] = (__mmask16)m[o];
+	}
+	/* row pair by row pair, each along the columns: the reads of a
+	 * channel are sequential and stay in L1 over its 9 shifts */
+	const float *base = a->in + n0;
+	int ci = 0, s = 0; /* row 2p's channel and shift */
+	for (int p = 0; p < P; p++) {
+		int ci1 = s == 8 ? ci + 1 : ci, s1 = s == 8 ? 0 : s + 1;
+		int live0 = ci < a->cin, live1 = ci1 < a->cin;
+		const float *src0 = base + (live0 ? (size_t)ci * a->in_c + shift[s] : 0);
+		const float *src1 = base + (live1 ? (size_t)ci1 * a->in_c + shift[s1] : 0);
+		uint16_t *out = bp + (size_t)p * 32;
+		for (int g = 0; g < ng; g++) {
+			__m512 r0 = _mm512_maskz_loadu_ps(live0 ? mk[g][s] : 0, src0 + 16 * g);
+			__m512 r1 = _mm512_maskz_loadu_ps(live1 ? mk[g][s1] : 0, src1 + 16 * g);
+			if (a->relu) {
+				r0 = _mm512_max_ps(r0, zero);
+				r1 = _mm512_max_ps(r1, zero);
+			}
+			__m512i v = (__m512i)_mm512_cvtne2ps_pbh(r1, r0);
+			_mm512_storeu_si512(out + (size_t)g * P * 32, _mm512_permutexvar_epi16(idx, v));
+		}
+		ci = s1 == 8 ? ci1 + 1 : ci1;
+		s = s1 == 8 ? 0 : s1 + 1;
 	}
 }
 
