@@ -29,11 +29,11 @@
 # Root only (namespaces, tc); skips otherwise, and when ip, tc, nginx or
 # python3 are missing. Not part of make check. Environment: GT_BIN,
 # GT_SRC; LINK_RATE (20mbit), LINK_DELAY_MS (40), LINK_LOSS (0.005),
-# LINK_S (120), LINK_UNITS (4), LINK_QUORUM (2), LINK_H (50), LINK_ARCH
+# LINK_S (120), LINK_UNITS (4), LINK_QUORUM (4), LINK_H (10), LINK_ARCH
 # (b2c16).
 : "${GT_SRC:=.}" "${GT_BIN:=$GT_SRC/bin}"
 : "${LINK_RATE:=20mbit}" "${LINK_DELAY_MS:=40}" "${LINK_LOSS:=0.005}" "${LINK_S:=120}"
-: "${LINK_UNITS:=4}" "${LINK_QUORUM:=2}" "${LINK_H:=50}" "${LINK_ARCH:=b2c16}"
+: "${LINK_UNITS:=4}" "${LINK_QUORUM:=4}" "${LINK_H:=10}" "${LINK_ARCH:=b2c16}"
 PATH=$GT_BIN:$PATH:/usr/sbin:/sbin
 PY=/usr/bin/python3
 skip() { echo "units-link.sh: $*; skipped"; exit 0; }
