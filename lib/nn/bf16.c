@@ -24,6 +24,7 @@
  * configuration (per thread) and releases it at the end.
  */
 #include "bf16.h"
+#include "gt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -210,9 +211,7 @@ TARGET static void drive(int M, int N, int K, const uint16_t *pa, float *C, long
 	if (bias && !add) {
 		/* per block of 32 rows, 32 rows of 16 copies of the bias */
 		int Mb = (M + MT - 1) / MT;
-		bts = malloc(sizeof(float) * Mb * MT * 16);
-		if (!bts)
-			abort();
+		bts = gt_xmalloc(sizeof(float) * Mb * MT * 16);
 		for (int m = 0; m < Mb * MT; m++)
 			for (int j = 0; j < 16; j++)
 				bts[(size_t)m * 16 + j] = m < M ? bias[m] : 0.0f;
