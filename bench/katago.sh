@@ -3,7 +3,7 @@
 # g170 b6c96 network on 9x9 and 19x19 (2 threads, both cores), against gt's
 # own b6c96 network in the same run; beside KataGo's own `benchmark` with
 # the same network when KATAGO=/path/to/katago is given (KataGo's
-# benchmark, 2 search threads, 200 visits, the same board size), each
+# benchmark, 2 and 8 search threads, 200 visits, the same board size), each
 # side per CPU-second, KATAGO_BENCH_ROUNDS (3) rounds alternating; and
 # gt-selfplay --precision bf16 where the CPU has AMX-BF16.
 # Run by bench/run with GT_BIN and GT_SRC set.
@@ -48,16 +48,22 @@ bf=1
 "$GT_BIN/gt-selfplay" --model "$K" --games 1 --visits 1 --max-moves 1 --precision bf16 2>&1 >/dev/null \
 	| grep -q 'not bf16' && bf=
 for n in 9 19; do
-	if [ "$n" = 9 ]; then g=4 v=64; else g=1 v=32; fi
-	set -- --games $g --visits $v --cheap-visits $((v / 4)) --board-size $n --max-moves $((n * n / 2)) \
-		--threads 2 --parallel-games 4 --seed 3 --progress
-	: > "$d/gn$n"; : > "$d/kn$n"; : > "$d/kb$n"; : > "$d/bf$n"
+	# gt-selfplay as it runs: several games in flight (batches of about 4
+	# and 7 positions)
+	if [ "$n" = 9 ]; then g=4 v=64 mm=40; else g=8 v=32 mm=60; fi
+	set -- --games $g --visits $v --cheap-visits $((v / 4)) --board-size $n --max-moves $mm \
+		--threads 2 --parallel-games $g --seed 3 --progress
+	: > "$d/gn$n"; : > "$d/kn$n"; : > "$d/kb$n"; : > "$d/kc$n"; : > "$d/bf$n"
 	i=0
 	while [ $i -lt "$rounds" ]; do
 		# the sides alternate within each round
 		/usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$K" "$@" | cut -d' ' -f1 >> "$d/kn$n"
+		# KataGo with 2 search threads (batch 1) and 8 (its batches of
+		# about 2: its best here)
 		[ -z "$kg" ] || /usr/bin/python3 "$d/run.py" kg "$kg" benchmark -model "$K" -config "$d/k.cfg" \
 			-v 200 -t 2 -boardsize "$n" | cut -d' ' -f1 >> "$d/kb$n"
+		[ -z "$kg" ] || /usr/bin/python3 "$d/run.py" kg "$kg" benchmark -model "$K" -config "$d/k.cfg" \
+			-v 200 -t 8 -boardsize "$n" | cut -d' ' -f1 >> "$d/kc$n"
 		/usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$d/gt-b6c96.bin.gz" "$@" | cut -d' ' -f1 >> "$d/gn$n"
 		[ -z "$bf" ] || /usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$K" "$@" --precision bf16 \
 			| cut -d' ' -f1 >> "$d/bf$n"
@@ -65,5 +71,8 @@ for n in 9 19; do
 	done
 	echo "katago.sh: ${n}x$n, 2 threads, evals per CPU-second min/median/max of $rounds: gt-selfplay with KataGo's b6c96 $(mmm "$d/kn$n"), with gt's b6c96 $(mmm "$d/gn$n") (ratio $(echo "$(med "$d/kn$n") $(med "$d/gn$n")" | awk '{ printf "%.2f", $1 / $2 }'))"
 	[ -z "$bf" ] || echo "katago.sh: ${n}x$n: gt-selfplay with KataGo's b6c96 in bf16 $(mmm "$d/bf$n") (bf16 / fp32 $(echo "$(med "$d/bf$n") $(med "$d/kn$n")" | awk '{ printf "%.2f", $1 / $2 }'))"
-	[ -z "$kg" ] || echo "katago.sh: ${n}x$n: KataGo benchmark (the same network, -v 200 -t 2) $(mmm "$d/kb$n"): gt-selfplay / KataGo $(echo "$(med "$d/kn$n") $(med "$d/kb$n")" | awk '{ printf "%.2f", $1 / $2 }')${bf:+, in bf16 $(echo "$(med "$d/bf$n") $(med "$d/kb$n")" | awk '{ printf "%.2f", $1 / $2 }')}"
+	for t in 2 8; do
+		f=$d/kb$n; [ $t = 8 ] && f=$d/kc$n
+		[ -z "$kg" ] || echo "katago.sh: ${n}x$n: KataGo benchmark (the same network, -v 200 -t $t) $(mmm "$f"): gt-selfplay / KataGo $(echo "$(med "$d/kn$n") $(med "$f")" | awk '{ printf "%.2f", $1 / $2 }')${bf:+, in bf16 $(echo "$(med "$d/bf$n") $(med "$f")" | awk '{ printf "%.2f", $1 / $2 }')}"
+	done
 done
