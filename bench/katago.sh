@@ -42,6 +42,8 @@ fi
 # min/median/max of a file of numbers
 mmm() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR) printf "%s/%s/%s", v[1], v[int((NR + 1) / 2)], v[NR]; else printf "-" }'; }
 med() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
+# the ratio of the medians of two files
+ratio() { echo "$(med "$1") $(med "$2")" | awk '{ printf "%.2f", $1 / $2 }'; }
 rounds=${KATAGO_BENCH_ROUNDS:-3}
 # bf16 (gt-selfplay --precision bf16) where this CPU runs it
 bf=1
@@ -69,10 +71,10 @@ for n in 9 19; do
 			| cut -d' ' -f1 >> "$d/bf$n"
 		i=$((i + 1))
 	done
-	echo "katago.sh: ${n}x$n, 2 threads, evals per CPU-second min/median/max of $rounds: gt-selfplay with KataGo's b6c96 $(mmm "$d/kn$n"), with gt's b6c96 $(mmm "$d/gn$n") (ratio $(echo "$(med "$d/kn$n") $(med "$d/gn$n")" | awk '{ printf "%.2f", $1 / $2 }'))"
-	[ -z "$bf" ] || echo "katago.sh: ${n}x$n: gt-selfplay with KataGo's b6c96 in bf16 $(mmm "$d/bf$n") (bf16 / fp32 $(echo "$(med "$d/bf$n") $(med "$d/kn$n")" | awk '{ printf "%.2f", $1 / $2 }'))"
+	echo "katago.sh: ${n}x$n, 2 threads, evals per CPU-second min/median/max of $rounds: gt-selfplay with KataGo's b6c96 $(mmm "$d/kn$n"), with gt's b6c96 $(mmm "$d/gn$n") (ratio $(ratio "$d/kn$n" "$d/gn$n"))"
+	[ -z "$bf" ] || echo "katago.sh: ${n}x$n: gt-selfplay with KataGo's b6c96 in bf16 $(mmm "$d/bf$n") (bf16 / fp32 $(ratio "$d/bf$n" "$d/kn$n"))"
 	for t in 2 8; do
 		f=$d/kb$n; [ $t = 8 ] && f=$d/kc$n
-		[ -z "$kg" ] || echo "katago.sh: ${n}x$n: KataGo benchmark (the same network, -v 200 -t $t) $(mmm "$f"): gt-selfplay / KataGo $(echo "$(med "$d/kn$n") $(med "$f")" | awk '{ printf "%.2f", $1 / $2 }')${bf:+, in bf16 $(echo "$(med "$d/bf$n") $(med "$f")" | awk '{ printf "%.2f", $1 / $2 }')}"
+		[ -z "$kg" ] || echo "katago.sh: ${n}x$n: KataGo benchmark (the same network, -v 200 -t $t) $(mmm "$f"): gt-selfplay / KataGo $(ratio "$d/kn$n" "$f")${bf:+, in bf16 $(ratio "$d/bf$n" "$f")}"
 	done
 done

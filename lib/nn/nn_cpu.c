@@ -108,7 +108,8 @@ typedef struct cpu {
 	uint16_t *bscratch;/* gt_bf16_gemm's scratch */
 	int train_wino;    /* the last training forward used Winograd: so do the
 	                    * input gradients of its backward */
-	float *wut;        /* Winograd filters of a block kernel transposed, flipped */
+	float *wut;        /* Winograd filters of a block kernel transposed, flipped
+	                    * (C x C, made with wu) */
 } cpu;
 
 /* Transformed filters larger than this (floats) are not made: such
@@ -275,6 +276,7 @@ static int wino_filters(gt_nn *nn, cpu *c)
 		c->wu = gt_xmalloc(sizeof(float) * (fin + 2 * L * fb));
 		c->wscratch = gt_xmalloc(sizeof(float) *
 		                         gt_wino_scratch_floats(Cin > C ? Cin : C, C));
+		c->wut = gt_xmalloc(sizeof(float) * fb);
 	}
 	gt_wino_filter(c->p.in_w, C, Cin, c->wu);
 	for (int l = 0; l < L; l++) {
@@ -414,11 +416,10 @@ static void conv3x3_back(cpu *c, const float *in, int Cin, int Cout, int B, int 
 			for (int co = 0; co < Cout; co++)
 				for (int k = 0; k < 9; k++)
 					wt[(size_t)ci * Kt + co * 9 + k] = W[(size_t)co * K + ci * 9 + 8 - k];
-	if (din && c->train_wino) {
+	if (din && c->train_wino && Cin == Cout) {
 		/* the same convolution of dout with W' by Winograd (the forward's
-		 * filters were transformed the same way), whole, then masked */
-		if (!c->wut)
-			c->wut = gt_xmalloc(sizeof(float) * gt_wino_filter_floats(Cout, Cout));
+		 * filters were transformed the same way), whole, then masked;
+		 * wut holds a block's C x C (wino_filters) */
 		gt_wino_filter(wt, Cin, Cout, c->wut);
 		float *g = c->act.gw;
 		gt_wino_conv(&(gt_wino_conv_args){c->wut, Cout, Cin, B, n, dout, N, BN, 0, NULL, g,

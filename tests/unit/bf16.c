@@ -45,12 +45,10 @@
 #include "neteval.h"
 #include "nn.h"
 #include "nn_batch.h"
-#include "sgf.h"
+#include "sgf_util.h"
 
-#include <dirent.h>
 #include <string.h>
 
-#define GOBAN "/usr/share/goban"
 #define NPOS 1000
 #define BATCH 8
 
@@ -106,11 +104,6 @@ static double check_gemm(int M, int K, int N, int add)
 	return worst;
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* gt_bf16_conv3x3 on B boards of n x n, cin -> cout channels,
  * channel-major [c][b N + p], against gt_bf16_gemm of the im2col built
  * here: the same roundings and the same sums, so equal to the bit */
@@ -160,24 +153,12 @@ static int check_conv(int cin, int cout, int n, int B, int relu, int mode)
 static gt_board *positions(int *count)
 {
 	gt_board *pos = malloc(sizeof(gt_board) * NPOS);
-	int np = 0;
-	DIR *d = opendir(GOBAN);
-	if (!d) {
+	int np = 0, nn;
+	char **names = goban_games(&nn);
+	if (!names) {
 		*count = 0;
 		return pos;
 	}
-	char **names = NULL;
-	int nn = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-		if (l > 4 && (!strcmp(de->d_name + l - 4, ".sgf") || !strcmp(de->d_name + l - 4, ".mgt"))) {
-			names = realloc(names, sizeof *names * (nn + 1));
-			names[nn++] = strdup(de->d_name);
-		}
-	}
-	closedir(d);
-	qsort(names, nn, sizeof *names, cmp_name);
 	const gt_rules *rules = gt_rules_find("chinese");
 	static gt_board b;
 	for (int i = 0; i < nn && np < NPOS; i++) {
@@ -201,9 +182,7 @@ static gt_board *positions(int *count)
 		}
 		gt_sgf_free(gs, ng);
 	}
-	for (int i = 0; i < nn; i++)
-		free(names[i]);
-	free(names);
+	goban_games_free(names, nn);
 	*count = np;
 	return pos;
 }

@@ -16,11 +16,7 @@
  * counting M-77-1 only up to move 176, before its failing move, and the
  * other files in full.) So 129,060 is asserted, with 129,048 replayed.
  */
-#include <dirent.h>
-
 #include "sgf_util.h"
-
-#define GOBAN "/usr/share/goban"
 
 static const struct {
 	const char *file;
@@ -36,29 +32,13 @@ static const struct {
 };
 #define NKNOWN (int)(sizeof known / sizeof known[0])
 
-static int cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int main(void)
 {
-	DIR *d = opendir(GOBAN);
-	if (!d)
+	int nnames;
+	char **names = goban_games(&nnames);
+	if (!names)
 		skip_all(GOBAN " not found: install Debian's goban-original-games (.ci/run does)");
 	const gt_rules *rules = gt_rules_find("chinese");
-	char **names = NULL;
-	int nnames = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-		if (l > 4 && (!strcmp(de->d_name + l - 4, ".sgf") || !strcmp(de->d_name + l - 4, ".mgt"))) {
-			names = realloc(names, (size_t)(nnames + 1) * sizeof *names);
-			names[nnames++] = strdup(de->d_name);
-		}
-	}
-	closedir(d);
-	qsort(names, (size_t)nnames, sizeof *names, cmp);
 
 	static gt_board b;
 	long total_moves = 0, complete_moves = 0, replayed_moves = 0;
@@ -149,8 +129,6 @@ int main(void)
 	is_int(unexpected, 0, "nothing unexpected");
 	ok(same_colour > 0, "some games have two moves in a row by one colour, played as written");
 	is_int(rt_ok, 596, "every game survives write -> read");
-	for (int i = 0; i < nnames; i++)
-		free(names[i]);
-	free(names);
+	goban_games_free(names, nnames);
 	return done_testing();
 }

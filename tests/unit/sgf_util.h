@@ -5,6 +5,7 @@
  */
 #ifndef GT_TEST_SGF_UTIL_H
 #define GT_TEST_SGF_UTIL_H
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,44 @@ static __attribute__((unused)) const char *shared_dir(void)
 	const char *src = getenv("GT_SRC");
 	snprintf(dir, sizeof dir, "%s/../shared", src ? src : ".");
 	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? dir : NULL;
+}
+
+/* Debian's goban-original-games: professional games as .sgf and .mgt */
+#define GOBAN "/usr/share/goban"
+
+static int goban_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* goban_games: the names of GOBAN's .sgf and .mgt files, sorted; *n of
+ * them, each malloc'd, freed with goban_games_free. NULL (and *n = 0)
+ * when GOBAN cannot be opened. */
+static __attribute__((unused)) char **goban_games(int *n)
+{
+	*n = 0;
+	DIR *d = opendir(GOBAN);
+	if (!d)
+		return NULL;
+	char **names = NULL;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (l > 4 && (!strcmp(de->d_name + l - 4, ".sgf") || !strcmp(de->d_name + l - 4, ".mgt"))) {
+			names = realloc(names, (size_t)(*n + 1) * sizeof *names);
+			names[(*n)++] = strdup(de->d_name);
+		}
+	}
+	closedir(d);
+	qsort(names, (size_t)*n, sizeof *names, goban_cmp);
+	return names ? names : calloc(1, sizeof *names);
+}
+
+static __attribute__((unused)) void goban_games_free(char **names, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 }
 
 /* "E5 C7 pass pass": the moves of g as GTP vertices. */
