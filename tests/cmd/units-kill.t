@@ -38,19 +38,20 @@ batch = 16
 units = 2
 board_size = 5
 EOF
-# stand-ins for gt-sync pull and gt-shard: the real command stopped
-# (SIGSTOP) after 0 to 9 ms (gt-sync one time in two), its name then written to $FAKE_MARK when it
-# was still running
+# stand-ins for gt-sync pull and gt-shard: the one named by $FAKE_STOP is
+# stopped (SIGSTOP) after 0 to 9 ms, its name then written to $FAKE_MARK
+# when it was still running; the other runs undisturbed
 for c in gt-sync gt-shard; do
 	cat > "$T/fake/$c" <<'EOF'
 #!/bin/sh
 real=$FAKE_REAL/$(basename "$0")
 case " $* " in *" pull "*|*" -o "*) ;; *) exec "$real" "$@" ;; esac
-# gt-sync one time in two runs undisturbed
-[ "$(basename "$0")" = gt-sync ] && [ $(($(od -An -N1 -tu1 /dev/urandom) % 2)) = 0 ] && exec "$real" "$@"
+[ "$(basename "$0")" = "$FAKE_STOP" ] || exec "$real" "$@"
 "$real" "$@" &
 p=$!
-sleep 0.00$(($(od -An -N1 -tu1 /dev/urandom) % 10))
+# (gt-shard is quick: 0 to 4 ms)
+n=10; [ "$(basename "$0")" = gt-shard ] && n=5
+sleep 0.00$(($(od -An -N1 -tu1 /dev/urandom) % n))
 # stopped while it still runs (not a zombie)
 kill -STOP $p 2>/dev/null && [ "$(cut -d' ' -f3 /proc/$p/stat 2>/dev/null)" != Z ] &&
 	echo "$(basename "$0")" > "$FAKE_MARK"
@@ -66,7 +67,11 @@ while [ $tries -lt 60 ] && { [ $pulls -lt 3 ] || [ $shards -lt 3 ]; }; do
 	tries=$((tries + 1))
 	more
 	rm -f "$T/mark"
-	GT_BIN="$T/fake:$GT_BIN" setsid sh "$X/unit" -c "$T/t.cfg" --once 0 2>>"$T/err" &
+	# the pulls first, then the shards: a try whose pull is killed shards
+	# nothing, and the pool lasts 24 tries
+	stop=gt-sync
+	[ $pulls -ge 3 ] && stop=gt-shard
+	GT_BIN="$T/fake:$GT_BIN" FAKE_STOP=$stop setsid sh "$X/unit" -c "$T/t.cfg" --once 0 2>>"$T/err" &
 	up=$!
 	_i=0
 	while [ ! -s "$T/mark" ] && kill -0 $up 2>/dev/null && [ $_i -lt 200 ]; do sleep 0.05; _i=$((_i + 1)); done
