@@ -15,7 +15,9 @@
 # is the instability the recipe's quorum avoids). The first line is the
 # single trainer (gt-train, 500 steps) on all the rows.
 #
-#   GT_BIN=$PWD/bin sh bench/units-gen1.sh [LR:MOMENTUM:QUORUM:INNER_STEPS[:INNER_LR] ...]
+#   GT_BIN=$PWD/bin sh bench/units-gen1.sh [LR:MOMENTUM:QUORUM:INNER_STEPS[:INNER_LR[:BATCH]]] ...]
+#
+# (BATCH: each unit's rows a step, 128 unless given)
 #
 # Ten minutes, wall-clock driven: make bench skips it unless UNITS_GEN1=1.
 # The settings default to the sweep in results/9x9-from-zero-units/README.
@@ -63,10 +65,10 @@ printf '%-30s %8s %9.4f %8.4f %8.4f %9s\n' "single (500 steps)" - "$2" "$3" "$4"
 shift 4
 
 for s in "$@"; do
-	IFS=: read -r lr mom q h ilr <<EOF
+	IFS=: read -r lr mom q h ilr ub <<EOF
 $s
 EOF
-	: "${ilr:=0.001}"
+	: "${ilr:=0.001}" "${ub:=128}"
 	r=$d/run; rm -rf "$r" "$d/stop"; mkdir -p "$r"
 	( while [ ! -f "$d/stop" ]; do gt-outer --store "file://$r/store" --state "$r/outer" --init "$d/m0.bin.gz" \
 		--units 4 --quorum "$q" --lr "$lr" --momentum "$mom" --max-staleness 6 --grace 0.2 --poll 0.2 \
@@ -74,7 +76,7 @@ EOF
 	for k in 0 1 2 3; do
 		sl=$(echo "0 0.02 0.05 0.1" | cut -d' ' -f$((k + 1)))
 		( while [ ! -f "$d/stop" ]; do gt-unit --store "file://$r/store" --data "$d/share/$k" --unit "u$k" \
-			--cache "$r/u$k" --state "$r/u$k/state" --inner-steps "$h" --batch 128 --window 50000 \
+			--cache "$r/u$k" --state "$r/u$k/state" --inner-steps "$h" --batch "$ub" --window 50000 \
 			--lr "$ilr" --codec int8 --poll 0.2 --seed $((k + 1)) --step-sleep "$sl" > /dev/null 2>&1; sleep 0.5; done ) &
 	done
 	t=0
@@ -96,5 +98,5 @@ EOF
 		mx=$(echo "$x $mx" | awk '{ print ($1 > $2) ? $1 : $2 }'); i=$((i + 1))
 	done
 	set -- $(held "$r/store/diloco/versions/v$v.bin.gz")
-	printf '%-30s %8s %9.4f %8.4f %8.4f %9.4f\n' "lr $lr m $mom q $q H $h${ilr:+ i$ilr}" "$v" "$1" "$2" "$3" "$mx"
+	printf '%-30s %8s %9.4f %8.4f %8.4f %9.4f\n' "lr $lr m $mom q $q H $h i$ilr b$ub" "$v" "$1" "$2" "$3" "$mx"
 done

@@ -119,6 +119,11 @@ training_settings() {
 	case $quorum in ''|*[!0-9]*) die "$1: quorum must be a number (got '$quorum')" ;; esac
 	[ "$units" -ge 1 ] && [ "$units" -le 64 ] || die "$1: units must be 1 to 64 (got $units)"
 	[ "$quorum" -ge 1 ] && [ "$quorum" -le "$units" ] || die "$1: quorum must be 1 to units (got $quorum)"
+	# a unit's rows a step: batch is the step of the whole training side, so
+	# U units make as many steps of batch/U rows as the trainer makes of
+	# batch (local SGD's equivalence; at batch each, 4 units made a quarter
+	# of the steps and their generation 1 lost: results/9x9-from-zero-units)
+	unit_batch=$(((batch + units - 1) / units))
 	case $codec in fp32|bf16|int8|int4) ;; *) die "$1: codec must be fp32, bf16, int8 or int4" ;; esac
 	for _k in outer_lr outer_momentum; do
 		eval "_v=\$$_k"

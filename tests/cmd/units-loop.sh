@@ -177,6 +177,9 @@ for k in 0 1; do
 	rows=$((rows + $(jq -s 'map(.rows) | add' "$W/unit-$k/data/manifest")))
 done
 is "$rows" "$(jq -s 'map(.rows) | add' "$W"/unit-*/feeds.ndjson)" "the rows in the windows are the rows the feeders sharded"
+# batch is the step of all the units: each trains on batch/units rows a step
+is "$(cat "$W"/unit-*/rounds.ndjson | jq -r .samples | sort -u | paste -sd, -)" 32 \
+	"every round: inner_steps x batch/units = 4 x 16/2 samples"
 
 # the releases
 is "$(jq -s 'map(.version) | . == (sort | unique) and length >= 2' "$W/releases.ndjson")" true "two releases or more, of newer versions each"
