@@ -62,6 +62,11 @@ TEST_SRC := $(wildcard tests/unit/*.c)
 TESTS    := $(TEST_SRC:tests/unit/%.c=$(OBJDIR)/tests/%)
 BENCH_SRC:= $(wildcard bench/*.c)
 BENCHES  := $(BENCH_SRC:bench/%.c=$(OBJDIR)/bench/%)
+# bench/onednn/conv.c: gt's convolutions against oneDNN's, built only where
+# Debian's libdnnl-dev is installed (a comparison, not a gt dependency)
+ifneq ($(wildcard /usr/include/oneapi/dnnl/dnnl.h),)
+BENCHES  += $(OBJDIR)/bench/onednn-conv
+endif
 LIBGT     = $(OBJDIR)/libgt.a
 MAN1     := $(wildcard man/man1/*.1)
 MAN5     := $(wildcard man/man5/*.5)
@@ -143,6 +148,11 @@ $(OBJDIR)/bench/%: bench/%.c $(wildcard bench/*.h) $(TEST_H) $(LIBGT)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
+
+$(OBJDIR)/bench/onednn-conv: bench/onednn/conv.c $(wildcard bench/*.h) $(LIBGT)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) -ldnnl $(LDLIBS)
 
 # Unit tests are C programs printing TAP; command tests are tests/cmd/*.t shell
 # scripts printing TAP. prove runs both and ends with one "Result:" line.
