@@ -12,7 +12,7 @@ WFLAGS    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter
 CPPFLAGS += -Ilib -Ilib/nn -I/usr/include/openblas -I/usr/include/x86_64-linux-gnu/openblas-pthread
 LIB_H    := $(wildcard lib/*.h lib/nn/*.h)
 TEST_H   := $(wildcard tests/unit/*.h)
-LDLIBS   += -lopenblas -ljansson -lcurl -lexpat -lcrypto -lz -lm -lpthread
+LDLIBS   += -ldnnl -lgomp -lopenblas -ljansson -lcurl -lexpat -lcrypto -lz -lm -lpthread
 ifeq ($(SANITIZE),1)
 # GT_BOARD_CHECK: lib/board checks its invariants after every move (aborts)
 CFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
@@ -62,11 +62,6 @@ TEST_SRC := $(wildcard tests/unit/*.c)
 TESTS    := $(TEST_SRC:tests/unit/%.c=$(OBJDIR)/tests/%)
 BENCH_SRC:= $(wildcard bench/*.c)
 BENCHES  := $(BENCH_SRC:bench/%.c=$(OBJDIR)/bench/%)
-# bench/onednn/conv.c: gt's convolutions against oneDNN's, built only where
-# Debian's libdnnl-dev is installed (a comparison, not a gt dependency)
-ifneq ($(wildcard /usr/include/oneapi/dnnl/dnnl.h),)
-BENCHES  += $(OBJDIR)/bench/onednn-conv
-endif
 LIBGT     = $(OBJDIR)/libgt.a
 MAN1     := $(wildcard man/man1/*.1)
 MAN5     := $(wildcard man/man5/*.5)
@@ -148,11 +143,6 @@ $(OBJDIR)/bench/%: bench/%.c $(wildcard bench/*.h) $(TEST_H) $(LIBGT)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
-
-$(OBJDIR)/bench/onednn-conv: bench/onednn/conv.c $(wildcard bench/*.h) $(LIBGT)
-	@mkdir -p $(@D)
-	@echo "  LD      $@"
-	@$(CC) $(CPPFLAGS) $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) -ldnnl $(LDLIBS)
 
 # Unit tests are C programs printing TAP; command tests are tests/cmd/*.t shell
 # scripts printing TAP. prove runs both and ends with one "Result:" line.

@@ -1,24 +1,25 @@
-/* bench/onednn/conv: one 3x3 convolution of a b6c96 trunk (96 -> 96
+/* bench/onednn: one 3x3 convolution of a b6c96 trunk (96 -> 96
  * channels, bias, stride 1, zero padding 1) at gt-selfplay's batch (16
  * boards), boards per CPU-second on one thread: gt's ways (im2col +
  * OpenBLAS sgemm, Winograd F(4x4,3x3) of lib/nn/wino.h, im2col in
  * bfloat16 on AMX of lib/nn/bf16.h) against oneDNN 2.6's (Debian's
- * libdnnl-dev, not a gt dependency: make bench builds this only where
- * its header is installed): its own choice (convolution_auto) and
- * direct in float32, Winograd where it offers one, bf16 and int8 (u8
- * activations, s8 weights). oneDNN gets every advantage a library user
- * would arrange: its preferred blocked layouts, reordered once outside
- * the timing (a network kept in them pays no reorder per layer); gt's
- * ways take its own layouts. The ways alternate in windows of process
+ * libdnnl): its own choice (convolution_auto) and direct in float32,
+ * Winograd where it offers one, bf16 and int8 (u8 activations, s8
+ * weights), first in its preferred blocked layouts, reordered once
+ * outside the timing (a network kept in them pays no reorder per
+ * layer), then "+reorders": from and to gt's layout at every call, as
+ * GT_CONV=onednn runs them (lib/nn/dnn.h); gt's ways take its own
+ * layouts. The ways alternate in windows of process
  * CPU time, 3 rounds, each starting with another way; each line gives
  * min/median/max boards per CPU-second and the ratio of the median to
  * gt's faster float32 way. oneDNN's float32 output is checked against
  * gt's Winograd (largest difference printed). One thread each:
  * OMP_NUM_THREADS=1 is set by re-executing itself.
- *   onednn-conv [--window S] [--sizes 9,19] [--batch B]
+ *   onednn [--window S] [--sizes 9,19] [--batch B]
  */
-#include "../bench.h"
+#include "bench.h"
 #include "bf16.h"
+#include "dnn.h"
 #include "nn.h"
 #include "wino.h"
 
@@ -36,7 +37,7 @@ static double window = 1.0;
 	do {                                                                    \
 		dnnl_status_t s_ = (x);                                         \
 		if (s_ != dnnl_success) {                                       \
-			fprintf(stderr, "onednn-conv: %s: status %d\n", #x, (int)s_); \
+			fprintf(stderr, "onednn: %s: status %d\n", #x, (int)s_); \
 			exit(1);                                                \
 		}                                                               \
 	} while (0)
@@ -247,6 +248,15 @@ static void gt_bf16(gtconv *g)
 	                                     (size_t)N, 0, g->bscratch});
 }
 
+/* GT_CONV=onednn's forward (dnn.h): from and to gt's channel-major
+ * layout */
+static void gt_dnn(gtconv *g)
+{
+	size_t N = (size_t)g->n * g->n, BN = g->B * N;
+	gt_dnn_conv(&(gt_dnn_conv_args){g->w, 1, C, C, 3, g->B, g->n, g->in_cm, N, BN, 0, g->bias, g->out_cm, N, BN,
+	                                0});
+}
+
 typedef struct {
 	const char *name;
 	int onednn;
@@ -315,6 +325,7 @@ static void size_run(int B, int n)
 	ways[nw_++] = (way){.name = "gt winograd fp32", .gt = gt_wino};
 	if (bf)
 		ways[nw_++] = (way){.name = "gt im2col bf16 (AMX)", .gt = gt_bf16};
+	ways[nw_++] = (way){.name = "gt GT_CONV=onednn fp32 (dnn.h)", .gt = gt_dnn};
 	struct {
 		const char *name;
 		dnnl_alg_kind_t alg;
@@ -331,7 +342,7 @@ static void size_run(int B, int n)
 	for (size_t i = 0; i < sizeof dn / sizeof dn[0]; i++) {
 		way w = {.name = dn[i].name, .onednn = 1, .d.dropin = dn[i].dropin};
 		if (dconv_make(&w.d, dn[i].alg, dn[i].st, dn[i].wt, B, n, g.in, g.w, g.bias, g.out) < 0) {
-			printf("onednn-conv: %dx%d: %s: no implementation here: skipped\n", n, n, dn[i].name);
+			printf("onednn: %dx%d: %s: no implementation here: skipped\n", n, n, dn[i].name);
 			continue;
 		}
 		ways[nw_++] = w;
@@ -347,7 +358,7 @@ static void size_run(int B, int n)
 		double m = 0, s = 0;
 		for (size_t j = 0; j < ni; j++)
 			m = fmax(m, fabs(o[j] - g.out[j])), s = fmax(s, fabs(g.out[j]));
-		printf("onednn-conv: %dx%d: %s (%s): largest difference from gt's Winograd %.2g (outputs up to %.3g)\n",
+		printf("onednn: %dx%d: %s (%s): largest difference from gt's Winograd %.2g (outputs up to %.3g)\n",
 		       n, n, ways[i].name, ways[i].d.impl, m, s);
 	}
 	free(o);
@@ -364,7 +375,7 @@ static void size_run(int B, int n)
 	for (int i = 0; i < nw_; i++) {
 		if (i >= 2)
 			qsort(ways[i].r, 3, sizeof(double), cmp);
-		printf("onednn-conv: %dx%d batch %d, %s%s%s%s: %.0f / %.0f / %.0f boards per CPU-second (x%.2f)\n", n, n,
+		printf("onednn: %dx%d batch %d, %s%s%s%s: %.0f / %.0f / %.0f boards per CPU-second (x%.2f)\n", n, n,
 		       B, ways[i].name, ways[i].onednn ? " [" : "", ways[i].onednn ? ways[i].d.impl : "",
 		       ways[i].onednn ? "]" : "", ways[i].r[0], ways[i].r[1], ways[i].r[2], ways[i].r[1] / ref);
 		if (ways[i].onednn)
@@ -374,13 +385,62 @@ static void size_run(int B, int n)
 	free(g.u), free(g.scratch), free(g.wb), free(g.bscratch);
 }
 
+/* the weight gradient of a training step's block convolution (C x C,
+ * batch B on n x n): im2col + sgemm as nn_cpu.c under GT_CONV=im2col
+ * against dnn.h's gt_dnn_wgrad (oneDNN, the default), alternating in
+ * windows of CPU time, 3 rounds */
+static void wgrad_run(int Cw, int B, int n)
+{
+	int N = n * n, BN = B * N;
+	float *in = malloc(sizeof(float) * Cw * BN), *d = malloc(sizeof(float) * Cw * BN);
+	float *col = malloc(sizeof(float) * 9 * Cw * BN), *dw = calloc((size_t)Cw * Cw * 9, sizeof(float));
+	for (long i = 0; i < (long)Cw * BN; i++)
+		in[i] = frand() - 0.3f, d[i] = frand() - 0.5f;
+	double r[2][3];
+	for (int round = 0; round < 3; round++)
+		for (int w = 0; w < 2; w++) {
+			int way = (w + round) % 2, k = 0;
+			double t0 = cpu_process(), dt;
+			do {
+				if (way == 0) {
+					for (int c = 0; c < Cw; c++) /* im2col, as gt_im2col */
+						for (int q = 0; q < 9; q++) {
+							int dy = q / 3 - 1, dx = q % 3 - 1;
+							float *o = col + (size_t)(c * 9 + q) * BN;
+							const float *src = in + (size_t)c * BN;
+							for (int b = 0; b < B; b++)
+								for (int y = 0; y < n; y++)
+									for (int x = 0; x < n; x++) {
+										int yy = y + dy, xx = x + dx;
+										o[(b * n + y) * n + x] = yy >= 0 && yy < n && xx >= 0 && xx < n
+											? src[(b * n + yy) * n + xx] : 0.0f;
+									}
+						}
+					cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Cw, 9 * Cw, BN, 1.0f, d, BN, col, BN,
+					            1.0f, dw, 9 * Cw);
+				} else {
+					gt_dnn_wgrad(&(gt_dnn_wgrad_args){Cw, Cw, 3, B, n, in, N, (size_t)BN, 1, d, N,
+					                                  (size_t)BN, 1.0f, dw});
+				}
+				k++;
+			} while ((dt = cpu_process() - t0) < window);
+			r[way][round] = k * B / dt;
+		}
+	for (int w = 0; w < 2; w++)
+		qsort(r[w], 3, sizeof(double), cmp);
+	printf("onednn: weight gradient %d x %d channels, %dx%d batch %d: im2col+sgemm %.0f / %.0f / %.0f, "
+	       "oneDNN (dnn.h) %.0f / %.0f / %.0f samples per CPU-second (x%.2f)\n", Cw, Cw, n, n, B, r[0][0],
+	       r[0][1], r[0][2], r[1][0], r[1][1], r[1][2], r[1][1] / r[0][1]);
+	free(in), free(d), free(col), free(dw);
+}
+
 int main(int argc, char **argv)
 {
 	const char *t = getenv("OMP_NUM_THREADS");
 	if (!t || strcmp(t, "1")) { /* OpenMP reads it when it starts */
 		setenv("OMP_NUM_THREADS", "1", 1);
 		execv("/proc/self/exe", argv);
-		perror("onednn-conv: execv");
+		perror("onednn: execv");
 		return 1;
 	}
 	int B = 16, sizes[8] = {9, 19}, ns = 2;
@@ -403,11 +463,13 @@ int main(int argc, char **argv)
 	DN(dnnl_engine_create(&eng, dnnl_cpu, 0));
 	DN(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
 	const dnnl_version_t *v = dnnl_version();
-	printf("onednn-conv: oneDNN %d.%d.%d, one thread, window %.1f s of CPU\n", v->major, v->minor, v->patch,
+	printf("onednn: oneDNN %d.%d.%d, one thread, window %.1f s of CPU\n", v->major, v->minor, v->patch,
 	       window);
 	for (int i = 0; i < ns; i++)
 		if (sizes[i] >= 2 && sizes[i] <= 19)
 			size_run(B, sizes[i]);
+	wgrad_run(64, 256, 9);
+	wgrad_run(96, 64, 19);
 	dnnl_stream_destroy(strm);
 	dnnl_engine_destroy(eng);
 	return 0;
