@@ -238,6 +238,24 @@ void gt_int8_gemm(int M, int N, int K, const int8_t *pa, const float *sw, const 
 	drive(M, N, K, pa, C, ldc, &dq, scratch, pack_gemm, &g);
 }
 
+/* gt_int8_board_max by AVX512 (the same max: max is exact) */
+TARGET static float board_max(const float *x, int cin, size_t x_c, int N, int relu)
+{
+	__m512 mx = _mm512_setzero_ps(), mn = _mm512_setzero_ps();
+	for (int c = 0; c < cin; c++) {
+		const float *r = x + (size_t)c * x_c;
+		for (int p = 0; p < N; p += 16) {
+			__mmask16 m = N - p >= 16 ? 0xffff : (__mmask16)((1u << (N - p)) - 1);
+			__m512 v = _mm512_maskz_loadu_ps(m, r + p);
+			mx = _mm512_max_ps(mx, v);
+			mn = _mm512_min_ps(mn, v);
+		}
+	}
+	if (!relu && _mm512_reduce_min_ps(mn) < 0)
+		return -1;
+	return _mm512_reduce_max_ps(mx);
+}
+
 typedef struct conv_ctx {
 	const gt_int8_conv_args *a;
 	const float *scale; /* per board: sa, 255 / max (0 for 0) */
@@ -285,7 +303,19 @@ TARGET static void pack_conv(const void *ctx, int n0, int nc, uint8_t *bp, float
 	__mmask16 mk[NC / 16][9];
 	int ng = (nc + 15) / 16;
 	gt_amx_shift_masks(n, n0, nc, &mk[0][0], shift);
-	/* row quad by row quad, each along the columns */
+	/* the masks of 64 columns (4 groups) at a time */
+	__mmask64 mk4[NC / 64][9];
+	int ng4 = (ng + 3) / 4;
+	for (int g = 0; g < ng4; g++)
+		for (int o = 0; o < 9; o++) {
+			uint64_t m = 0;
+			for (int j = 0; j < 4 && 4 * g + j < ng; j++)
+				m |= (uint64_t)mk[4 * g + j][o] << (16 * j);
+			mk4[g][o] = m;
+		}
+	/* row quad by row quad, each along the columns, 64 at a time: the
+	 * quads interleaved within each 128-bit lane (16 columns), then the
+	 * lanes transposed so that each group's 64 bytes are together */
 	const uint8_t *base = qb + h;
 	int ci = 0, s = 0; /* row 4p's channel and shift */
 	for (int p = 0; 4 * p < Kp; p++) {
@@ -301,11 +331,22 @@ TARGET static void pack_conv(const void *ctx, int n0, int nc, uint8_t *bp, float
 			}
 		}
 		uint8_t *out = bp + (size_t)p * 64;
-		for (int g = 0; g < ng; g++) {
-			__m128i r[4];
+		for (int g = 0; g < ng4; g++) {
+			__m512i r[4];
 			for (int i = 0; i < 4; i++)
-				r[i] = _mm_maskz_loadu_epi8(live[i] ? mk[g][sh[i]] : 0, src[i] + 16 * g);
-			quads(r[0], r[1], r[2], r[3], out + (size_t)g * Kp * 16);
+				r[i] = _mm512_maskz_loadu_epi8(live[i] ? mk4[g][sh[i]] : 0, src[i] + 64 * g);
+			__m512i l01 = _mm512_unpacklo_epi8(r[0], r[1]), h01 = _mm512_unpackhi_epi8(r[0], r[1]);
+			__m512i l23 = _mm512_unpacklo_epi8(r[2], r[3]), h23 = _mm512_unpackhi_epi8(r[2], r[3]);
+			__m512i q0 = _mm512_unpacklo_epi16(l01, l23), q1 = _mm512_unpackhi_epi16(l01, l23);
+			__m512i q2 = _mm512_unpacklo_epi16(h01, h23), q3 = _mm512_unpackhi_epi16(h01, h23);
+			__m512i t0 = _mm512_shuffle_i64x2(q0, q1, 0x44), t1 = _mm512_shuffle_i64x2(q0, q1, 0xee);
+			__m512i t2 = _mm512_shuffle_i64x2(q2, q3, 0x44), t3 = _mm512_shuffle_i64x2(q2, q3, 0xee);
+			uint8_t *o = out + (size_t)4 * g * Kp * 16;
+			size_t gs = (size_t)Kp * 16;
+			_mm512_storeu_si512(o, _mm512_shuffle_i64x2(t0, t2, 0x88));
+			_mm512_storeu_si512(o + gs, _mm512_shuffle_i64x2(t0, t2, 0xdd));
+			_mm512_storeu_si512(o + 2 * gs, _mm512_shuffle_i64x2(t1, t3, 0x88));
+			_mm512_storeu_si512(o + 3 * gs, _mm512_shuffle_i64x2(t1, t3, 0xdd));
 		}
 	}
 }
@@ -316,7 +357,7 @@ int gt_int8_conv3x3(const gt_int8_conv_args *a)
 	long boards = a->cols / N;
 	float *scale = gt_xmalloc(sizeof(float) * 2 * (size_t)boards);
 	for (long b = 0; b < boards; b++) {
-		float mx = gt_int8_board_max(a->in + b * N, a->cin, a->in_c, N, a->relu);
+		float mx = board_max(a->in + b * N, a->cin, a->in_c, N, a->relu);
 		if (mx < 0) {
 			free(scale);
 			return -1;
