@@ -49,6 +49,12 @@ size_t gt_int8_scratch_size(int cin, int nmax)
 	return (size_t)kpad(cin * 9) * NC + (size_t)cin * qw + sizeof(float) * (qw + 16);
 }
 
+size_t gt_int8_pack_at(int K, int m, int k)
+{
+	return (size_t)(m / MT) * MT * kpad(K) + (size_t)(k / KT) * KT * MT + (size_t)(m % MT) * KT +
+	       k % KT;
+}
+
 void gt_int8_pack(const float *A, int M, int K, int lda, int8_t *pa, float *sw)
 {
 	int Kp = kpad(K), Mp = (M + MT - 1) / MT * MT;
@@ -62,7 +68,7 @@ void gt_int8_pack(const float *A, int M, int K, int lda, int8_t *pa, float *sw)
 		float inv = mx > 0 ? 127.0f / mx : 0.0f;
 		for (int k = 0; k < K; k++) {
 			float q = nearbyintf(r[k] * inv);
-			pa[(size_t)m * Kp + k] = (int8_t)(q > 127 ? 127 : q < -127 ? -127 : q);
+			pa[gt_int8_pack_at(K, m, k)] = (int8_t)(q > 127 ? 127 : q < -127 ? -127 : q);
 		}
 	}
 }
@@ -122,8 +128,8 @@ TARGET static void block(int Kp, const int8_t *a, const uint8_t *b0, const uint8
 	_tile_zero(2);
 	_tile_zero(3);
 	for (int k = 0; k < Kp; k += KT) {
-		_tile_loadd(4, a + k, Kp);
-		_tile_loadd(5, a + 16 * (size_t)Kp + k, Kp);
+		_tile_loadd(4, a + (size_t)k * 32, 64);
+		_tile_loadd(5, a + (size_t)k * 32 + 1024, 64);
 		_tile_loadd(6, b0 + (size_t)k * 16, 64);
 		_tile_loadd(7, b1 + (size_t)k * 16, 64);
 		_tile_dpbsud(0, 4, 6);

@@ -46,10 +46,15 @@ int gt_int8_available(const char **why);
 size_t gt_int8_pack_size(int M, int K);
 
 /* gt_int8_pack: A (M x K floats, row-major, row stride lda) quantized per
- * row as said above into pa (gt_int8_pack_size bytes: row-major, rows of
- * K rounded up to 64 bytes, zeros padding) and sw (M scales; 0 for a row
- * of zeros); portable C, any CPU. */
+ * row as said above into pa (gt_int8_pack_size bytes, zeros padding:
+ * element (m, k) at gt_int8_pack_at(K, m, k)) and sw (M scales; 0 for a
+ * row of zeros); portable C, any CPU. */
 void gt_int8_pack(const float *A, int M, int K, int lda, int8_t *pa, float *sw);
+
+/* gt_int8_pack_at: where element (m, k) of an M x K matrix is in its
+ * pack: blocks of 32 rows, each 64 k at a time as 32 rows of 64 bytes
+ * (the two tiles of a step, loaded whole). */
+size_t gt_int8_pack_at(int K, int m, int k);
 
 /* gt_int8_scratch_size: bytes of scratch that gt_int8_gemm and
  * gt_int8_conv3x3 need for cin input channels (K = cin 9 for the

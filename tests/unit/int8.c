@@ -106,10 +106,11 @@ static int check_gemm(int M, int K, int N, int G, int mode, double *wq)
 	int8_t *pa = malloc(gt_int8_pack_size(M, K));
 	uint8_t *sc = malloc(gt_int8_scratch_size(K, 0));
 	gt_int8_pack(A, M, K, K, pa, sw);
-	int same = 1, Kp = (K + 63) / 64 * 64;
+	int same = 1;
 	for (int m = 0; m < M; m++) {
-		float s = quant_w(A + (size_t)m * K, K, qw + (size_t)m * K);
-		same &= s == sw[m] && memcmp(qw + (size_t)m * K, pa + (size_t)m * Kp, K) == 0;
+		same &= quant_w(A + (size_t)m * K, K, qw + (size_t)m * K) == sw[m];
+		for (int k = 0; k < K; k++)
+			same &= qw[(size_t)m * K + k] == pa[gt_int8_pack_at(K, m, k)];
 	}
 	gt_int8_gemm(M, N, K, pa, sw, qa, N, sb, mode == 1 ? bias : NULL, C, N, mode == 2, sc);
 	int exact = 1;
