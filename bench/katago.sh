@@ -5,7 +5,8 @@
 # the same network when KATAGO=/path/to/katago is given (KataGo's
 # benchmark, 2 and 8 search threads, 200 visits, the same board size), each
 # side per CPU-second, KATAGO_BENCH_ROUNDS (3) rounds alternating; and
-# gt-selfplay --precision bf16 where the CPU has AMX-BF16.
+# gt-selfplay --precision bf16 and int8 where the CPU has AMX-BF16 and
+# AMX-INT8.
 # Run by bench/run with GT_BIN and GT_SRC set.
 : "${GT_SRC:=.}" "${GT_BIN:=$GT_SRC/bin}"
 D=${GT_KATAGO_DATA:-$GT_SRC/../shared/data/katago}
@@ -45,17 +46,19 @@ med() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 
 # the ratio of the medians of two files
 ratio() { echo "$(med "$1") $(med "$2")" | awk '{ printf "%.2f", $1 / $2 }'; }
 rounds=${KATAGO_BENCH_ROUNDS:-3}
-# bf16 (gt-selfplay --precision bf16) where this CPU runs it
-bf=1
-"$GT_BIN/gt-selfplay" --model "$K" --games 1 --visits 1 --max-moves 1 --precision bf16 2>&1 >/dev/null \
-	| grep -q 'not bf16' && bf=
+# bf16 and int8 (gt-selfplay --precision P) where this CPU runs them
+lowp=
+for p in bf16 int8; do
+	"$GT_BIN/gt-selfplay" --model "$K" --games 1 --visits 1 --max-moves 1 --precision $p 2>&1 \
+		>/dev/null | grep -q "not $p" || lowp="$lowp $p"
+done
 for n in 9 19; do
 	# gt-selfplay as it runs: several games in flight (batches of about 4
 	# and 7 positions)
 	if [ "$n" = 9 ]; then g=4 v=64 mm=40; else g=8 v=32 mm=60; fi
 	set -- --games $g --visits $v --cheap-visits $((v / 4)) --board-size $n --max-moves $mm \
 		--threads 2 --parallel-games $g --seed 3 --progress
-	: > "$d/gn$n"; : > "$d/kn$n"; : > "$d/kb$n"; : > "$d/kc$n"; : > "$d/bf$n"
+	: > "$d/gn$n"; : > "$d/kn$n"; : > "$d/kb$n"; : > "$d/kc$n"; : > "$d/bf16$n"; : > "$d/int8$n"
 	i=0
 	while [ $i -lt "$rounds" ]; do
 		# the sides alternate within each round
@@ -67,14 +70,21 @@ for n in 9 19; do
 		[ -z "$kg" ] || /usr/bin/python3 "$d/run.py" kg "$kg" benchmark -model "$K" -config "$d/k.cfg" \
 			-v 200 -t 8 -boardsize "$n" | cut -d' ' -f1 >> "$d/kc$n"
 		/usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$d/gt-b6c96.bin.gz" "$@" | cut -d' ' -f1 >> "$d/gn$n"
-		[ -z "$bf" ] || /usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$K" "$@" --precision bf16 \
-			| cut -d' ' -f1 >> "$d/bf$n"
+		for p in $lowp; do
+			/usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$K" "$@" --precision $p \
+				| cut -d' ' -f1 >> "$d/$p$n"
+		done
 		i=$((i + 1))
 	done
 	echo "katago.sh: ${n}x$n, 2 threads, evals per CPU-second min/median/max of $rounds: gt-selfplay with KataGo's b6c96 $(mmm "$d/kn$n"), with gt's b6c96 $(mmm "$d/gn$n") (ratio $(ratio "$d/kn$n" "$d/gn$n"))"
-	[ -z "$bf" ] || echo "katago.sh: ${n}x$n: gt-selfplay with KataGo's b6c96 in bf16 $(mmm "$d/bf$n") (bf16 / fp32 $(ratio "$d/bf$n" "$d/kn$n"))"
+	for p in $lowp; do
+		echo "katago.sh: ${n}x$n: gt-selfplay with KataGo's b6c96 in $p $(mmm "$d/$p$n") ($p / fp32 $(ratio "$d/$p$n" "$d/kn$n"))"
+	done
 	for t in 2 8; do
 		f=$d/kb$n; [ $t = 8 ] && f=$d/kc$n
-		[ -z "$kg" ] || echo "katago.sh: ${n}x$n: KataGo benchmark (the same network, -v 200 -t $t) $(mmm "$f"): gt-selfplay / KataGo $(ratio "$d/kn$n" "$f")${bf:+, in bf16 $(ratio "$d/bf$n" "$f")}"
+		[ -z "$kg" ] && continue
+		also=
+		for p in $lowp; do also="$also, in $p $(ratio "$d/$p$n" "$f")"; done
+		echo "katago.sh: ${n}x$n: KataGo benchmark (the same network, -v 200 -t $t) $(mmm "$f"): gt-selfplay / KataGo $(ratio "$d/kn$n" "$f")$also"
 	done
 done

@@ -326,7 +326,7 @@ int cli_precision(const char *opt, const char *s)
 {
 	int p = gt_nn_precision_find(s);
 	if (p < 0)
-		cli_bad_value(opt, "fp32 or bf16", s);
+		cli_bad_value(opt, "fp32, bf16 or int8", s);
 	return p;
 }
 

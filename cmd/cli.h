@@ -156,12 +156,12 @@ typedef struct cli_game {
  * "PROG: --rules: unknown ruleset 'NAME'", exit 2); else 0. */
 int cli_game_opt(const cli_game *g, int c, const char *arg);
 
-/* cli_precision: the GT_PREC_* (nn.h) of a --precision value, "fp32" or
- * "bf16", else cli_bad_value(opt, "fp32 or bf16", s). */
+/* cli_precision: the GT_PREC_* (nn.h) of a --precision value, "fp32",
+ * "bf16" or "int8", else cli_bad_value(opt, "fp32, bf16 or int8", s). */
 int cli_precision(const char *opt, const char *s);
 
 /* cli_precision_say: what a command says of the precision of the network
- * who: when got is lower than asked, "PROG: WHO: fp32, not bf16: WHY" on
+ * who: when got is lower than asked, "PROG: WHO: fp32, not int8: WHY" on
  * stderr always; otherwise, with verbose, "PROG: WHO: precision P". */
 void cli_precision_say(const char *who, int asked, int got, const char *why, int verbose);
 

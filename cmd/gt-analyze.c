@@ -30,7 +30,7 @@ static void usage(FILE *f)
 	    "  --ownership, --policy  include them in the answers to game records\n"
 	    "  --deterministic    answers that do not depend on the batch (slower on CPU)\n"
 	    "  --backend NAME     cpu, cuda or auto (cpu)\n"
-	    "  --precision P      network arithmetic: fp32, bf16 (AMX-BF16 CPUs) (fp32)\n");
+	    "  --precision P      network arithmetic: fp32, bf16, int8 (AMX CPUs) (fp32)\n");
 }
 
 /* write the answers waiting; 0, or -1 on a write error */

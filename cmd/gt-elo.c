@@ -48,7 +48,7 @@ static void usage(FILE *f)
 	    "  --sgf DIR             also write each game to DIR/game-NNNNNN.sgf\n"
 	    "  --gtp-timeout S       seconds per GTP response (60)\n"
 	    "  --backend NAME        network backend: cpu, cuda, auto (cpu)\n"
-	    "  --precision P[,P]     network arithmetic, of both or of A,B: fp32, bf16 (fp32)\n"
+	    "  --precision P[,P]     network arithmetic, of both or of A,B: fp32, bf16, int8 (fp32)\n"
 	    "  --progress            the score after each pair on stderr\n");
 }
 
@@ -132,8 +132,8 @@ static void open_player(gt_match_player *pl, const char *spec, const char *backe
 			cli_precision_set(&pl->ev, pl->name, prec, verbose) : -1;
 		/* the same network in two precisions: two names */
 		size_t len = strlen(pl->name);
-		if (got == GT_PREC_BF16 && len + 6 < sizeof pl->name)
-			memcpy(pl->name + len, "+bf16", 6);
+		if (got > GT_PREC_FP32 && len + 6 < sizeof pl->name)
+			snprintf(pl->name + len, 6, "+%s", gt_nn_precision_name(got));
 		return;
 	}
 	cli_warn("%s", e.text);

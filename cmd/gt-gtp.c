@@ -29,7 +29,7 @@ static void usage(FILE *f)
 	    "  --seed S              seed of the random moves without --model (1)\n"
 	    "  --resign-threshold V  resign when the search's value is below -V (off)\n"
 	    "  --backend NAME        network backend: cpu, cuda, auto (cpu)\n"
-	    "  --precision P         network arithmetic: fp32, bf16 (AMX-BF16 CPUs) (fp32)\n"
+	    "  --precision P         network arithmetic: fp32, bf16, int8 (AMX CPUs) (fp32)\n"
 	    "  -q, --quiet           no search summary on stderr after each genmove\n");
 }
 

@@ -56,7 +56,7 @@ static void usage(FILE *f)
 	    "  --cache-mb M          evaluation cache in MiB, 0 for none (64)\n"
 	    "  --deterministic       evaluate positions one by one: output independent\n"
 	    "                        of --threads and --parallel-games with a network\n"
-	    "  --precision P         network arithmetic: fp32, bf16 (AMX-BF16 CPUs) (fp32)\n"
+	    "  --precision P         network arithmetic: fp32, bf16, int8 (AMX CPUs) (fp32)\n"
 	    "  --progress            rates on stderr (default when stderr is a terminal)\n"
 	    "  -v, --verbose         say the backend, precision and cache on stderr\n");
 }

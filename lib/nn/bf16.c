@@ -24,6 +24,7 @@
  * configuration (per thread) and releases it at the end.
  */
 #include "bf16.h"
+#include "amx.h"
 #include "gt.h"
 
 #include <stdlib.h>
@@ -69,47 +70,20 @@ void gt_bf16_pack(const float *A, int M, int K, int lda, uint16_t *pa)
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)
 #include <cpuid.h>
 #include <immintrin.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-#define ARCH_REQ_XCOMP_PERM 0x1023
-#define XFEATURE_XTILEDATA 18
-
-/* 0 unknown, 1 usable, -1 not */
-static int amx_state;
-static const char *amx_why;
-
-static int amx_probe(void)
-{
-	unsigned a, b, c, d;
-	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(d & (1u << 24)) || !(d & (1u << 22)) ||
-	    !__builtin_cpu_supports("avx512bf16") || !__builtin_cpu_supports("avx512bw")) {
-		amx_why = "the CPU has no AMX-BF16";
-		return -1;
-	}
-	if (syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) != 0) {
-		amx_why = "the kernel refuses the AMX state";
-		return -1;
-	}
-	return 1;
-}
 
 int gt_bf16_available(const char **why)
 {
 	const char *s = getenv("GT_NO_BF16");
 	const char *no = NULL;
+	unsigned a, b, c, d;
 	if (s && *s && strcmp(s, "0") != 0)
 		no = "GT_NO_BF16 is set";
-	else {
-		int st = __atomic_load_n(&amx_state, __ATOMIC_ACQUIRE);
-		if (!st) {
-			/* racing first calls both probe: the answer is the same */
-			st = amx_probe();
-			__atomic_store_n(&amx_state, st, __ATOMIC_RELEASE);
-		}
-		if (st < 0)
-			no = amx_why;
-	}
+	else if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(d & (1u << 24)) ||
+	         !(d & (1u << 22)) || !__builtin_cpu_supports("avx512bf16") ||
+	         !__builtin_cpu_supports("avx512bw"))
+		no = "the CPU has no AMX-BF16";
+	else if (gt_amx_permit() != 0)
+		no = "the kernel refuses the AMX state";
 	if (why)
 		*why = no;
 	return no == NULL;
@@ -193,18 +167,7 @@ typedef void packer(const void *ctx, int n0, int nc, uint16_t *bp);
 TARGET static void drive(int M, int N, int K, const uint16_t *pa, float *C, long ldc, int add,
                          const float *bias, uint16_t *scratch, packer *pack, const void *ctx)
 {
-	struct {
-		uint8_t palette, start_row, zero[14];
-		uint16_t colsb[16];
-		uint8_t rows[16];
-	} cfg;
-	memset(&cfg, 0, sizeof cfg);
-	cfg.palette = 1;
-	for (int t = 0; t < 8; t++) {
-		cfg.colsb[t] = 64;
-		cfg.rows[t] = 16;
-	}
-	_tile_loadconfig(&cfg);
+	gt_amx_tiles();
 	int Kp = kpad(K), P = Kp / 2;
 	float tmp[MT * NT];
 	float *bts = NULL;
@@ -275,34 +238,16 @@ void gt_bf16_gemm(int M, int N, int K, const uint16_t *pa, const float *B, int l
 TARGET static void pack_conv(const void *ctx, int n0, int nc, uint16_t *bp)
 {
 	const gt_bf16_conv_args *a = ctx;
-	int K = a->cin * 9, P = kpad(K) / 2, n = a->n, N = n * n;
+	int K = a->cin * 9, P = kpad(K) / 2, n = a->n;
 	const __m512i idx = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9,
 	                                     24, 8, 23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17,
 	                                     1, 16, 0);
 	const __m512 zero = _mm512_setzero_ps();
+	/* the masks of each group of 16 columns for each shift */
 	long shift[9];
-	for (int o = 0; o < 9; o++)
-		shift[o] = (long)(o / 3 - 1) * n + (o % 3 - 1);
-	/* the masks of each group of 16 columns for each shift, from the
-	 * points of the columns stepped along (no divisions) */
 	__mmask16 mk[NC / 16][9];
-	int ng = (nc + 15) / 16, y = (n0 % N) / n, x = (n0 % N) % n;
-	for (int g = 0; g < ng; g++) {
-		unsigned m[9] = {0};
-		for (int l = 0; l < 16 && 16 * g + l < nc; l++) {
-			for (int o = 0; o < 9; o++) {
-				int yy = y + o / 3 - 1, xx = x + o % 3 - 1;
-				m[o] |= (unsigned)(yy >= 0 && yy < n && xx >= 0 && xx < n) << l;
-			}
-			if (++x == n) {
-				x = 0;
-				if (++y == n)
-					y = 0;
-			}
-		}
-		for (int o = 0; o < 9; o++)
-			mk[g][o] = (__mmask16)m[o];
-	}
+	int ng = (nc + 15) / 16;
+	gt_amx_shift_masks(n, n0, nc, &mk[0][0], shift);
 	/* row pair by row pair, each along the columns: the reads of a
 	 * channel are sequential and stay in L1 over its 9 shifts */
 	const float *base = a->in + n0;

@@ -7,6 +7,7 @@
 #include "nn.h"
 #include "bf16.h"
 #include "dnn.h"
+#include "int8.h"
 #include "nn.h"
 #include "wino.h"
 
@@ -28,6 +29,8 @@ typedef struct kconv {
 	float *w;          /* cout x (cin*ky*kx), (ci, y, x) order within a row */
 	float *u;          /* 3x3: the Winograd filters (wino.h), once made */
 	uint16_t *wb;      /* 3x3: w in bfloat16 (bf16.h), once made */
+	int8_t *wq;        /* 3x3: w in int8 (int8.h), once made */
+	float *sq;         /* its cout scales */
 } kconv;
 
 static void track(int *maxc, int c)
@@ -81,8 +84,9 @@ struct gt_kata {
 	int wino_now;      /* this forward uses them */
 	int dnn_now;       /* this forward's convolutions by oneDNN (dnn.h) */
 	float *wscratch;   /* gt_wino_conv's scratch */
-	int bf16;          /* 3x3 convolutions in bfloat16 (gt_kata_precision) */
+	int prec;          /* 3x3 convolutions' GT_PREC_* (gt_kata_precision) */
 	uint16_t *bscratch;/* gt_bf16_gemm's scratch, once made */
+	uint8_t *qscratch; /* gt_int8_conv3x3's scratch, once made */
 };
 
 /* ---- reading ---- */
@@ -575,7 +579,7 @@ int gt_kata_sniff(const char *path)
 	return i > d && i - d < 6 && i < k && isspace((unsigned char)buf[i]);
 }
 
-static void free_conv(kconv *c) { free(c->w); free(c->u); free(c->wb); }
+static void free_conv(kconv *c) { free(c->w); free(c->u); free(c->wb); free(c->wq); free(c->sq); }
 static void free_bn(kbn *b) { free(b->scale); free(b->bias); }
 
 static void free_blocks(kblock *b, int n)
@@ -597,8 +601,9 @@ int gt_kata_precision(gt_kata *k, int prec, const char **why)
 {
 	if (why)
 		*why = NULL;
-	k->bf16 = prec == GT_PREC_BF16 && gt_bf16_available(why);
-	return k->bf16 ? GT_PREC_BF16 : GT_PREC_FP32;
+	k->prec = prec == GT_PREC_BF16 && gt_bf16_available(why) ? GT_PREC_BF16
+	          : prec == GT_PREC_INT8 && gt_int8_available(why) ? GT_PREC_INT8 : GT_PREC_FP32;
+	return k->prec;
 }
 
 void gt_kata_free(gt_kata *k)
@@ -616,6 +621,7 @@ void gt_kata_free(gt_kata *k)
 	free(k->out_policy), free(k->out_value), free(k->out_score), free(k->out_own);
 	free(k->wscratch);
 	free(k->bscratch);
+	free(k->qscratch);
 	free(k);
 }
 
@@ -742,14 +748,31 @@ static size_t bf16_make(kconv *c)
 	return 0;
 }
 
+static size_t int8_make(kconv *c)
+{
+	if (!c->w || c->ky != 3 || c->kx != 3 || c->wq)
+		return 0;
+	c->wq = gt_xmalloc(gt_int8_pack_size(c->cout, c->cin * 9));
+	c->sq = gt_xmalloc(sizeof(float) * c->cout);
+	gt_int8_pack(c->w, c->cout, c->cin * 9, c->cin * 9, c->wq, c->sq);
+	return 0;
+}
+
 /* 1 when the 3x3 convolutions of a forward of B positions on n x n go by
  * Winograd (the filters are transformed at the first such forward) */
 static int use_wino(gt_kata *k, int n, int B)
 {
-	if (k->bf16) {
+	if (k->prec == GT_PREC_BF16) {
 		if (!k->bscratch) {
 			each_conv(k, bf16_make);
 			k->bscratch = gt_xmalloc(sizeof(uint16_t) * gt_bf16_scratch_size((int)k->maxk));
+		}
+		return 0;
+	}
+	if (k->prec == GT_PREC_INT8) {
+		if (!k->qscratch) {
+			each_conv(k, int8_make);
+			k->qscratch = gt_xmalloc(gt_int8_scratch_size(k->maxc, GT_ARCH_MAX_N));
 		}
 		return 0;
 	}
@@ -769,8 +792,9 @@ static int use_wino(gt_kata *k, int n, int B)
 
 /* y (B x cout x N) = conv(x (B x cin x N)), zero padding; add != 0 adds to
  * y; by Winograd when c has its transformed filters and this forward
- * uses them (use_wino), in bfloat16 when c has its pack and the network
- * is in bfloat16. */
+ * uses them (use_wino), in bfloat16 or int8 when c has its pack and the
+ * network is in that precision (int8: a position whose input has a
+ * negative value in float32). */
 static void conv(gt_kata *k, const kconv *c, int B, int n, const float *x, float *y, int add)
 {
 	int N = n * n, K = c->cin * c->ky * c->kx;
@@ -788,11 +812,15 @@ static void conv(gt_kata *k, const kconv *c, int B, int n, const float *x, float
 		const float *xp = x + (size_t)p * c->cin * N;
 		float *yp = y + (size_t)p * c->cout * N;
 		const float *src = xp;
-		if (c->wb && k->bf16) {
+		if (c->wb && k->prec == GT_PREC_BF16) {
 			gt_bf16_conv3x3(&(gt_bf16_conv_args){c->wb, c->cin, c->cout, n, N, xp, N, 0, NULL,
 			                                     yp, N, add, k->bscratch});
 			continue;
 		}
+		if (c->wq && k->prec == GT_PREC_INT8 &&
+		    gt_int8_conv3x3(&(gt_int8_conv_args){c->wq, c->sq, c->cin, c->cout, n, N, xp, N, 0,
+		                                         NULL, yp, N, add, k->qscratch}) == 0)
+			continue;
 		if (c->ky > 1 || c->kx > 1) {
 			int hy = c->ky / 2, hx = c->kx / 2;
 			for (int ci = 0; ci < c->cin; ci++)
@@ -921,7 +949,7 @@ int gt_kata_forward(gt_kata *k, int B, int n, const float *planes, const float *
 		return GT_EINVAL;
 	grow(k, B, n);
 	k->wino_now = use_wino(k, n, B);
-	k->dnn_now = !k->bf16 && k->conv_mode == GT_CONV_ONEDNN;
+	k->dnn_now = k->prec == GT_PREC_FP32 && k->conv_mode == GT_CONV_ONEDNN;
 	int N = n * n, C = k->info.channels;
 	float *x = k->x, *a = k->a, *r = k->r, *t = k->t, *pool = k->pool;
 	/* trunk */

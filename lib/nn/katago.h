@@ -94,7 +94,9 @@ void gt_kata_free(gt_kata *k);
 void gt_kata_conv_batch(gt_kata *k, int on);
 /* gt_kata_precision: as gt_nn_precision (nn.h) for a KataGo network: with
  * GT_PREC_BF16 its 3x3 convolutions go by im2col in bfloat16 (bf16.h),
- * the rest (1x1 convolutions, heads, Winograd not used) in float32. */
+ * with GT_PREC_INT8 in int8 (int8.h; a position whose convolution input
+ * has a negative value in float32), the rest (1x1 convolutions, heads,
+ * Winograd not used) in float32. */
 int gt_kata_precision(gt_kata *k, int prec, const char **why);
 const gt_kata_info *gt_kata_info_of(const gt_kata *k);
 

@@ -309,12 +309,14 @@ int gt_nn_precision_find(const char *name)
 		return GT_PREC_FP32;
 	if (!strcmp(name, "bf16"))
 		return GT_PREC_BF16;
+	if (!strcmp(name, "int8"))
+		return GT_PREC_INT8;
 	return -1;
 }
 
 const char *gt_nn_precision_name(int prec)
 {
-	return prec == GT_PREC_BF16 ? "bf16" : "fp32";
+	return prec == GT_PREC_BF16 ? "bf16" : prec == GT_PREC_INT8 ? "int8" : "fp32";
 }
 const char *gt_nn_error(const gt_nn *nn) { return nn->errtext; }
 

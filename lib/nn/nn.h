@@ -148,19 +148,23 @@ int gt_nn_sync_params(gt_nn *nn);
  * GT_CONV=im2col|winograd overrides both; other backends ignore it. */
 void gt_nn_conv_batch(gt_nn *nn, int on);
 /* Arithmetic of play forwards (train = 0); training is float32 always. */
-enum { GT_PREC_FP32 = 0, GT_PREC_BF16 = 1 };
+enum { GT_PREC_FP32 = 0, GT_PREC_BF16 = 1, GT_PREC_INT8 = 2 };
 /* gt_nn_precision: ask for prec in nn's play forwards and return the one
  * in effect. GT_PREC_BF16 (CPU backend): the 3x3 convolutions' GEMMs in
  * bfloat16 with float32 sums (bf16.h: weights rounded once per
  * gt_nn_sync_params, activations as they come; Winograd is not used), the
  * rest in float32; it needs AMX-BF16 and no GT_NO_BF16 in the environment,
  * else GT_PREC_FP32 is returned and *why (when why is not NULL) says why
- * (a static string; NULL when the precision asked is in effect). Other
- * backends: GT_PREC_FP32 always. */
+ * (a static string; NULL when the precision asked is in effect).
+ * GT_PREC_INT8 (CPU backend): the same convolutions in 8-bit integers with
+ * int32 sums (int8.h: weights quantized per output channel once per
+ * gt_nn_sync_params, activations per board at each forward), the rest in
+ * float32; it needs AMX-INT8 and no GT_NO_INT8. Other backends:
+ * GT_PREC_FP32 always. */
 int gt_nn_precision(gt_nn *nn, int prec, const char **why);
-/* gt_nn_precision_find: GT_PREC_* of "fp32" or "bf16", else -1. */
+/* gt_nn_precision_find: GT_PREC_* of "fp32", "bf16" or "int8", else -1. */
 int gt_nn_precision_find(const char *name);
-/* gt_nn_precision_name: "fp32" or "bf16". */
+/* gt_nn_precision_name: "fp32", "bf16" or "int8". */
 const char *gt_nn_precision_name(int prec);
 /* gt_nn_zero_grad: grads = 0 (backward accumulates). */
 void gt_nn_zero_grad(gt_nn *nn);

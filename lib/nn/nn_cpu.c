@@ -9,8 +9,12 @@
  * after gt_nn_new or gt_nn_sync_params. Under gt_nn_precision
  * GT_PREC_BF16 (where bf16.h is available) play forwards take every 3x3
  * convolution by im2col and a bfloat16 GEMM instead (AMX tiles, float32
- * sums; the weights rounded once per parameter change). See nn.h for the
- * network, nn_loss.c for the loss.
+ * sums; the weights rounded once per parameter change); under
+ * GT_PREC_INT8 (where int8.h is available) by int8 products instead (AMX
+ * tiles, int32 sums; weights quantized once per parameter change,
+ * activations per board at each forward), a convolution whose input has
+ * a negative value (the input features, if ever) staying float32. See
+ * nn.h for the network, nn_loss.c for the loss.
  *
  * Activations are kept channel-major over the whole batch, [c][b*N + p],
  * so a convolution is a few large GEMMs of (Cout x Cin*9) by (Cin*9 x
@@ -38,6 +42,7 @@
  */
 #include "bf16.h"
 #include "dnn.h"
+#include "int8.h"
 #include "nn.h"
 #include "nn_backend.h"
 #include "util.h"
@@ -103,7 +108,7 @@ typedef struct cpu {
 	float *wu;         /* Winograd filters: in.w, then each block's w1, w2 */
 	int wu_ok;         /* wu holds the transforms of the current params */
 	float *wscratch;   /* gt_wino_conv's scratch */
-	int bf16;          /* play forwards in bfloat16 (gt_nn_precision) */
+	int prec;          /* play forwards' GT_PREC_* (gt_nn_precision) */
 	uint16_t *wb;      /* bf16.h packs of in.w, then each block's w1, w2 */
 	int wb_ok;         /* wb holds the current params */
 	uint16_t *bscratch;/* gt_bf16_gemm's scratch */
@@ -111,6 +116,10 @@ typedef struct cpu {
 	                    * and then the backward's too */
 	int wgrad_dnn;     /* the backward's weight gradients by oneDNN */
 	unsigned long wver;/* counts the parameter syncs: dnn.h's weights version */
+	int8_t *wq;        /* int8.h packs of in.w, then each block's w1, w2 */
+	float *sq;         /* their scales: C per convolution, in that order */
+	int wq_ok;         /* wq holds the current params */
+	uint8_t *qscratch; /* gt_int8_conv3x3's scratch */
 	int train_wino;    /* the last training forward used Winograd: so do the
 	                    * input gradients of its backward */
 	float *wut;        /* Winograd filters of a block kernel transposed, flipped
@@ -226,6 +235,9 @@ static void cpu_release(gt_nn *nn)
 	free(c->wut);
 	free(c->wb);
 	free(c->bscratch);
+	free(c->wq);
+	free(c->sq);
+	free(c->qscratch);
 	free(c);
 	nn->state = NULL;
 }
@@ -236,34 +248,55 @@ static int cpu_sync(gt_nn *nn)
 	c->wu_ok = 0;
 	c->wb_ok = 0;
 	c->wver++;
+	c->wq_ok = 0;
 	return 0;
 }
 
-/* The bfloat16 packs of every 3x3 convolution's weights (wb: in.w, then
- * blk l's w1 and w2, each bf_block floats apart), made when stale. */
-static size_t bf_block(const gt_arch *a)
+/* Where the pack of convolution k (0 the input's, 1 + 2 l and 2 + 2 l
+ * block l's w1 and w2) starts in wb (prec GT_PREC_BF16, in 16-bit
+ * elements) or wq (GT_PREC_INT8, bytes); k = 2 L + 1: their size. */
+static size_t pack_at(const gt_arch *a, int prec, int k)
 {
-	return gt_bf16_pack_size(a->channels, a->channels * 9);
+	int C = a->channels, Cin = a->in_planes;
+	int bf = prec == GT_PREC_BF16;
+	size_t fin = bf ? gt_bf16_pack_size(C, Cin * 9) : gt_int8_pack_size(C, Cin * 9);
+	size_t fb = bf ? gt_bf16_pack_size(C, C * 9) : gt_int8_pack_size(C, C * 9);
+	return k ? fin + (size_t)(k - 1) * fb : 0;
 }
 
-static void bf16_weights(gt_nn *nn, cpu *c)
+/* The packs of every 3x3 convolution's weights in the play precision
+ * c->prec (bf16.h's in wb, int8.h's in wq with their scales in sq, C per
+ * convolution), made when stale. */
+static void lowp_weights(gt_nn *nn, cpu *c)
 {
 	const gt_arch *a = &nn->arch;
-	int C = a->channels, Cin = a->in_planes, L = a->blocks;
-	size_t fin = gt_bf16_pack_size(C, Cin * 9), fb = bf_block(a);
-	if (c->wb_ok)
+	int C = a->channels, Cin = a->in_planes, L = a->blocks, bf = c->prec == GT_PREC_BF16;
+	size_t all = pack_at(a, c->prec, 2 * L + 1);
+	if (bf ? c->wb_ok : c->wq_ok)
 		return;
-	if (!c->wb) {
-		c->wb = gt_xmalloc(sizeof(uint16_t) * (fin + 2 * L * fb));
+	if (bf && !c->wb) {
+		c->wb = gt_xmalloc(sizeof(uint16_t) * all);
 		c->bscratch = gt_xmalloc(sizeof(uint16_t) *
 		                         gt_bf16_scratch_size((Cin > C ? Cin : C) * 9));
 	}
-	gt_bf16_pack(c->p.in_w, C, Cin * 9, Cin * 9, c->wb);
-	for (int l = 0; l < L; l++) {
-		gt_bf16_pack(c->p.blk[l].w1, C, C * 9, C * 9, c->wb + fin + 2 * l * fb);
-		gt_bf16_pack(c->p.blk[l].w2, C, C * 9, C * 9, c->wb + fin + (2 * l + 1) * fb);
+	if (!bf && !c->wq) {
+		c->wq = gt_xmalloc(all);
+		c->sq = gt_xmalloc(sizeof(float) * C * (1 + 2 * L));
+		c->qscratch = gt_xmalloc(gt_int8_scratch_size(Cin > C ? Cin : C, a->max_n));
 	}
-	c->wb_ok = 1;
+	for (int k = 0; k <= 2 * L; k++) {
+		int K = (k ? C : Cin) * 9;
+		const float *w = !k ? c->p.in_w : k & 1 ? c->p.blk[(k - 1) / 2].w1
+		                                        : c->p.blk[(k - 1) / 2].w2;
+		if (bf)
+			gt_bf16_pack(w, C, K, K, c->wb + pack_at(a, c->prec, k));
+		else
+			gt_int8_pack(w, C, K, K, c->wq + pack_at(a, c->prec, k), c->sq + (size_t)k * C);
+	}
+	if (bf)
+		c->wb_ok = 1;
+	else
+		c->wq_ok = 1;
 }
 
 /* The Winograd filters of every 3x3 convolution (wu: in.w, then blk l's
@@ -369,27 +402,35 @@ static void im2col_chunk(cpu *c, const float *in, int Cin, size_t BN, int b0, in
 }
 
 /* out (Cout x BN) = W (Cout x Cin*9) * im2col(in or relu(in)) + bias[c];
- * by Winograd with the transformed filters U when U is not NULL, else in
- * bfloat16 with W's pack Wb (bf16.h: the im2col packed as it is read)
- * when Wb is not NULL */
-static void conv3x3(cpu *c, const float *in, int Cin, int Cout, int B, int n,
-                    const float *W, const float *U, const uint16_t *Wb, const float *bias,
+ * by Winograd with the transformed filters U when U is not NULL, else,
+ * when k >= 0 (the convolution's place: 0 the input's, 1 + 2 l and 2 + 2 l
+ * block l's), in the play precision c->prec with the packs of wb or wq
+ * (bf16.h, int8.h: the im2col packed as it is read); the int8 way takes
+ * float32 for an input with negative values */
+static void conv3x3(cpu *c, const gt_arch *a, const float *in, int Cin, int Cout, int B,
+                    int n, const float *W, const float *U, int k, const float *bias,
                     float *out, int relu)
 {
 	size_t N = (size_t)n * n, BN = B * N;
-	if (c->dnn_now && gt_dnn_conv(&(gt_dnn_conv_args){W, c->wver + 1, Cin, Cout, 3, B, n, in, N, BN, relu, bias, out, N,
-	                                                  BN, 0}) == 0)
+	if (c->dnn_now && gt_dnn_conv(&(gt_dnn_conv_args){W, c->wver + 1, Cin, Cout, 3, B, n, in, N, BN,
+	                                                  relu, bias, out, N, BN, 0}) == 0)
 		return;
 	if (U) {
 		gt_wino_conv(&(gt_wino_conv_args){U, Cin, Cout, B, n, in, N, BN, relu, bias, out,
 		                                  N, BN, 0, c->wscratch});
 		return;
 	}
-	if (Wb) {
-		gt_bf16_conv3x3(&(gt_bf16_conv_args){Wb, Cin, Cout, n, (long)BN, in, BN, relu, bias,
-		                                     out, BN, 0, c->bscratch});
+	size_t at = k >= 0 ? pack_at(a, c->prec, k) : 0;
+	if (k >= 0 && c->prec == GT_PREC_BF16) {
+		gt_bf16_conv3x3(&(gt_bf16_conv_args){c->wb + at, Cin, Cout, n, (long)BN, in, BN, relu,
+		                                     bias, out, BN, 0, c->bscratch});
 		return;
 	}
+	if (k >= 0 && c->prec == GT_PREC_INT8 &&
+	    gt_int8_conv3x3(&(gt_int8_conv_args){c->wq + at, c->sq + (size_t)k * Cout, Cin, Cout,
+	                                         n, (long)BN, in, BN, relu, bias, out, BN, 0,
+	                                         c->qscratch}) == 0)
+		return;
 	int K = Cin * 9, step = chunk_boards(n);
 	for (int b0 = 0; b0 < B; b0 += step) {
 		int nb = B - b0 < step ? B - b0 : step;
@@ -562,8 +603,7 @@ static void rowsum_add(const float *m, int rows, size_t cols, float *acc)
  * and channel; planes (B x Cin x N) are kept transposed in xin, globals
  * (B x G) in glob. */
 static void input_forward(cpu *c, const gt_arch *a, int B, int n, const float *planes,
-                          const float *globals, const float *U, const uint16_t *Wb,
-                          float *x0)
+                          const float *globals, const float *U, int k, float *x0)
 {
 	const gt_nn_views *p = &c->p;
 	int C = a->channels, Cin = a->in_planes, G = a->globals;
@@ -575,7 +615,7 @@ static void input_forward(cpu *c, const gt_arch *a, int B, int n, const float *p
 			       sizeof(float) * N);
 	if (G > 0)
 		memcpy(glob, globals, sizeof(float) * B * G);
-	conv3x3(c, xin, Cin, C, B, n, p->in_w, U, Wb, p->in_b, x0, 0);
+	conv3x3(c, a, xin, Cin, C, B, n, p->in_w, U, k, p->in_b, x0, 0);
 	for (int o = 0; o < C && G > 0; o++)
 		for (int b = 0; b < B; b++) {
 			float add = 0, *r = x0 + o * BN + b * N;
@@ -608,17 +648,18 @@ static void input_backward(cpu *c, const gt_arch *a, int B, int n, const float *
 /* Residual block, each array C x BN:
  *   v = conv3x3(relu(x); w1) + b1, z = conv3x3(relu(v); w2) + b2,
  *   y = x + s z (y may be x); by Winograd with the transformed w1, w2 in
- *   U (2 x 36 C C) when U is not NULL. */
+ *   U (2 x 36 C C) when U is not NULL, else in the play precision when
+ *   k >= 0 (w1's place for conv3x3, w2's the next). */
 static void block_forward(gt_nn *nn, cpu *c, const gt_nn_block_views *bp, int B, int n,
-                          const float *U, const uint16_t *Wb, const float *x, float *v,
+                          const float *U, int k, const float *x, float *v,
                           float *z, float *y)
 {
 	int C = nn->arch.channels;
 	size_t BN = (size_t)B * n * n;
 	double t0 = nn->profile ? gt_now() : 0;
 	size_t fb = gt_wino_filter_floats(C, C);
-	conv3x3(c, x, C, C, B, n, bp->w1, U, Wb, bp->b1, v, 1);
-	conv3x3(c, v, C, C, B, n, bp->w2, U ? U + fb : NULL, Wb ? Wb + bf_block(&nn->arch) : NULL,
+	conv3x3(c, &nn->arch, x, C, C, B, n, bp->w1, U, k, bp->b1, v, 1);
+	conv3x3(c, &nn->arch, v, C, C, B, n, bp->w2, U ? U + fb : NULL, k >= 0 ? k + 1 : -1,
 	        bp->b2, z, 1);
 	if (nn->profile)
 		nn->prof_conv_s += gt_now() - t0;
@@ -828,21 +869,20 @@ static int cpu_forward(gt_nn *nn, int B, int n, const float *planes,
 	 * chosen by board and batch (a training step's outputs depend on its
 	 * batch anyway), and then for the input gradients of the backward
 	 * (the weight gradients stay im2col) */
-	int bf = !train && c->bf16;
+	int bf = !train && c->prec != GT_PREC_FP32;
 	int mode = train ? gt_conv_batch_mode(c->conv_mode, 1) : c->conv_mode;
 	int wino = !bf && gt_conv_winograd(mode, n, B) && wino_filters(nn, c) == 0;
 	c->train_wino = train && wino;
 	c->dnn_now = !bf && mode == GT_CONV_ONEDNN;
 	c->wgrad_dnn = train && mode != GT_CONV_IM2COL;
 	size_t fin = gt_wino_filter_floats(C, a->in_planes), fb = gt_wino_filter_floats(C, C);
-	size_t bfin = gt_bf16_pack_size(C, a->in_planes * 9), bfb = bf_block(a);
 	if (bf)
-		bf16_weights(nn, c);
+		lowp_weights(nn, c);
 
-	input_forward(c, a, B, n, planes, globals, wino ? c->wu : NULL, bf ? c->wb : NULL, v->X);
+	input_forward(c, a, B, n, planes, globals, wino ? c->wu : NULL, bf ? 0 : -1, v->X);
 	for (int l = 0; l < L; l++)
 		block_forward(nn, c, &c->p.blk[l], B, n, wino ? c->wu + fin + 2 * l * fb : NULL,
-		              bf ? c->wb + bfin + 2 * l * bfb : NULL, v->X + l * layer,
+		              bf ? 1 + 2 * l : -1, v->X + l * layer,
 		              v->V + l * layer, v->Z + l * layer, v->X + (l + 1) * layer);
 	relu_copy(v->T, v->X + L * layer, (size_t)C * BN);
 	policy_forward(c, a, B, n);
@@ -898,8 +938,9 @@ static void cpu_conv_batch(gt_nn *nn, int on)
 static int cpu_precision(gt_nn *nn, int prec, const char **why)
 {
 	cpu *c = nn->state;
-	c->bf16 = prec == GT_PREC_BF16 && gt_bf16_available(why);
-	return c->bf16 ? GT_PREC_BF16 : GT_PREC_FP32;
+	c->prec = prec == GT_PREC_BF16 && gt_bf16_available(why) ? GT_PREC_BF16
+	          : prec == GT_PREC_INT8 && gt_int8_available(why) ? GT_PREC_INT8 : GT_PREC_FP32;
+	return c->prec;
 }
 
 const gt_nn_backend gt_nn_backend_cpu = {

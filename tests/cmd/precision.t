@@ -1,9 +1,10 @@
 #!/bin/sh
-# --precision fp32|bf16 of gt-selfplay, gt-elo, gt-gtp and gt-analyze (issue 22): a CPU without
-# AMX-BF16, emulated by GT_NO_BF16, takes the float32 path and says so;
-# the records are then those of --precision fp32. Where the CPU has
-# AMX-BF16, bf16 is said with -v and its games validate. The agreement of
-# the outputs with float32 is tests/unit/bf16.c's.
+# --precision fp32|bf16|int8 of gt-selfplay, gt-elo, gt-gtp and gt-analyze (issue 22): a CPU without
+# AMX-BF16 (AMX-INT8), emulated by GT_NO_BF16 (GT_NO_INT8), takes the
+# float32 path and says so; the records are then those of --precision
+# fp32. Where the CPU has them, bf16 and int8 are said with -v and their
+# games validate. The agreement of the outputs with float32 is
+# tests/unit/bf16.c's and tests/unit/int8.c's.
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 check_help gt-selfplay --precision
 check_help gt-elo --precision
@@ -14,7 +15,7 @@ is "$?" 0 "a b2c16 network"
 SP="--model $T/net.bin.gz --games 2 --visits 8 --cheap-visits 4 --seed 5 --deterministic"
 gt-selfplay $SP --precision fp16 > /dev/null 2> "$T/err"
 is "$?" 2 "--precision fp16: usage error"
-grep -q "want fp32 or bf16, got 'fp16'" "$T/err"; ok $? "saying what it wants"
+grep -q "want fp32, bf16 or int8, got 'fp16'" "$T/err"; ok $? "saying what it wants"
 gt-selfplay $SP --precision fp32 -v > "$T/fp32" 2> "$T/err"
 is "$?" 0 "--precision fp32"
 grep -q "net: precision fp32" "$T/err"; ok $? "-v says fp32"
@@ -36,8 +37,23 @@ grep -q "fp32, not bf16: GT_NO_BF16 is set" "$T/err"; ok $? "gt-gtp says it runs
 GT_NO_BF16=1 gt-analyze --model "$T/net.bin.gz" --precision bf16 < /dev/null > /dev/null 2> "$T/err"
 is "$?" 0 "gt-analyze --precision bf16 under GT_NO_BF16=1: exit 0"
 grep -q "net: fp32, not bf16: GT_NO_BF16 is set" "$T/err"; ok $? "gt-analyze says it runs in fp32"
-gt-analyze --model "$T/net.bin.gz" --precision int8 < /dev/null > /dev/null 2>&1
-is "$?" 2 "gt-analyze --precision int8: usage error"
+gt-analyze --model "$T/net.bin.gz" --precision int4 < /dev/null > /dev/null 2>&1
+is "$?" 2 "gt-analyze --precision int4: usage error"
+GT_NO_INT8=1 gt-selfplay $SP --precision int8 -v > "$T/no8" 2> "$T/err"
+is "$?" 0 "GT_NO_INT8=1 --precision int8: exit 0"
+grep -q "net: fp32, not int8: GT_NO_INT8 is set" "$T/err"; ok $? "says it runs in fp32, and why"
+cmp -s "$T/fp32" "$T/no8"; ok $? "the records of --precision fp32"
+GT_NO_INT8=1 gt-elo --games 2 --visits 4 --precision fp32,int8 "$T/net.bin.gz" "$T/net.bin.gz" \
+	> "$T/elo" 2> "$T/err"
+is "$?" 0 "gt-elo --precision fp32,int8 under GT_NO_INT8=1: exit 0"
+is "$(grep -c 'fp32, not int8: GT_NO_INT8 is set' "$T/err")" 1 "says so for player B only"
+printf 'genmove b\nquit\n' | GT_NO_INT8=1 gt-gtp -q --board-size 9 --visits 4 \
+	--model "$T/net.bin.gz" --precision int8 > /dev/null 2> "$T/err"
+is "$?" 0 "gt-gtp --precision int8 under GT_NO_INT8=1: exit 0"
+grep -q "fp32, not int8: GT_NO_INT8 is set" "$T/err"; ok $? "gt-gtp says it runs in fp32"
+GT_NO_INT8=1 gt-analyze --model "$T/net.bin.gz" --precision int8 < /dev/null > /dev/null 2> "$T/err"
+is "$?" 0 "gt-analyze --precision int8 under GT_NO_INT8=1: exit 0"
+grep -q "net: fp32, not int8: GT_NO_INT8 is set" "$T/err"; ok $? "gt-analyze says it runs in fp32"
 gt-selfplay $SP --precision bf16 -v > "$T/bf16" 2> "$T/err"
 is "$?" 0 "--precision bf16: exit 0"
 if grep -q "net: precision bf16" "$T/err"; then
@@ -49,5 +65,18 @@ if grep -q "net: precision bf16" "$T/err"; then
 else
 	grep -q "net: fp32, not bf16: " "$T/err"; ok $? "no AMX-BF16: fp32, said"
 	diag "SKIP bf16 games: $(cat "$T/err")"
+fi
+gt-selfplay $SP --precision int8 -v > "$T/int8" 2> "$T/err"
+is "$?" 0 "--precision int8: exit 0"
+if grep -q "net: precision int8" "$T/err"; then
+	gt-validate "$T/int8" > /dev/null 2> "$T/verr"
+	is "$?" 0 "int8 games validate"
+	is "$(grep -c '' "$T/int8")" "$(grep -c '' "$T/fp32")" "as many records as fp32"
+	gt-elo --games 2 --visits 4 --precision int8,fp32 "$T/net.bin.gz" "$T/net.bin.gz" \
+		> "$T/elo" 2> "$T/err"
+	tail -1 "$T/elo" | grep -q '"a":"net+int8","b":"net"'; ok $? "gt-elo: A is named net+int8"
+else
+	grep -q "net: fp32, not int8: " "$T/err"; ok $? "no AMX-INT8: fp32, said"
+	diag "SKIP int8 games: $(cat "$T/err")"
 fi
 done_testing

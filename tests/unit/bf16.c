@@ -45,12 +45,10 @@
 #include "neteval.h"
 #include "nn.h"
 #include "nn_batch.h"
+#include "prec_util.h"
 #include "sgf_util.h"
 
 #include <string.h>
-
-#define NPOS 1000
-#define BATCH 8
 
 static uint64_t rs = 22;
 
@@ -148,131 +146,17 @@ static int check_conv(int cin, int cout, int n, int B, int relu, int mode)
 	return mode == 1 ? d <= 4 * ldexp(1, -24) * 50 : d == 0;
 }
 
-/* the 19x19 positions: every 7th from move 10 of the goban games, up to
- * NPOS; returns how many (0 without the package) */
-static gt_board *positions(int *count)
-{
-	gt_board *pos = malloc(sizeof(gt_board) * NPOS);
-	int np = 0, nn;
-	char **names = goban_games(&nn);
-	if (!names) {
-		*count = 0;
-		return pos;
-	}
-	const gt_rules *rules = gt_rules_find("chinese");
-	static gt_board b;
-	for (int i = 0; i < nn && np < NPOS; i++) {
-		char path[4096];
-		gt_sgf_game *gs = NULL;
-		int ng = 0;
-		gt_error e;
-		snprintf(path, sizeof path, GOBAN "/%s", names[i]);
-		if (gt_sgf_read_file(path, &gs, &ng, &e) < 0 || ng != 1 || gs[0].err ||
-		    gs[0].size != 19 || gs[0].nblack || gs[0].nwhite) {
-			if (gs)
-				gt_sgf_free(gs, ng);
-			continue;
-		}
-		gt_board_init(&b, 19, rules, 7.5);
-		for (int k = 0; k < gs[0].nmoves && np < NPOS; k++) {
-			if (gt_board_play(&b, gs[0].moves[k].color, gs[0].moves[k].pt) != 0)
-				break;
-			if (k >= 10 && k % 7 == 3)
-				pos[np++] = b;
-		}
-		gt_sgf_free(gs, ng);
-	}
-	goban_games_free(names, nn);
-	*count = np;
-	return pos;
-}
-
-/* evaluations of the positions by ev into logits (np x 362) and value */
-static void evaluate(gt_evaluator *ev, const gt_board *pos, int np, float *logits, float *value)
-{
-	static float score[BATCH], own[BATCH * 361];
-	for (int i = 0; i < np; i += BATCH) {
-		const gt_board *bs[BATCH];
-		int nb = np - i < BATCH ? np - i : BATCH;
-		for (int j = 0; j < nb; j++)
-			bs[j] = &pos[i + j];
-		ev->eval(ev->ctx, 19, nb, bs, logits + (size_t)i * 362, value + i, score, own);
-	}
-}
-
-/* the softmax of the finite logits of one position */
-static void softmax(const float *l, double *p)
-{
-	double m = -INFINITY, s = 0;
-	for (int i = 0; i < 362; i++)
-		if (isfinite(l[i]))
-			m = fmax(m, l[i]);
-	for (int i = 0; i < 362; i++)
-		s += p[i] = isfinite(l[i]) ? exp(l[i] - m) : 0;
-	for (int i = 0; i < 362; i++)
-		p[i] /= s;
-}
-
-/* ev in float32 and in bfloat16 on the positions, within the bounds */
-static void compare(const char *what, gt_evaluator *ev, const gt_board *pos, int np)
-{
-	float *l32 = malloc(sizeof(float) * np * 362), *l16 = malloc(sizeof(float) * np * 362);
-	float *v32 = malloc(sizeof(float) * np), *v16 = malloc(sizeof(float) * np);
-	const char *why;
-	is_int(gt_neteval_precision(ev, GT_PREC_FP32, &why), GT_PREC_FP32, "%s: fp32", what);
-	evaluate(ev, pos, np, l32, v32);
-	is_int(gt_neteval_precision(ev, GT_PREC_BF16, &why), GT_PREC_BF16, "%s: bf16", what);
-	evaluate(ev, pos, np, l16, v16);
-	double dp = 0, dv = 0, sum = 0;
-	int same = 0, inside = 0, moved = 0;
-	for (int i = 0; i < np; i++) {
-		double p32[362], p16[362], d = 0;
-		softmax(l32 + (size_t)i * 362, p32);
-		softmax(l16 + (size_t)i * 362, p16);
-		int b32 = 0, b16 = 0;
-		for (int k = 0; k < 362; k++) {
-			d = fmax(d, fabs(p16[k] - p32[k]));
-			b32 = p32[k] > p32[b32] ? k : b32;
-			b16 = p16[k] > p16[b16] ? k : b16;
-		}
-		double v = fabs(v16[i] - v32[i]);
-		inside += d <= 0.03 && v <= 0.05;
-		moved += d > 0 || v > 0;
-		dp = fmax(dp, d);
-		dv = fmax(dv, v);
-		sum += d;
-		same += b32 == b16;
-	}
-	is_int(inside, np, "%s: %d positions: every move's probability within 0.03 and the "
-	       "value within 0.05 of float32", what, np);
-	ok(same >= 0.9 * np, "%s: the same best move in %d of %d positions (>= 90%%)", what, same, np);
-	ok(moved > 0, "%s: bfloat16 was used (outputs differ from float32 on %d positions)", what,
-	   moved);
-	diag("%s: largest |dp| %.4f (mean of the largest per position %.4f), largest |dv| %.4f",
-	     what, dp, sum / np, dv);
-	free(l32), free(l16), free(v32), free(v16);
-}
-
 int main(void)
 {
 	const char *why;
-	/* GT_NO_BF16: a CPU without AMX-BF16, emulated */
-	setenv("GT_NO_BF16", "1", 1);
-	is_int(gt_bf16_available(&why), 0, "GT_NO_BF16=1: not available");
-	is_str(why, "GT_NO_BF16 is set", "GT_NO_BF16=1: says why");
 	gt_arch a;
 	gt_error e;
 	ok(gt_model_parse_arch("b6c96", &a, &e) == 0, "arch b6c96");
 	gt_model *m = gt_model_new_random(&a, 7, &e);
 	gt_evaluator ev;
 	ok(m && gt_neteval_open(m, "cpu", &ev, &e) == 0, "a random gt b6c96 network");
-	is_int(gt_neteval_precision(&ev, GT_PREC_BF16, &why), GT_PREC_FP32,
-	       "GT_NO_BF16=1: bf16 asked, fp32 in effect");
-	is_str(why, "GT_NO_BF16 is set", "GT_NO_BF16=1: the evaluator says why");
-	setenv("GT_NO_BF16", "0", 1);
-	int avail = gt_bf16_available(&why);
-	unsetenv("GT_NO_BF16");
-	is_int(gt_bf16_available(NULL), avail, "GT_NO_BF16=0 is unset");
+	/* GT_NO_BF16: a CPU without the instructions, emulated */
+	int avail = prec_env("GT_NO_BF16", gt_bf16_available, GT_PREC_BF16, &ev, &why);
 	gt_evaluator none = gt_evaluator_uniform();
 	is_int(gt_neteval_precision(&none, GT_PREC_BF16, &why), -1, "none: not a network");
 
@@ -298,30 +182,7 @@ int main(void)
 			bad += !check_conv(big[i][0], big[i][1], big[i][2], big[i][3], i & 1, i % 3);
 		is_int(bad, 0, "conv3x3 (im2col packed as read) equals the product of the im2col: "
 		       "%d shapes, boards 2..19, relu, bias, added", cases);
-		int np;
-		gt_board *pos = positions(&np);
-		if (!np) {
-			diag("SKIP the networks on real positions: " GOBAN " not found (Debian's "
-			     "goban-original-games)");
-		} else {
-			is_int(np, NPOS, "%d positions from the goban games", NPOS);
-			compare("gt b6c96 (random weights)", &ev, pos, np);
-			char path[4096];
-			const char *src = getenv("GT_SRC"), *kd = getenv("GT_KATAGO_DATA");
-			if (kd)
-				snprintf(path, sizeof path, "%s/g170-b6c96-s175395328-d26788732.bin.gz", kd);
-			else
-				snprintf(path, sizeof path, "%s/../shared/data/katago/"
-				         "g170-b6c96-s175395328-d26788732.bin.gz", src ? src : ".");
-			gt_evaluator kev;
-			if (gt_kataeval_open(path, "cpu", &kev, &e) != 0) {
-				diag("SKIP KataGo's g170 b6c96: %s", e.text);
-			} else {
-				compare("KataGo g170 b6c96", &kev, pos, np);
-				gt_evaluator_close(&kev);
-			}
-		}
-		free(pos);
+		prec_real(&ev, GT_PREC_BF16, 0.03, 0.05);
 	}
 	gt_evaluator_close(&ev);
 	gt_model_free(m);

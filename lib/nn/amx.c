@@ -1,0 +1,82 @@
+/*
+ * amx.c: the AMX tile state and configuration, and the masks of the 3x3
+ * shifts, shared by bf16.c and int8.c (amx.h).
+ */
+#include "amx.h"
+
+#include <string.h>
+
+void gt_amx_shift_masks(int n, long n0, int nc, uint16_t *mk, long shift[9])
+{
+	int N = n * n, y = (int)(n0 % N) / n, x = (int)(n0 % N) % n;
+	for (int o = 0; o < 9; o++)
+		shift[o] = (long)(o / 3 - 1) * n + (o % 3 - 1);
+	/* the points of the columns stepped along (no divisions) */
+	for (int g = 0; 16 * g < nc; g++) {
+		unsigned m[9] = {0};
+		for (int l = 0; l < 16 && 16 * g + l < nc; l++) {
+			for (int o = 0; o < 9; o++) {
+				int yy = y + o / 3 - 1, xx = x + o % 3 - 1;
+				m[o] |= (unsigned)(yy >= 0 && yy < n && xx >= 0 && xx < n) << l;
+			}
+			if (++x == n) {
+				x = 0;
+				if (++y == n)
+					y = 0;
+			}
+		}
+		for (int o = 0; o < 9; o++)
+			mk[9 * g + o] = (uint16_t)m[o];
+	}
+}
+
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)
+#include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define ARCH_REQ_XCOMP_PERM 0x1023
+#define XFEATURE_XTILEDATA 18
+
+/* 0 unknown, 1 granted, -1 refused */
+static int amx_perm;
+
+int gt_amx_permit(void)
+{
+	int st = __atomic_load_n(&amx_perm, __ATOMIC_ACQUIRE);
+	if (!st) {
+		/* racing first calls both ask: the answer is the same */
+		st = syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0 ? 1 : -1;
+		__atomic_store_n(&amx_perm, st, __ATOMIC_RELEASE);
+	}
+	return st > 0 ? 0 : -1;
+}
+
+__attribute__((target("amx-tile"))) void gt_amx_tiles(void)
+{
+	struct {
+		uint8_t palette, start_row, zero[14];
+		uint16_t colsb[16];
+		uint8_t rows[16];
+	} cfg;
+	memset(&cfg, 0, sizeof cfg);
+	cfg.palette = 1;
+	for (int t = 0; t < 8; t++) {
+		cfg.colsb[t] = 64;
+		cfg.rows[t] = 16;
+	}
+	/* the intrinsic's asm names only the first 8 bytes as read: the
+	 * stores to the rest must not be dropped */
+	__asm__ volatile("" : : "r"(&cfg) : "memory");
+	_tile_loadconfig(&cfg);
+}
+#else
+int gt_amx_permit(void)
+{
+	return -1;
+}
+
+void gt_amx_tiles(void)
+{
+}
+#endif

@@ -1,0 +1,27 @@
+/*
+ * amx.h: what bf16.c and int8.c share to drive the AMX tiles: the
+ * process's permission for the tile state, the tile configuration, and
+ * the masks of the im2col's 3x3 shifts that their packings read with.
+ */
+#ifndef GT_AMX_H
+#define GT_AMX_H
+#include <stdint.h>
+
+/* gt_amx_permit: 0 when Linux grants the process the AMX tile state
+ * (arch_prctl ARCH_REQ_XCOMP_PERM, Linux 5.16 and later, asked once per
+ * process), else -1 (and on other systems). Thread-safe. */
+int gt_amx_permit(void);
+
+/* gt_amx_tiles: load this thread's tile configuration: the 8 tiles of
+ * 16 rows of 64 bytes (release with _tile_release). Only once
+ * gt_amx_permit and the CPU's AMX-TILE say so. */
+void gt_amx_tiles(void);
+
+/* gt_amx_shift_masks: for columns n0..n0+nc-1 (nc <= 16 ng) of whole
+ * boards of n x n points, in groups of 16 columns, which columns' points
+ * moved by each 3x3 shift o (dy = o/3 - 1, dx = o%3 - 1) are on the
+ * board: bit l of mk[9 g + o] for column n0 + 16 g + l (0 past nc); and
+ * shift[o] = dy n + dx, the offset of that point. Portable C. */
+void gt_amx_shift_masks(int n, long n0, int nc, uint16_t *mk, long shift[9]);
+
+#endif

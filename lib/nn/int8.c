@@ -1,0 +1,403 @@
+/*
+ * int8.c: 8-bit integer 3x3 convolutions with int32 sums (int8.h), by
+ * AMX-INT8 tiles.
+ *
+ * tdpbsud multiplies a tile of 16 rows x 64 signed bytes of A (the
+ * weights) by a tile of 16 rows x 16 quads of unsigned bytes of B (B's
+ * rows 4p..4p+3 interleaved: the quad (B[4p][n], ..., B[4p+3][n]) is row
+ * p's n-th 32-bit word) and adds the 16 x 16 int32 sums to a tile of C. A
+ * block of 32 x 32 of C is 4 such tiles, fed by 2 tiles of A and 2 of B
+ * per 64 values of k (the 8 tile registers), as bf16.c's bfloat16 blocks
+ * with k twice as deep. A is packed once per parameter change (row-major
+ * bytes, rows rounded up to 32 and k to 64 with zeros); B is packed NC
+ * columns at a time into the quad layout, 16 columns per group. Every
+ * block's sums go through a 32 x 32 int32 buffer and are dequantized
+ * from there (one float multiply-add per element).
+ *
+ * The convolution quantizes the NC columns of a chunk and the halo its
+ * 3x3 shifts reach (n + 1 columns each side) once per channel into
+ * bytes, then packs the im2col from those bytes: each 16 columns of a row
+ * are one masked 16-byte load at the row's shift (the masks say which
+ * columns' points are on the board), four rows interleaved into quads.
+ */
+#include "int8.h"
+#include "amx.h"
+#include "gt.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MT 32   /* rows of C per block: two tiles */
+#define KT 64   /* k per tile */
+#define NT 32   /* columns of C per block: two tiles */
+#define NC 256  /* columns of B packed at a time (a multiple of NT) */
+
+static int kpad(int K)
+{
+	return (K + KT - 1) / KT * KT;
+}
+
+size_t gt_int8_pack_size(int M, int K)
+{
+	return (size_t)(M + MT - 1) / MT * MT * kpad(K);
+}
+
+size_t gt_int8_scratch_size(int cin, int nmax)
+{
+	size_t qw = NC + 2 * (nmax + 1);
+	return (size_t)kpad(cin * 9) * NC + (size_t)cin * qw + sizeof(float) * (qw + 16);
+}
+
+size_t gt_int8_pack_at(int K, int m, int k)
+{
+	return (size_t)(m / MT) * MT * kpad(K) + (size_t)(k / KT) * KT * MT + (size_t)(m % MT) * KT +
+	       k % KT;
+}
+
+void gt_int8_pack(const float *A, int M, int K, int lda, int8_t *pa, float *sw)
+{
+	int Kp = kpad(K), Mp = (M + MT - 1) / MT * MT;
+	memset(pa, 0, (size_t)Mp * Kp);
+	for (int m = 0; m < M; m++) {
+		const float *r = A + (size_t)m * lda;
+		float mx = 0;
+		for (int k = 0; k < K; k++)
+			mx = fabsf(r[k]) > mx ? fabsf(r[k]) : mx;
+		sw[m] = mx / 127.0f;
+		float inv = mx > 0 ? 127.0f / mx : 0.0f;
+		for (int k = 0; k < K; k++) {
+			float q = nearbyintf(r[k] * inv);
+			pa[gt_int8_pack_at(K, m, k)] = (int8_t)(q > 127 ? 127 : q < -127 ? -127 : q);
+		}
+	}
+}
+
+float gt_int8_board_max(const float *x, int cin, size_t x_c, int N, int relu)
+{
+	float mx = 0, mn = 0;
+	for (int c = 0; c < cin; c++) {
+		const float *r = x + (size_t)c * x_c;
+		for (int p = 0; p < N; p++) {
+			mx = r[p] > mx ? r[p] : mx;
+			mn = r[p] < mn ? r[p] : mn;
+		}
+	}
+	if (!relu && mn < 0)
+		return -1;
+	return mx;
+}
+
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)
+#include <cpuid.h>
+#include <immintrin.h>
+
+int gt_int8_available(const char **why)
+{
+	const char *s = getenv("GT_NO_INT8");
+	const char *no = NULL;
+	unsigned a, b, c, d;
+	if (s && *s && strcmp(s, "0") != 0)
+		no = "GT_NO_INT8 is set";
+	else if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(d & (1u << 24)) ||
+	         !(d & (1u << 25)) || !__builtin_cpu_supports("avx512bw") ||
+	         !__builtin_cpu_supports("avx512vl"))
+		no = "the CPU has no AMX-INT8";
+	else if (gt_amx_permit() != 0)
+		no = "the kernel refuses the AMX state";
+	if (why)
+		*why = no;
+	return no == NULL;
+}
+
+#define TARGET __attribute__((target("amx-tile,amx-int8,avx512f,avx512bw,avx512vl")))
+
+/* what drive dequantizes with */
+typedef struct deq {
+	const float *sw, *bias; /* rows' scales, bias (or NULL) */
+	int add;
+} deq;
+
+/* the 32 x 32 block of int32 sums of rows a (packed A, row stride Kp) and
+ * the column groups b0, b1 (row stride 64 bytes) into acc (32 x 32) */
+TARGET static void block(int Kp, const int8_t *a, const uint8_t *b0, const uint8_t *b1,
+                         int32_t *acc)
+{
+	_tile_zero(0);
+	_tile_zero(1);
+	_tile_zero(2);
+	_tile_zero(3);
+	for (int k = 0; k < Kp; k += KT) {
+		_tile_loadd(4, a + (size_t)k * 32, 64);
+		_tile_loadd(5, a + (size_t)k * 32 + 1024, 64);
+		_tile_loadd(6, b0 + (size_t)k * 16, 64);
+		_tile_loadd(7, b1 + (size_t)k * 16, 64);
+		_tile_dpbsud(0, 4, 6);
+		_tile_dpbsud(1, 4, 7);
+		_tile_dpbsud(2, 5, 6);
+		_tile_dpbsud(3, 5, 7);
+	}
+	_tile_stored(0, acc, 128);
+	_tile_stored(1, acc + 16, 128);
+	_tile_stored(2, acc + 16 * 32, 128);
+	_tile_stored(3, acc + 16 * 32 + 16, 128);
+}
+
+/* rows m0.. (rows of them) and columns j.. (cols) of C from acc; sb at
+ * the block's first column */
+TARGET static void dequant(const int32_t *acc, int rows, int cols, int m0, const float *sb,
+                           const deq *q, float *c, long ldc)
+{
+	for (int h = 0; h < 2 && 16 * h < cols; h++) {
+		int left = cols - 16 * h;
+		__mmask16 mk = left >= 16 ? 0xffff : (__mmask16)((1u << left) - 1);
+		__m512 s = _mm512_maskz_loadu_ps(mk, sb + 16 * h);
+		for (int r = 0; r < rows; r++) {
+			float *o = c + (size_t)r * ldc + 16 * h;
+			__m512 v = _mm512_cvtepi32_ps(_mm512_loadu_si512(acc + r * 32 + 16 * h));
+			__m512 sc = _mm512_mul_ps(s, _mm512_set1_ps(q->sw[m0 + r]));
+			__m512 base = q->add ? _mm512_maskz_loadu_ps(mk, o)
+			              : _mm512_set1_ps(q->bias ? q->bias[m0 + r] : 0.0f);
+			_mm512_mask_storeu_ps(o, mk, _mm512_fmadd_ps(v, sc, base));
+		}
+	}
+}
+
+/* how B's columns n0..n0+nc-1 are packed into bp, and their scales into
+ * sb (nc floats) */
+typedef void packer(const void *ctx, int n0, int nc, uint8_t *bp, float *sb);
+
+/* C = dequantized A B as int8.h says, B packed by pack(ctx) */
+TARGET static void drive(int M, int N, int K, const int8_t *pa, float *C, long ldc,
+                         const deq *dq0, uint8_t *scratch, packer *pack, const void *ctx)
+{
+	gt_amx_tiles();
+	int Kp = kpad(K);
+	int32_t acc[MT * NT];
+	float sb[NC];
+	deq dq = *dq0;
+	for (int n0 = 0; n0 < N; n0 += NC) {
+		int nc = N - n0 < NC ? N - n0 : NC;
+		pack(ctx, n0, nc, scratch, sb);
+		/* the tile loads are asm without memory operands: the packed
+		 * stores must be done before them */
+		__asm__ volatile("" ::: "memory");
+		for (int j = 0; j < nc; j += NT) {
+			const uint8_t *b0 = scratch + (size_t)(j / 16) * Kp * 16, *b1 = b0 + (size_t)Kp * 16;
+			int cols = nc - j < NT ? nc - j : NT;
+			for (int m = 0; m < M; m += MT) {
+				int rows = M - m < MT ? M - m : MT;
+				block(Kp, pa + (size_t)m * Kp, b0, b1, acc);
+				__asm__ volatile("" ::: "memory");
+				dequant(acc, rows, cols, m, sb + j, &dq, C + (size_t)m * ldc + n0 + j, ldc);
+			}
+		}
+	}
+	_tile_release();
+}
+
+/* four rows of 16 bytes interleaved into 16 quads at o */
+TARGET static void quads(__m128i r0, __m128i r1, __m128i r2, __m128i r3, uint8_t *o)
+{
+	__m128i l01 = _mm_unpacklo_epi8(r0, r1), h01 = _mm_unpackhi_epi8(r0, r1);
+	__m128i l23 = _mm_unpacklo_epi8(r2, r3), h23 = _mm_unpackhi_epi8(r2, r3);
+	_mm_storeu_si128((__m128i *)o, _mm_unpacklo_epi16(l01, l23));
+	_mm_storeu_si128((__m128i *)(o + 16), _mm_unpackhi_epi16(l01, l23));
+	_mm_storeu_si128((__m128i *)(o + 32), _mm_unpacklo_epi16(h01, h23));
+	_mm_storeu_si128((__m128i *)(o + 48), _mm_unpackhi_epi16(h01, h23));
+}
+
+typedef struct gemm_b {
+	const uint8_t *B;
+	const float *sb;
+	int ldb, K;
+} gemm_b;
+
+/* columns n0..n0+nc-1 of B (K rows) into bp: per group of 16 columns,
+ * Kp/4 rows of 16 quads (zeros past K and past the columns) */
+TARGET static void pack_gemm(const void *ctx, int n0, int nc, uint8_t *bp, float *sb)
+{
+	const gemm_b *g = ctx;
+	int Kp = kpad(g->K);
+	memcpy(sb, g->sb + n0, sizeof(float) * nc);
+	for (int gr = 0; gr * 16 < nc; gr++) {
+		int left = nc - 16 * gr;
+		__mmask16 m = left >= 16 ? 0xffff : (__mmask16)((1u << left) - 1);
+		const uint8_t *col = g->B + n0 + 16 * gr;
+		uint8_t *o = bp + (size_t)gr * Kp * 16;
+		for (int p = 0; 4 * p < Kp; p++) {
+			__m128i r[4];
+			for (int i = 0; i < 4; i++)
+				r[i] = _mm_maskz_loadu_epi8(4 * p + i < g->K ? m : 0,
+				                            col + (size_t)(4 * p + i) * g->ldb);
+			quads(r[0], r[1], r[2], r[3], o + (size_t)p * 64);
+		}
+	}
+}
+
+void gt_int8_gemm(int M, int N, int K, const int8_t *pa, const float *sw, const uint8_t *B,
+                  int ldb, const float *sb, const float *bias, float *C, int ldc, int add,
+                  uint8_t *scratch)
+{
+	gemm_b g = {B, sb, ldb, K};
+	deq dq = {sw, bias, add};
+	drive(M, N, K, pa, C, ldc, &dq, scratch, pack_gemm, &g);
+}
+
+/* gt_int8_board_max by AVX512 (the same max: max is exact) */
+TARGET static float board_max(const float *x, int cin, size_t x_c, int N, int relu)
+{
+	__m512 mx = _mm512_setzero_ps(), mn = _mm512_setzero_ps();
+	for (int c = 0; c < cin; c++) {
+		const float *r = x + (size_t)c * x_c;
+		for (int p = 0; p < N; p += 16) {
+			__mmask16 m = N - p >= 16 ? 0xffff : (__mmask16)((1u << (N - p)) - 1);
+			__m512 v = _mm512_maskz_loadu_ps(m, r + p);
+			mx = _mm512_max_ps(mx, v);
+			mn = _mm512_min_ps(mn, v);
+		}
+	}
+	if (!relu && _mm512_reduce_min_ps(mn) < 0)
+		return -1;
+	return _mm512_reduce_max_ps(mx);
+}
+
+typedef struct conv_ctx {
+	const gt_int8_conv_args *a;
+	const float *scale; /* per board: sa, 255 / max (0 for 0) */
+} conv_ctx;
+
+/* columns n0..n0+nc-1 of the im2col of a->in (relu'd if a->relu),
+ * quantized by board, into bp as pack_gemm lays out B: row k = ci 9 +
+ * ky 3 + kx of column j (point (y, x) of a board) is in[ci][j + (ky-1) n
+ * + (kx-1)] where the point (y+ky-1, x+kx-1) is on the board, else 0 */
+TARGET static void pack_conv(const void *ctx, int n0, int nc, uint8_t *bp, float *sb)
+{
+	const conv_ctx *cc = ctx;
+	const gt_int8_conv_args *a = cc->a;
+	int K = a->cin * 9, Kp = kpad(K), n = a->n, N = n * n, h = n + 1;
+	int QW = NC + 2 * h;
+	/* after the packed B: cin rows of QW bytes (column n0 - h + i), then
+	 * the QW inverse scales */
+	uint8_t *qb = bp + (size_t)Kp * NC;
+	/* the columns' scales, and the inverse scales of the quantized span */
+	long lo = n0 - h < 0 ? 0 : n0 - h, hi = n0 + nc + h > a->cols ? a->cols : n0 + nc + h;
+	float *iv = (float *)(qb + (size_t)a->cin * QW);
+	for (long j = lo; j < hi; j++)
+		iv[j - lo] = cc->scale[2 * (j / N) + 1];
+	for (int j = 0; j < nc; j++)
+		sb[j] = cc->scale[2 * ((n0 + j) / N)];
+	/* quantize: qb[ci][j - (n0 - h)] for j in lo..hi-1 */
+	const __m512 zero = _mm512_setzero_ps(), top = _mm512_set1_ps(255.0f);
+	int span = (int)(hi - lo);
+	for (int ci = 0; ci < a->cin; ci++) {
+		const float *src = a->in + (size_t)ci * a->in_c + lo;
+		uint8_t *dst = qb + (size_t)ci * QW + (lo - (n0 - h));
+		for (int j = 0; j < span; j += 16) {
+			int left = span - j;
+			__mmask16 m = left >= 16 ? 0xffff : (__mmask16)((1u << left) - 1);
+			__m512 x = _mm512_maskz_loadu_ps(m, src + j);
+			if (a->relu)
+				x = _mm512_max_ps(x, zero);
+			x = _mm512_min_ps(_mm512_mul_ps(x, _mm512_maskz_loadu_ps(m, iv + j)), top);
+			__m512i q = _mm512_cvtps_epi32(x);
+			_mm_mask_storeu_epi8(dst + j, m, _mm512_cvtusepi32_epi8(q));
+		}
+	}
+	/* the masks of each group of 16 columns for each shift */
+	long shift[9];
+	__mmask16 mk[NC / 16][9];
+	int ng = (nc + 15) / 16;
+	gt_amx_shift_masks(n, n0, nc, &mk[0][0], shift);
+	/* the masks of 64 columns (4 groups) at a time */
+	__mmask64 mk4[NC / 64][9];
+	int ng4 = (ng + 3) / 4;
+	for (int g = 0; g < ng4; g++)
+		for (int o = 0; o < 9; o++) {
+			uint64_t m = 0;
+			for (int j = 0; j < 4 && 4 * g + j < ng; j++)
+				m |= (uint64_t)mk[4 * g + j][o] << (16 * j);
+			mk4[g][o] = m;
+		}
+	/* row quad by row quad, each along the columns, 64 at a time: the
+	 * quads interleaved within each 128-bit lane (16 columns), then the
+	 * lanes transposed so that each group's 64 bytes are together */
+	const uint8_t *base = qb + h;
+	int ci = 0, s = 0; /* row 4p's channel and shift */
+	for (int p = 0; 4 * p < Kp; p++) {
+		const uint8_t *src[4];
+		int sh[4], live[4];
+		for (int i = 0; i < 4; i++) {
+			live[i] = ci < a->cin;
+			sh[i] = s;
+			src[i] = base + (live[i] ? (size_t)ci * QW + shift[s] : 0);
+			if (++s == 9) {
+				s = 0;
+				ci++;
+			}
+		}
+		uint8_t *out = bp + (size_t)p * 64;
+		for (int g = 0; g < ng4; g++) {
+			__m512i r[4];
+			for (int i = 0; i < 4; i++)
+				r[i] = _mm512_maskz_loadu_epi8(live[i] ? mk4[g][sh[i]] : 0, src[i] + 64 * g);
+			__m512i l01 = _mm512_unpacklo_epi8(r[0], r[1]), h01 = _mm512_unpackhi_epi8(r[0], r[1]);
+			__m512i l23 = _mm512_unpacklo_epi8(r[2], r[3]), h23 = _mm512_unpackhi_epi8(r[2], r[3]);
+			__m512i q0 = _mm512_unpacklo_epi16(l01, l23), q1 = _mm512_unpackhi_epi16(l01, l23);
+			__m512i q2 = _mm512_unpacklo_epi16(h01, h23), q3 = _mm512_unpackhi_epi16(h01, h23);
+			__m512i t0 = _mm512_shuffle_i64x2(q0, q1, 0x44), t1 = _mm512_shuffle_i64x2(q0, q1, 0xee);
+			__m512i t2 = _mm512_shuffle_i64x2(q2, q3, 0x44), t3 = _mm512_shuffle_i64x2(q2, q3, 0xee);
+			uint8_t *o = out + (size_t)4 * g * Kp * 16;
+			size_t gs = (size_t)Kp * 16;
+			_mm512_storeu_si512(o, _mm512_shuffle_i64x2(t0, t2, 0x88));
+			_mm512_storeu_si512(o + gs, _mm512_shuffle_i64x2(t0, t2, 0xdd));
+			_mm512_storeu_si512(o + 2 * gs, _mm512_shuffle_i64x2(t1, t3, 0x88));
+			_mm512_storeu_si512(o + 3 * gs, _mm512_shuffle_i64x2(t1, t3, 0xdd));
+		}
+	}
+}
+
+int gt_int8_conv3x3(const gt_int8_conv_args *a)
+{
+	int N = a->n * a->n;
+	long boards = a->cols / N;
+	float *scale = gt_xmalloc(sizeof(float) * 2 * (size_t)boards);
+	for (long b = 0; b < boards; b++) {
+		float mx = board_max(a->in + b * N, a->cin, a->in_c, N, a->relu);
+		if (mx < 0) {
+			free(scale);
+			return -1;
+		}
+		scale[2 * b] = mx / 255.0f;
+		scale[2 * b + 1] = mx > 0 ? 255.0f / mx : 0.0f;
+	}
+	conv_ctx cc = {a, scale};
+	deq dq = {a->sw, a->add ? NULL : a->bias, a->add};
+	drive(a->cout, (int)a->cols, a->cin * 9, a->w, a->out, (long)a->out_c, &dq, a->scratch,
+	      pack_conv, &cc);
+	free(scale);
+	return 0;
+}
+#else
+int gt_int8_available(const char **why)
+{
+	if (why)
+		*why = "the CPU has no AMX-INT8";
+	return 0;
+}
+
+void gt_int8_gemm(int M, int N, int K, const int8_t *pa, const float *sw, const uint8_t *B,
+                  int ldb, const float *sb, const float *bias, float *C, int ldc, int add,
+                  uint8_t *scratch)
+{
+	(void)M, (void)N, (void)K, (void)pa, (void)sw, (void)B, (void)ldb, (void)sb, (void)bias,
+		(void)C, (void)ldc, (void)add, (void)scratch;
+	abort(); /* never available here */
+}
+
+int gt_int8_conv3x3(const gt_int8_conv_args *a)
+{
+	(void)a;
+	abort(); /* never available here */
+}
+#endif

@@ -1,0 +1,110 @@
+/*
+ * int8.h: 3x3 convolutions in 8-bit integers with 32-bit integer sums,
+ * for the CPU networks' play forwards under --precision int8 (nn.h
+ * gt_nn_precision), by the AMX-INT8 tile instructions (tdpbsud: a 16 x 64
+ * signed by 64 x 16 unsigned byte product per instruction, summed exactly
+ * in int32).
+ *
+ * Quantization (symmetric, no zero points):
+ *   weights: per output channel (row m of the cout x cin 9 matrix), a
+ *     scale sw[m] = max_k |w[m][k]| / 127 (float), qw = round(w 127 / max)
+ *     in -127..127, made once per parameter change (gt_int8_pack);
+ *   activations: the input of a 3x3 convolution is relu'd (>= 0) or the
+ *     network's 0/1 input features, so unsigned: per board (the n x n
+ *     columns of one position, all channels), computed dynamically at each
+ *     call (one max per board, no calibration): sa = max / 255 (float),
+ *     qa = min(255, round(x (255 / max))) with the float product
+ *     x * fl(255 / max) rounded to nearest even; qa = 0 and sa = 0 for a
+ *     board of zeros. Per board, not per batch, so that a position's
+ *     evaluation does not depend on the others in its batch.
+ * out[m][j] = fl(sum_k qw[m][k] qa[k][j]) (sw[m] sa[j]) + bias[m] (or +
+ * out), in float32: the sums are exact, the dequantization rounds once or
+ * twice (float32's 2^-24 each).
+ *
+ * The kernel is compiled for AMX in int8.c alone (target attributes) and
+ * called only when gt_int8_available says the CPU and the kernel allow it,
+ * so that the same binary runs on any x86-64 (and elsewhere, where it is
+ * never available).
+ */
+#ifndef GT_INT8_H
+#define GT_INT8_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* gt_int8_available: 1 when gt_int8_gemm and gt_int8_conv3x3 may be
+ * called: the environment variable GT_NO_INT8 is unset, empty or "0", the
+ * CPU has AMX-TILE, AMX-INT8 (cpuid) and AVX512BW/VL (for the packing),
+ * and Linux grants the process the AMX state (arch_prctl
+ * ARCH_REQ_XCOMP_PERM, asked once per process); else 0, and *why (when
+ * why is not NULL) says why not, a static string ("GT_NO_INT8 is set",
+ * "the CPU has no AMX-INT8", "the kernel refuses the AMX state").
+ * Thread-safe. */
+int gt_int8_available(const char **why);
+
+/* gt_int8_pack_size: bytes of the packed form of an M x K matrix (M
+ * rounded up to the kernel's 32 rows, K to 64). */
+size_t gt_int8_pack_size(int M, int K);
+
+/* gt_int8_pack: A (M x K floats, row-major, row stride lda) quantized per
+ * row as said above into pa (gt_int8_pack_size bytes, zeros padding:
+ * element (m, k) at gt_int8_pack_at(K, m, k)) and sw (M scales; 0 for a
+ * row of zeros); portable C, any CPU. */
+void gt_int8_pack(const float *A, int M, int K, int lda, int8_t *pa, float *sw);
+
+/* gt_int8_pack_at: where element (m, k) of an M x K matrix is in its
+ * pack: blocks of 32 rows, each 64 k at a time as 32 rows of 64 bytes
+ * (the two tiles of a step, loaded whole). */
+size_t gt_int8_pack_at(int K, int m, int k);
+
+/* gt_int8_scratch_size: bytes of scratch that gt_int8_gemm and
+ * gt_int8_conv3x3 need for cin input channels (K = cin 9 for the
+ * convolution; gt_int8_gemm's K counts as cin) on boards of at most nmax
+ * x nmax. */
+size_t gt_int8_scratch_size(int cin, int nmax);
+
+/* gt_int8_gemm: C (M x N floats, row stride ldc) = (add ? C : bias[m],
+ * or 0 when bias is NULL) + (sw[m] sb[j]) sum_k qa[m][k] B[k][j], A packed
+ * by gt_int8_pack (M x K, scales sw), B (K x N bytes, unsigned, row
+ * stride ldb) with column scales sb (N floats). Scratch holds
+ * gt_int8_scratch_size(K, 0) bytes. Only when gt_int8_available (else it
+ * aborts). */
+void gt_int8_gemm(int M, int N, int K, const int8_t *pa, const float *sw, const uint8_t *B,
+                  int ldb, const float *sb, const float *bias, float *C, int ldc, int add,
+                  uint8_t *scratch);
+
+/* gt_int8_board_max: the max (>= 0) of one board that its activation
+ * scale is made of as said above, of x (relu'd if relu: max(x, 0)), cin
+ * channels of N points at x[c * x_c + p]; -1 when relu is 0 and some
+ * x < 0 (then unsigned bytes cannot hold it). Portable C. */
+float gt_int8_board_max(const float *x, int cin, size_t x_c, int N, int relu);
+
+/* gt_int8_conv3x3: a 3x3 convolution (stride 1, zero padding 1, PyTorch's
+ * cross-correlation) in int8 as the product of w with the im2col of in,
+ * the im2col never stored: each board is quantized (its scale from
+ * gt_int8_board_max) and the bytes are packed into the kernel's layout
+ * as they are read. Columns as gt_bf16_conv3x3 (bf16.h): cols columns of
+ * whole boards of n x n points, column j of channel c at in[c in_c + j];
+ * likewise out. out = (add ? out : bias, or 0 when bias is NULL) +
+ * dequantized conv(relu ? relu(in) : in). The same result as gt_int8_gemm
+ * of the quantized im2col with each column's board scale. Returns 0, or
+ * -1 when relu is 0 and the input has a negative value (nothing written:
+ * the caller takes another precision for that convolution). Scratch holds
+ * gt_int8_scratch_size(cin, n) bytes. Only when gt_int8_available. */
+typedef struct gt_int8_conv_args {
+	const int8_t *w;     /* gt_int8_pack of the cout x (cin 9) weights */
+	const float *sw;     /* their cout scales */
+	int cin, cout, n;    /* channels, board size */
+	long cols;           /* columns: boards times n n */
+	const float *in;
+	size_t in_c;
+	int relu;
+	const float *bias;   /* cout, or NULL */
+	float *out;
+	size_t out_c;
+	int add;
+	uint8_t *scratch;    /* gt_int8_scratch_size(cin, n) */
+} gt_int8_conv_args;
+
+int gt_int8_conv3x3(const gt_int8_conv_args *a);
+
+#endif
