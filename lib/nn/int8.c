@@ -173,7 +173,7 @@ TARGET static void drive(int M, int N, int K, const int8_t *pa, float *C, long l
 {
 	gt_amx_tiles();
 	int Kp = kpad(K);
-	int32_t acc[MT * NT];
+	_Alignas(64) int32_t acc[MT * NT];
 	float sb[NC];
 	deq dq = *dq0;
 	for (int n0 = 0; n0 < N; n0 += NC) {
