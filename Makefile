@@ -12,7 +12,7 @@ WFLAGS    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter
 CPPFLAGS += -Ilib -Ilib/nn -I/usr/include/openblas -I/usr/include/x86_64-linux-gnu/openblas-pthread
 LIB_H    := $(wildcard lib/*.h lib/nn/*.h)
 TEST_H   := $(wildcard tests/unit/*.h)
-LDLIBS   += -lopenblas -ljansson -lcurl -lexpat -lcrypto -lz -lm -lpthread
+LDLIBS   += -ldnnl -lgomp -lopenblas -ljansson -lcurl -lexpat -lcrypto -lz -lm -lpthread
 ifeq ($(SANITIZE),1)
 # GT_BOARD_CHECK: lib/board checks its invariants after every move (aborts)
 CFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined

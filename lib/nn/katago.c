@@ -6,6 +6,7 @@
 #include "katago.h"
 #include "nn.h"
 #include "bf16.h"
+#include "dnn.h"
 #include "int8.h"
 #include "nn.h"
 #include "wino.h"
@@ -81,6 +82,7 @@ struct gt_kata {
 	int conv_mode;     /* GT_CONV_* (wino.h), from GT_CONV at gt_kata_read */
 	int wino;          /* 1: 3x3 filters transformed; -1: too large, im2col */
 	int wino_now;      /* this forward uses them */
+	int dnn_now;       /* this forward's convolutions by oneDNN (dnn.h) */
 	float *wscratch;   /* gt_wino_conv's scratch */
 	int prec;          /* 3x3 convolutions' GT_PREC_* (gt_kata_precision) */
 	uint16_t *bscratch;/* gt_bf16_gemm's scratch, once made */
@@ -796,6 +798,10 @@ static int use_wino(gt_kata *k, int n, int B)
 static void conv(gt_kata *k, const kconv *c, int B, int n, const float *x, float *y, int add)
 {
 	int N = n * n, K = c->cin * c->ky * c->kx;
+	if (k->dnn_now && c->ky == c->kx && c->ky % 2 &&
+	    gt_dnn_conv(&(gt_dnn_conv_args){c->w, 1, c->cin, c->cout, c->ky, B, n, x, (size_t)c->cin * N, N, 0,
+	                                    NULL, y, (size_t)c->cout * N, N, add}) == 0)
+		return;
 	if (c->u && k->wino_now) {
 		gt_wino_conv(&(gt_wino_conv_args){c->u, c->cin, c->cout, B, n, x,
 		                                  (size_t)c->cin * N, N, 0, NULL, y,
@@ -943,6 +949,7 @@ int gt_kata_forward(gt_kata *k, int B, int n, const float *planes, const float *
 		return GT_EINVAL;
 	grow(k, B, n);
 	k->wino_now = use_wino(k, n, B);
+	k->dnn_now = k->prec == GT_PREC_FP32 && k->conv_mode == GT_CONV_ONEDNN;
 	int N = n * n, C = k->info.channels;
 	float *x = k->x, *a = k->a, *r = k->r, *t = k->t, *pool = k->pool;
 	/* trunk */

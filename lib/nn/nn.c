@@ -4,6 +4,7 @@
 #include "nn.h"
 #include "nn_backend.h"
 #include "gpu.h"
+#include "dnn.h"
 #include "rng.h"
 
 #include <cblas.h>
@@ -361,5 +362,6 @@ void gt_nn_threads_default(void)
 void gt_nn_set_threads(int nthreads)
 {
 	openblas_set_num_threads(nthreads < 1 ? 1 : nthreads);
+	gt_dnn_set_threads(nthreads);
 	threads_set = 1;
 }

@@ -41,6 +41,7 @@
  * sized from these shapes for the largest (B, BN) seen.
  */
 #include "bf16.h"
+#include "dnn.h"
 #include "int8.h"
 #include "nn.h"
 #include "nn_backend.h"
@@ -111,6 +112,10 @@ typedef struct cpu {
 	uint16_t *wb;      /* bf16.h packs of in.w, then each block's w1, w2 */
 	int wb_ok;         /* wb holds the current params */
 	uint16_t *bscratch;/* gt_bf16_gemm's scratch */
+	int dnn_now;       /* this forward's 3x3 convolutions by oneDNN (dnn.h),
+	                    * and then the backward's too */
+	int wgrad_dnn;     /* the backward's weight gradients by oneDNN */
+	unsigned long wver;/* counts the parameter syncs: dnn.h's weights version */
 	int8_t *wq;        /* int8.h packs of in.w, then each block's w1, w2 */
 	float *sq;         /* their scales: C per convolution, in that order */
 	int wq_ok;         /* wq holds the current params */
@@ -242,6 +247,7 @@ static int cpu_sync(gt_nn *nn)
 	cpu *c = nn->state;
 	c->wu_ok = 0;
 	c->wb_ok = 0;
+	c->wver++;
 	c->wq_ok = 0;
 	return 0;
 }
@@ -406,6 +412,9 @@ static void conv3x3(cpu *c, const gt_arch *a, const float *in, int Cin, int Cout
                     float *out, int relu)
 {
 	size_t N = (size_t)n * n, BN = B * N;
+	if (c->dnn_now && gt_dnn_conv(&(gt_dnn_conv_args){W, c->wver + 1, Cin, Cout, 3, B, n, in, N, BN,
+	                                                  relu, bias, out, N, BN, 0}) == 0)
+		return;
 	if (U) {
 		gt_wino_conv(&(gt_wino_conv_args){U, Cin, Cout, B, n, in, N, BN, relu, bias, out,
 		                                  N, BN, 0, c->wscratch});
@@ -457,14 +466,25 @@ static void conv3x3_back(cpu *c, const float *in, int Cin, int Cout, int B, int 
 			for (int co = 0; co < Cout; co++)
 				for (int k = 0; k < 9; k++)
 					wt[(size_t)ci * Kt + co * 9 + k] = W[(size_t)co * K + ci * 9 + 8 - k];
-	if (din && c->train_wino && Cin == Cout) {
+	/* the weight gradient by oneDNN (dnn.h) unless GT_CONV=im2col: 2.5
+	 * times im2col + sgemm on 9x9, batch 256, 64 channels (bench/onednn);
+	 * under GT_CONV=onednn the input gradient too, as the convolution of
+	 * dout with W' */
+	int wdone = c->wgrad_dnn && gt_dnn_wgrad(&(gt_dnn_wgrad_args){Cin, Cout, 3, B, n, in, N, BN, relu,
+	                                                            dout, N, BN, alpha, dW}) == 0;
+	float *g = c->act.gw;
+	int gdone = din && Cin == Cout && c->dnn_now &&
+		gt_dnn_conv(&(gt_dnn_conv_args){wt, 0, Cout, Cin, 3, B, n, dout, N, BN, 0, NULL, g, N, BN, 0}) == 0;
+	if (din && !gdone && c->train_wino && Cin == Cout) {
 		/* the same convolution of dout with W' by Winograd (the forward's
 		 * filters were transformed the same way), whole, then masked;
 		 * wut holds a block's C x C (wino_filters) */
 		gt_wino_filter(wt, Cin, Cout, c->wut);
-		float *g = c->act.gw;
 		gt_wino_conv(&(gt_wino_conv_args){c->wut, Cout, Cin, B, n, dout, N, BN, 0, NULL, g,
 		                                  N, BN, 0, c->wscratch});
+		gdone = 1;
+	}
+	if (gdone) {
 		size_t m = (size_t)Cin * BN;
 		if (!relu && !acc)
 			for (size_t i = 0; i < m; i++)
@@ -483,9 +503,11 @@ static void conv3x3_back(cpu *c, const float *in, int Cin, int Cout, int B, int 
 	for (int b0 = 0; b0 < B; b0 += step) {
 		int nb = B - b0 < step ? B - b0 : step;
 		int nc = (int)(nb * N);
-		im2col_chunk(c, in, Cin, BN, b0, nb, n, c->act.col, relu);
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Cout, K, nc, alpha,
-		            dout + b0 * N, (int)BN, c->act.col, nc, 1.0f, dW, K);
+		if (!wdone) {
+			im2col_chunk(c, in, Cin, BN, b0, nb, n, c->act.col, relu);
+			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Cout, K, nc, alpha,
+			            dout + b0 * N, (int)BN, c->act.col, nc, 1.0f, dW, K);
+		}
 		if (!din)
 			continue;
 		im2col(dout, Cout, BN, b0, nb, n, c->act.dcol);
@@ -851,6 +873,8 @@ static int cpu_forward(gt_nn *nn, int B, int n, const float *planes,
 	int mode = train ? gt_conv_batch_mode(c->conv_mode, 1) : c->conv_mode;
 	int wino = !bf && gt_conv_winograd(mode, n, B) && wino_filters(nn, c) == 0;
 	c->train_wino = train && wino;
+	c->dnn_now = !bf && mode == GT_CONV_ONEDNN;
+	c->wgrad_dnn = train && mode != GT_CONV_IM2COL;
 	size_t fin = gt_wino_filter_floats(C, a->in_planes), fb = gt_wino_filter_floats(C, C);
 	if (bf)
 		lowp_weights(nn, c);

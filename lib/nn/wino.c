@@ -28,12 +28,14 @@ int gt_conv_mode_env(void)
 		return GT_CONV_IM2COL;
 	if (s && !strcmp(s, "winograd"))
 		return GT_CONV_WINOGRAD;
+	if (s && !strcmp(s, "onednn"))
+		return GT_CONV_ONEDNN;
 	return GT_CONV_AUTO;
 }
 
 int gt_conv_winograd(int mode, int n, int batch)
 {
-	if (mode == GT_CONV_IM2COL)
+	if (mode == GT_CONV_IM2COL || mode == GT_CONV_ONEDNN)
 		return 0;
 	if (mode == GT_CONV_WINOGRAD)
 		return 1;

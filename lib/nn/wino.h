@@ -44,14 +44,17 @@ enum {
 	GT_CONV_AUTO_BATCH = 3, /* not from GT_CONV: GT_CONV_AUTO by board and batch,
 	                         * for callers whose outputs may depend on the
 	                         * batch (gt_conv_batch_mode) */
+	GT_CONV_ONEDNN = 4,   /* GT_CONV=onednn: oneDNN's convolutions (dnn.h) in
+	                       * float32 forwards and weight gradients, gt's
+	                       * im2col where oneDNN refuses a shape */
 };
 /* gt_conv_batch_mode: the mode to use instead of mode when a caller lets
  * outputs depend on the batch (gt-selfplay without --deterministic):
  * GT_CONV_AUTO becomes GT_CONV_AUTO_BATCH, the others stay. */
 int gt_conv_batch_mode(int mode, int on);
 
-/* gt_conv_mode_env: the mode GT_CONV asks for ("im2col", "winograd";
- * unset, empty or anything else: GT_CONV_AUTO). */
+/* gt_conv_mode_env: the mode GT_CONV asks for ("im2col", "winograd",
+ * "onednn"; unset, empty or anything else: GT_CONV_AUTO). */
 int gt_conv_mode_env(void);
 
 /* gt_conv_winograd: 1 when the 3x3 convolutions of a forward of batch
@@ -69,6 +72,7 @@ int gt_conv_mode_env(void);
  * 140 (any batch on 14x14 and up, 2 positions on 11x11 to 13x13, 3 on
  * 8x8 to 10x10, 4 on 7x7). */
 int gt_conv_winograd(int mode, int n, int batch);
+/* (GT_CONV_ONEDNN: 0, gt's Winograd is not used) */
 
 /* gt_wino_filter_floats: floats of the transformed filters of a cout x
  * cin x 3 x 3 convolution (36 cout cin). */

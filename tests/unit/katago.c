@@ -17,10 +17,11 @@
  * analysis engine shows the network no moves before the root (its default
  * analysisIgnorePreRootHistory), so neither does this test: the history
  * planes are checked by hand in katafeat.c's test instead.
- * Every position is evaluated twice, with GT_CONV=im2col and with
+ * Every position is evaluated three times, with GT_CONV=im2col, with
  * GT_CONV=winograd (the 3x3 convolutions by Winograd F(4x4,3x3), whose
- * float error is larger: tests/unit/wino.c), against the same bounds, and
- * the two are compared with each other. */
+ * float error is larger: tests/unit/wino.c) and with GT_CONV=onednn
+ * (oneDNN's convolutions, lib/nn/dnn.h), against the same bounds, and
+ * the last two are compared with the first. */
 #include "tap.h"
 #include "board.h"
 #include "gt.h"
@@ -119,17 +120,21 @@ int main(void)
 	char path[4200];
 	snprintf(path, sizeof path, "%s/g170-b6c96-s175395328-d26788732.bin.gz", dir);
 	gt_error e;
-	gt_kata *k, *kw;
-	setenv("GT_CONV", "im2col", 1);
-	int rc = gt_kata_read(path, &k, &e);
-	setenv("GT_CONV", "winograd", 1);
-	if (rc == 0 && (rc = gt_kata_read(path, &kw, &e)) != 0)
-		gt_kata_free(k);
+	static const char *modes[3] = {"im2col", "winograd", "onednn"};
+	gt_kata *km[3];
+	int rc = 0, nk = 0;
+	for (; nk < 3 && rc == 0; nk++) {
+		setenv("GT_CONV", modes[nk], 1);
+		rc = gt_kata_read(path, &km[nk], &e);
+	}
 	unsetenv("GT_CONV");
 	if (rc != 0) {
+		for (int i = 0; i < nk - 1; i++)
+			gt_kata_free(km[i]);
 		ok(0, "read %s: %s", path, e.text);
 		return done_testing();
 	}
+	gt_kata *k = km[0];
 	const gt_kata_info *in = gt_kata_info_of(k);
 	ok(in->version == 8 && in->blocks == 6 && in->channels == 96 && in->gpool_blocks == 2,
 	   "b6c96: version %d, %d blocks of %d channels, %d gpool", in->version, in->blocks,
@@ -141,8 +146,8 @@ int main(void)
 		return done_testing();
 	static char line[1 << 20];
 	static float planes[GT_KATAFEAT_PLANES * GT_MAX_PTS], globals[GT_KATAFEAT_GLOBALS];
-	double emax[2][4] = {{0}}; /* im2col, winograd: policy, ownership, win rate, lead */
-	double dmax = 0;           /* winograd against im2col, raw outputs */
+	double emax[3][4] = {{0}}; /* each mode: policy, ownership, win rate, lead */
+	double dmax[3] = {0};      /* each against im2col, raw outputs */
 	int npos = 0;
 	while (fgets(line, sizeof line, f)) {
 		json_error_t je;
@@ -168,26 +173,27 @@ int main(void)
 		/* KataGo's "chinese" is simple ko; its analysis engine hides the
 		 * moves before the root (analysisIgnorePreRootHistory) */
 		gt_katafeat_encode(&b, GT_KO_SIMPLE, 0, NULL, planes, globals);
-		static float raw[2][2 * GT_MAX_PTS + 16];
-		for (int mode = 0; mode < 2; mode++)
-			check_pos(mode ? kw : k, mode ? "winograd" : "im2col", id, &b, j, planes, globals,
-			          emax[mode], raw[mode]);
+		static float raw[3][2 * GT_MAX_PTS + 16];
+		for (int mode = 0; mode < 3; mode++)
+			check_pos(km[mode], modes[mode], id, &b, j, planes, globals, emax[mode], raw[mode]);
 		int N = n * n;
-		for (int i = 0; i < 2 * N + 4 + in->score_outputs; i++)
-			dmax = fmax(dmax, fabs(raw[1][i] - raw[0][i]) / fmax(1.0, fabs(raw[0][i])));
+		for (int mode = 1; mode < 3; mode++)
+			for (int i = 0; i < 2 * N + 4 + in->score_outputs; i++)
+				dmax[mode] = fmax(dmax[mode], fabs(raw[mode][i] - raw[0][i]) / fmax(1.0, fabs(raw[0][i])));
 		npos++;
 		json_decref(j);
 	}
 	fclose(f);
 	ok(npos == 16, "%d positions", npos);
-	for (int mode = 0; mode < 2; mode++)
+	for (int mode = 0; mode < 3; mode++)
 		diag("%s: largest errors over %d positions: policy %.3g (tolerance %g), ownership "
 		     "%.3g (%g), win rate %.3g (%g), lead %.3g points (%g)",
-		     mode ? "winograd" : "im2col", npos, emax[mode][0], TOL_POLICY, emax[mode][1],
+		     modes[mode], npos, emax[mode][0], TOL_POLICY, emax[mode][1],
 		     TOL_OWN, emax[mode][2], TOL_WIN, emax[mode][3], TOL_LEAD);
-	ok(dmax < 1e-4, "winograd against im2col: raw outputs within %.2g of max(1, |im2col|)",
-	   dmax);
-	gt_kata_free(k);
-	gt_kata_free(kw);
+	for (int mode = 1; mode < 3; mode++)
+		ok(dmax[mode] < 1e-4, "%s against im2col: raw outputs within %.2g of max(1, |im2col|)",
+		   modes[mode], dmax[mode]);
+	for (int mode = 0; mode < 3; mode++)
+		gt_kata_free(km[mode]);
 	return done_testing();
 }

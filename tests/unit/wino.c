@@ -23,58 +23,12 @@
 #include "nn_batch.h"
 #include "nn.h"
 #include "wino.h"
+#include "conv_ref.h"
 #include "optim.h"
 
 #include <cblas.h>
 
 static uint64_t rs = 2026;
-
-/* out[b][co][p] in double and S = the sum of |w||x| + |bias| */
-static void direct(const float *w, const float *bias, const float *x, int B, int cin,
-                   int cout, int n, int relu, double *out, double *S)
-{
-	int N = n * n;
-	for (int b = 0; b < B; b++)
-		for (int co = 0; co < cout; co++)
-			for (int y = 0; y < n; y++)
-				for (int xx = 0; xx < n; xx++) {
-					double s = bias[co], a = fabs(bias[co]);
-					for (int ci = 0; ci < cin; ci++)
-						for (int ky = 0; ky < 3; ky++)
-							for (int kx = 0; kx < 3; kx++) {
-								int sy = y + ky - 1, sx = xx + kx - 1;
-								if (sy < 0 || sy >= n || sx < 0 || sx >= n)
-									continue;
-								double v = x[((size_t)b * cin + ci) * N + sy * n + sx];
-								if (relu && v < 0)
-									v = 0;
-								double g = w[((size_t)co * cin + ci) * 9 + ky * 3 + kx];
-								s += g * v;
-								a += fabs(g * v);
-							}
-					size_t i = ((size_t)b * cout + co) * N + y * n + xx;
-					out[i] = s;
-					S[i] = a;
-				}
-}
-
-/* S of each output := the mean of S over the on-board outputs of its
- * 4x4 Winograd tile (in place, for planes planes of n x n) */
-static void tile_mean(double *S, int planes, int n)
-{
-	for (int q = 0; q < planes; q++)
-		for (int ty = 0; ty < n; ty += 4)
-			for (int tx = 0; tx < n; tx += 4) {
-				double *s = S + (size_t)q * n * n, sum = 0;
-				int ny = n - ty < 4 ? n - ty : 4, nx = n - tx < 4 ? n - tx : 4;
-				for (int i = 0; i < ny; i++)
-					for (int j = 0; j < nx; j++)
-						sum += s[(ty + i) * n + tx + j];
-				for (int i = 0; i < ny; i++)
-					for (int j = 0; j < nx; j++)
-						s[(ty + i) * n + tx + j] = sum / (ny * nx);
-			}
-}
 
 /* im2col + sgemm per board (NCHW), as katago.c and nn_cpu.c do */
 static void im2col_conv(const float *w, const float *bias, const float *x, int B, int cin,
@@ -134,7 +88,7 @@ static void check_shape(int cin, int cout, int n, int B, int relu)
 		for (int ci = 0; ci < cin; ci++)
 			memcpy(xcm + ((size_t)ci * B + b) * N, x + ((size_t)b * cin + ci) * N,
 			       sizeof(float) * N);
-	direct(w, bias, x, B, cin, cout, n, relu, ref, S);
+	conv_direct(w, bias, x, B, cin, cout, 3, n, relu, ref, S);
 	tile_mean(S, B * cout, n);
 	gt_wino_filter(w, cout, cin, u);
 	/* NCHW, added to pre */
