@@ -57,6 +57,14 @@ void *gt_xmalloc(size_t n)
 	return p;
 }
 
+void *gt_xmalloc64(size_t n)
+{
+	void *p = aligned_alloc(64, (n + 63) / 64 * 64 + (n ? 0 : 64));
+	if (!p)
+		oom(n);
+	return p;
+}
+
 void *gt_xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);

@@ -56,6 +56,9 @@ int gt_error_set(gt_error *e, int code, long line, long offset, const char *fmt,
 void *gt_xmalloc(size_t n);
 void *gt_xcalloc(size_t n, size_t size);
 void *gt_xrealloc(void *p, size_t n);
+/* gt_xmalloc64: as gt_xmalloc, the memory aligned to 64 bytes (a cache
+ * line: the AMX tiles' 64-byte rows then never straddle two). */
+void *gt_xmalloc64(size_t n);
 char *gt_xstrdup(const char *s);
 
 /* gt_free_all(p, ...): free(3) each pointer in the order given (NULL ones

@@ -169,7 +169,7 @@ TARGET static void drive(int M, int N, int K, const uint16_t *pa, float *C, long
 {
 	gt_amx_tiles();
 	int Kp = kpad(K), P = Kp / 2;
-	float tmp[MT * NT];
+	_Alignas(64) float tmp[MT * NT];
 	float *bts = NULL;
 	if (bias && !add) {
 		/* per block of 32 rows, 32 rows of 16 copies of the bias */

@@ -41,6 +41,9 @@
  * Thread-safe. */
 int gt_int8_available(const char **why);
 
+/* The packs and the scratch below are best 64-byte aligned (gt_xmalloc64):
+ * the tiles' rows are 64 bytes. */
+
 /* gt_int8_pack_size: bytes of the packed form of an M x K matrix (M
  * rounded up to the kernel's 32 rows, K to 64). */
 size_t gt_int8_pack_size(int M, int K);

@@ -743,7 +743,7 @@ static size_t bf16_make(kconv *c)
 {
 	if (!c->w || c->ky != 3 || c->kx != 3 || c->wb)
 		return 0;
-	c->wb = gt_xmalloc(sizeof(uint16_t) * gt_bf16_pack_size(c->cout, c->cin * 9));
+	c->wb = gt_xmalloc64(sizeof(uint16_t) * gt_bf16_pack_size(c->cout, c->cin * 9));
 	gt_bf16_pack(c->w, c->cout, c->cin * 9, c->cin * 9, c->wb);
 	return 0;
 }
@@ -752,7 +752,7 @@ static size_t int8_make(kconv *c)
 {
 	if (!c->w || c->ky != 3 || c->kx != 3 || c->wq)
 		return 0;
-	c->wq = gt_xmalloc(gt_int8_pack_size(c->cout, c->cin * 9));
+	c->wq = gt_xmalloc64(gt_int8_pack_size(c->cout, c->cin * 9));
 	c->sq = gt_xmalloc(sizeof(float) * c->cout);
 	gt_int8_pack(c->w, c->cout, c->cin * 9, c->cin * 9, c->wq, c->sq);
 	return 0;
@@ -765,14 +765,14 @@ static int use_wino(gt_kata *k, int n, int B)
 	if (k->prec == GT_PREC_BF16) {
 		if (!k->bscratch) {
 			each_conv(k, bf16_make);
-			k->bscratch = gt_xmalloc(sizeof(uint16_t) * gt_bf16_scratch_size((int)k->maxk));
+			k->bscratch = gt_xmalloc64(sizeof(uint16_t) * gt_bf16_scratch_size((int)k->maxk));
 		}
 		return 0;
 	}
 	if (k->prec == GT_PREC_INT8) {
 		if (!k->qscratch) {
 			each_conv(k, int8_make);
-			k->qscratch = gt_xmalloc(gt_int8_scratch_size(k->maxc, GT_ARCH_MAX_N));
+			k->qscratch = gt_xmalloc64(gt_int8_scratch_size(k->maxc, GT_ARCH_MAX_N));
 		}
 		return 0;
 	}

@@ -275,14 +275,14 @@ static void lowp_weights(gt_nn *nn, cpu *c)
 	if (bf ? c->wb_ok : c->wq_ok)
 		return;
 	if (bf && !c->wb) {
-		c->wb = gt_xmalloc(sizeof(uint16_t) * all);
-		c->bscratch = gt_xmalloc(sizeof(uint16_t) *
+		c->wb = gt_xmalloc64(sizeof(uint16_t) * all);
+		c->bscratch = gt_xmalloc64(sizeof(uint16_t) *
 		                         gt_bf16_scratch_size((Cin > C ? Cin : C) * 9));
 	}
 	if (!bf && !c->wq) {
-		c->wq = gt_xmalloc(all);
+		c->wq = gt_xmalloc64(all);
 		c->sq = gt_xmalloc(sizeof(float) * C * (1 + 2 * L));
-		c->qscratch = gt_xmalloc(gt_int8_scratch_size(Cin > C ? Cin : C, a->max_n));
+		c->qscratch = gt_xmalloc64(gt_int8_scratch_size(Cin > C ? Cin : C, a->max_n));
 	}
 	for (int k = 0; k <= 2 * L; k++) {
 		int K = (k ? C : Cin) * 9;
