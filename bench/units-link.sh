@@ -30,10 +30,11 @@
 # python3 are missing. Not part of make check. Environment: GT_BIN,
 # GT_SRC; LINK_RATE (20mbit), LINK_DELAY_MS (40), LINK_LOSS (0.005),
 # LINK_S (120), LINK_UNITS (4), LINK_QUORUM (4), LINK_H (10), LINK_ARCH
-# (b2c16).
+# (b2c16), LINK_BATCH (rows a step of each unit and each data-parallel
+# worker: 32, the recipe's batch 128 over 4 units).
 : "${GT_SRC:=.}" "${GT_BIN:=$GT_SRC/bin}"
 : "${LINK_RATE:=20mbit}" "${LINK_DELAY_MS:=40}" "${LINK_LOSS:=0.005}" "${LINK_S:=120}"
-: "${LINK_UNITS:=4}" "${LINK_QUORUM:=4}" "${LINK_H:=10}" "${LINK_ARCH:=b2c16}"
+: "${LINK_UNITS:=4}" "${LINK_QUORUM:=4}" "${LINK_H:=10}" "${LINK_ARCH:=b2c16}" "${LINK_BATCH:=32}"
 PATH=$GT_BIN:$PATH:/usr/sbin:/sbin
 PY=/usr/bin/python3
 skip() { echo "units-link.sh: $*; skipped"; exit 0; }
@@ -180,7 +181,7 @@ run() {
 		# shellcheck disable=SC2086
 		$inns env PATH="$PATH" gt-unit --store "$url" --data "$d/data" --unit "u$k" --units "$LINK_UNITS" \
 			--slice $k --state "$d/$name/u$k.state" --cache "$d/$name/u$k" --inner-steps "$LINK_H" \
-			--batch 128 --seed $((k + 1)) > "$d/$name/u$k.out" 2> "$d/$name/u$k.err" &
+			--batch "$LINK_BATCH" --seed $((k + 1)) > "$d/$name/u$k.out" 2> "$d/$name/u$k.err" &
 		up="$up $!"
 		k=$((k + 1))
 	done
@@ -201,7 +202,7 @@ run() {
 	cat "$d/$name"/u*.out | jq -s 'map(.train_s / .inner_steps) | sort | .[length / 2 | floor]' > "$d/$name.step"
 }
 
-echo "units-link.sh: $LINK_UNITS units ($LINK_ARCH, $P parameters, H $LINK_H, batch 128, int8), quorum $LINK_QUORUM, $LINK_S s a run"
+echo "units-link.sh: $LINK_UNITS units ($LINK_ARCH, $P parameters, H $LINK_H, batch $LINK_BATCH, int8), quorum $LINK_QUORUM, $LINK_S s a run"
 echo "  link: $LINK_RATE each way (tbf), $LINK_DELAY_MS ms round trip, loss $LINK_LOSS a segment (proxy)"
 run local 0
 run link 1
@@ -243,9 +244,9 @@ mkdir -p "$d/store/hop" && chmod 777 "$d/store/hop"
 hl=$(hop "$LOCAL_URL")
 hs=$(hop "$LINK_URL" ip netns exec "$ns")
 step=$(cat "$d/local.step")
-awk -v p="$P" -v u="$LINK_UNITS" -v hl="$hl" -v hs="$hs" -v c="$step" 'BEGIN {
+awk -v p="$P" -v u="$LINK_UNITS" -v b="$LINK_BATCH" -v hl="$hl" -v hs="$hs" -v c="$step" 'BEGIN {
 	n = 2 * (u - 1); el = n * hl; es = n * hs
 	printf "  synchronous data-parallel, %d workers, fp32 ring all-reduce of %d bytes a step (%d hops of %d bytes each way):\n", u, 4 * p, n, 4 * p / u
 	printf "    a step: compute %.1f ms; exchange %.1f ms local, %.1f ms through the link\n", c * 1000, el * 1000, es * 1000
-	printf "    %.0f samples/s local, %.0f through the link: x%.3f\n", u * 128 / (c + el), u * 128 / (c + es), (c + el) / (c + es)
+	printf "    %.0f samples/s local, %.0f through the link: x%.3f\n", u * b / (c + el), u * b / (c + es), (c + el) / (c + es)
 }'
