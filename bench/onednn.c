@@ -314,8 +314,9 @@ static void size_run(int B, int n)
 	gt_wino_filter(g.w, C, C, g.u);
 	int bf = gt_bf16_available(NULL);
 	if (bf) {
-		g.wb = malloc(gt_bf16_pack_size(C, 9 * C) * sizeof(uint16_t));
-		g.bscratch = malloc(gt_bf16_scratch_size(9 * C) * sizeof(uint16_t));
+		/* 64-byte aligned, as nn_cpu.c's (gt_xmalloc64) */
+		g.wb = aligned_alloc(64, (gt_bf16_pack_size(C, 9 * C) * sizeof(uint16_t) + 63) / 64 * 64);
+		g.bscratch = aligned_alloc(64, (gt_bf16_scratch_size(9 * C) * sizeof(uint16_t) + 63) / 64 * 64);
 		gt_bf16_pack(g.w, C, 9 * C, 9 * C, g.wb);
 	}
 
