@@ -4,7 +4,15 @@
  */
 #include "amx.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/* env set to anything but "" and "0" */
+static int env_set(const char *env)
+{
+	const char *s = getenv(env);
+	return s && *s && strcmp(s, "0") != 0;
+}
 
 void gt_amx_shift_masks(int n, long n0, int nc, uint16_t *mk, long shift[9])
 {
@@ -31,6 +39,7 @@ void gt_amx_shift_masks(int n, long n0, int nc, uint16_t *mk, long shift[9])
 }
 
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -50,6 +59,20 @@ int gt_amx_permit(void)
 		__atomic_store_n(&amx_perm, st, __ATOMIC_RELEASE);
 	}
 	return st > 0 ? 0 : -1;
+}
+
+const char *gt_amx_why_not(const char *env, const char *env_msg, int kind_bit, int cpu_more,
+                           const char *cpu_msg)
+{
+	unsigned a, b, c, d;
+	if (env_set(env))
+		return env_msg;
+	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(d & (1u << 24)) || !(d & (1u << kind_bit)) ||
+	    !cpu_more)
+		return cpu_msg;
+	if (gt_amx_permit() != 0)
+		return "the kernel refuses the AMX state";
+	return NULL;
 }
 
 __attribute__((target("amx-tile"))) void gt_amx_tiles(void)
@@ -74,6 +97,12 @@ __attribute__((target("amx-tile"))) void gt_amx_tiles(void)
 int gt_amx_permit(void)
 {
 	return -1;
+}
+
+const char *gt_amx_why_not(const char *env, const char *env_msg, int kind_bit, int cpu_more,
+                           const char *cpu_msg)
+{
+	return env_set(env) ? env_msg : cpu_msg;
 }
 
 void gt_amx_tiles(void)

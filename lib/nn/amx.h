@@ -12,6 +12,16 @@
  * process), else -1 (and on other systems). Thread-safe. */
 int gt_amx_permit(void);
 
+/* gt_amx_why_not: NULL when a kind of AMX tile product may be used, else
+ * why not, a static string: env_msg when the environment variable env
+ * (the one that forces float32) is set, not empty and not "0"; cpu_msg
+ * when the CPU lacks AMX-TILE or the kind (cpuid leaf 7, bit kind_bit of
+ * EDX: 22 AMX-BF16, 25 AMX-INT8) or the caller's other features
+ * (cpu_more 0); "the kernel refuses the AMX state" when gt_amx_permit
+ * fails. On other systems cpu_msg unless env_msg. Thread-safe. */
+const char *gt_amx_why_not(const char *env, const char *env_msg, int kind_bit, int cpu_more,
+                           const char *cpu_msg);
+
 /* gt_amx_tiles: load this thread's tile configuration: the 8 tiles of
  * 16 rows of 64 bytes (release with _tile_release). Only once
  * gt_amx_permit and the CPU's AMX-TILE say so. */

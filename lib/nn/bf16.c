@@ -68,22 +68,14 @@ void gt_bf16_pack(const float *A, int M, int K, int lda, uint16_t *pa)
 }
 
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)
-#include <cpuid.h>
 #include <immintrin.h>
 
 int gt_bf16_available(const char **why)
 {
-	const char *s = getenv("GT_NO_BF16");
-	const char *no = NULL;
-	unsigned a, b, c, d;
-	if (s && *s && strcmp(s, "0") != 0)
-		no = "GT_NO_BF16 is set";
-	else if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(d & (1u << 24)) ||
-	         !(d & (1u << 22)) || !__builtin_cpu_supports("avx512bf16") ||
-	         !__builtin_cpu_supports("avx512bw"))
-		no = "the CPU has no AMX-BF16";
-	else if (gt_amx_permit() != 0)
-		no = "the kernel refuses the AMX state";
+	const char *no = gt_amx_why_not("GT_NO_BF16", "GT_NO_BF16 is set", 22,
+	                                __builtin_cpu_supports("avx512bf16") &&
+	                                        __builtin_cpu_supports("avx512bw"),
+	                                "the CPU has no AMX-BF16");
 	if (why)
 		*why = no;
 	return no == NULL;

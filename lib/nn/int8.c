@@ -93,22 +93,14 @@ float gt_int8_board_max(const float *x, int cin, size_t x_c, int N, int relu)
 }
 
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)
-#include <cpuid.h>
 #include <immintrin.h>
 
 int gt_int8_available(const char **why)
 {
-	const char *s = getenv("GT_NO_INT8");
-	const char *no = NULL;
-	unsigned a, b, c, d;
-	if (s && *s && strcmp(s, "0") != 0)
-		no = "GT_NO_INT8 is set";
-	else if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(d & (1u << 24)) ||
-	         !(d & (1u << 25)) || !__builtin_cpu_supports("avx512bw") ||
-	         !__builtin_cpu_supports("avx512vl"))
-		no = "the CPU has no AMX-INT8";
-	else if (gt_amx_permit() != 0)
-		no = "the kernel refuses the AMX state";
+	const char *no = gt_amx_why_not("GT_NO_INT8", "GT_NO_INT8 is set", 25,
+	                                __builtin_cpu_supports("avx512bw") &&
+	                                        __builtin_cpu_supports("avx512vl"),
+	                                "the CPU has no AMX-INT8");
 	if (why)
 		*why = no;
 	return no == NULL;
