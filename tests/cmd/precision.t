@@ -19,10 +19,23 @@ grep -q "want fp32, bf16 or int8, got 'fp16'" "$T/err"; ok $? "saying what it wa
 gt-selfplay $SP --precision fp32 -v > "$T/fp32" 2> "$T/err"
 is "$?" 0 "--precision fp32"
 grep -q "net: precision fp32" "$T/err"; ok $? "-v says fp32"
-GT_NO_BF16=1 gt-selfplay $SP --precision bf16 > "$T/no" 2> "$T/err"
-is "$?" 0 "GT_NO_BF16=1 --precision bf16: exit 0"
-grep -q "net: fp32, not bf16: GT_NO_BF16 is set" "$T/err"; ok $? "says it runs in fp32, and why"
-cmp -s "$T/fp32" "$T/no"; ok $? "the records of --precision fp32"
+# forced_off P ENV: --precision P with ENV=1 (a CPU without the
+# instructions, emulated) in gt-selfplay, gt-gtp and gt-analyze: each runs
+# in fp32 and says why; gt-selfplay's records are fp32's
+forced_off() {
+	env "$2=1" gt-selfplay $SP --precision "$1" -v > "$T/no-$1" 2> "$T/err"
+	is "$?" 0 "$2=1 --precision $1: exit 0"
+	grep -q "net: fp32, not $1: $2 is set" "$T/err"; ok $? "says it runs in fp32, and why"
+	cmp -s "$T/fp32" "$T/no-$1"; ok $? "the records of --precision fp32"
+	printf 'genmove b\nquit\n' | env "$2=1" gt-gtp -q --board-size 9 --visits 4 \
+		--model "$T/net.bin.gz" --precision "$1" > /dev/null 2> "$T/err"
+	is "$?" 0 "gt-gtp --precision $1 under $2=1: exit 0"
+	grep -q "fp32, not $1: $2 is set" "$T/err"; ok $? "gt-gtp says it runs in fp32"
+	env "$2=1" gt-analyze --model "$T/net.bin.gz" --precision "$1" < /dev/null > /dev/null 2> "$T/err"
+	is "$?" 0 "gt-analyze --precision $1 under $2=1: exit 0"
+	grep -q "net: fp32, not $1: $2 is set" "$T/err"; ok $? "gt-analyze says it runs in fp32"
+}
+forced_off bf16 GT_NO_BF16
 GT_NO_BF16=1 gt-elo --games 2 --visits 4 --precision bf16,fp32 "$T/net.bin.gz" "$T/net.bin.gz" \
 	> "$T/elo" 2> "$T/err"
 is "$?" 0 "gt-elo --precision bf16,fp32 under GT_NO_BF16=1: exit 0"
@@ -30,30 +43,13 @@ is "$(grep -c 'fp32, not bf16: GT_NO_BF16 is set' "$T/err")" 1 "says so for play
 gt-elo --games 2 --visits 4 --precision fp32,bf16,fp32 "$T/net.bin.gz" "$T/net.bin.gz" \
 	> /dev/null 2> "$T/err"
 is "$?" 2 "gt-elo --precision with three values: usage error"
-printf 'genmove b\nquit\n' | GT_NO_BF16=1 gt-gtp -q --board-size 9 --visits 4 \
-	--model "$T/net.bin.gz" --precision bf16 > /dev/null 2> "$T/err"
-is "$?" 0 "gt-gtp --precision bf16 under GT_NO_BF16=1: exit 0"
-grep -q "fp32, not bf16: GT_NO_BF16 is set" "$T/err"; ok $? "gt-gtp says it runs in fp32"
-GT_NO_BF16=1 gt-analyze --model "$T/net.bin.gz" --precision bf16 < /dev/null > /dev/null 2> "$T/err"
-is "$?" 0 "gt-analyze --precision bf16 under GT_NO_BF16=1: exit 0"
-grep -q "net: fp32, not bf16: GT_NO_BF16 is set" "$T/err"; ok $? "gt-analyze says it runs in fp32"
 gt-analyze --model "$T/net.bin.gz" --precision int4 < /dev/null > /dev/null 2>&1
 is "$?" 2 "gt-analyze --precision int4: usage error"
-GT_NO_INT8=1 gt-selfplay $SP --precision int8 -v > "$T/no8" 2> "$T/err"
-is "$?" 0 "GT_NO_INT8=1 --precision int8: exit 0"
-grep -q "net: fp32, not int8: GT_NO_INT8 is set" "$T/err"; ok $? "says it runs in fp32, and why"
-cmp -s "$T/fp32" "$T/no8"; ok $? "the records of --precision fp32"
+forced_off int8 GT_NO_INT8
 GT_NO_INT8=1 gt-elo --games 2 --visits 4 --precision fp32,int8 "$T/net.bin.gz" "$T/net.bin.gz" \
 	> "$T/elo" 2> "$T/err"
 is "$?" 0 "gt-elo --precision fp32,int8 under GT_NO_INT8=1: exit 0"
 is "$(grep -c 'fp32, not int8: GT_NO_INT8 is set' "$T/err")" 1 "says so for player B only"
-printf 'genmove b\nquit\n' | GT_NO_INT8=1 gt-gtp -q --board-size 9 --visits 4 \
-	--model "$T/net.bin.gz" --precision int8 > /dev/null 2> "$T/err"
-is "$?" 0 "gt-gtp --precision int8 under GT_NO_INT8=1: exit 0"
-grep -q "fp32, not int8: GT_NO_INT8 is set" "$T/err"; ok $? "gt-gtp says it runs in fp32"
-GT_NO_INT8=1 gt-analyze --model "$T/net.bin.gz" --precision int8 < /dev/null > /dev/null 2> "$T/err"
-is "$?" 0 "gt-analyze --precision int8 under GT_NO_INT8=1: exit 0"
-grep -q "net: fp32, not int8: GT_NO_INT8 is set" "$T/err"; ok $? "gt-analyze says it runs in fp32"
 gt-selfplay $SP --precision bf16 -v > "$T/bf16" 2> "$T/err"
 is "$?" 0 "--precision bf16: exit 0"
 if grep -q "net: precision bf16" "$T/err"; then

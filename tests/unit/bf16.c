@@ -149,12 +149,8 @@ static int check_conv(int cin, int cout, int n, int B, int relu, int mode)
 int main(void)
 {
 	const char *why;
-	gt_arch a;
-	gt_error e;
-	ok(gt_model_parse_arch("b6c96", &a, &e) == 0, "arch b6c96");
-	gt_model *m = gt_model_new_random(&a, 7, &e);
 	gt_evaluator ev;
-	ok(m && gt_neteval_open(m, "cpu", &ev, &e) == 0, "a random gt b6c96 network");
+	gt_model *m = prec_open(&ev);
 	/* GT_NO_BF16: a CPU without the instructions, emulated */
 	int avail = prec_env("GT_NO_BF16", gt_bf16_available, GT_PREC_BF16, &ev, &why);
 	gt_evaluator none = gt_evaluator_uniform();

@@ -199,12 +199,8 @@ static int check_conv(int cin, int cout, int n, int B, int relu, int mode)
 int main(void)
 {
 	const char *why;
-	gt_arch a;
-	gt_error e;
-	ok(gt_model_parse_arch("b6c96", &a, &e) == 0, "arch b6c96");
-	gt_model *m = gt_model_new_random(&a, 7, &e);
 	gt_evaluator ev;
-	ok(m && gt_neteval_open(m, "cpu", &ev, &e) == 0, "a random gt b6c96 network");
+	gt_model *m = prec_open(&ev);
 	/* GT_NO_INT8: a CPU without the instructions, emulated */
 	int avail = prec_env("GT_NO_INT8", gt_int8_available, GT_PREC_INT8, &ev, &why);
 	is_int(gt_nn_precision_find("int8"), GT_PREC_INT8, "\"int8\" names GT_PREC_INT8");

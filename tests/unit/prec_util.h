@@ -131,6 +131,19 @@ static __attribute__((unused)) void prec_compare(const char *what, gt_evaluator 
 	free(l32), free(lq), free(v32), free(vq);
 }
 
+/* prec_open: a random gt b6c96 network (seed 7) into ev on the CPU,
+ * both steps asserted; the model, for gt_model_free after
+ * gt_evaluator_close(ev) (NULL when it failed) */
+static __attribute__((unused)) gt_model *prec_open(gt_evaluator *ev)
+{
+	gt_arch a;
+	gt_error e;
+	ok(gt_model_parse_arch("b6c96", &a, &e) == 0, "arch b6c96");
+	gt_model *m = gt_model_new_random(&a, 7, &e);
+	ok(m && gt_neteval_open(m, "cpu", ev, &e) == 0, "a random gt b6c96 network");
+	return m;
+}
+
 /* GT_NO_BF16 or GT_NO_INT8 (env) set to 1 emulates a CPU without the
  * instructions: available (gt_bf16_available, gt_int8_available) says
  * no and why, and the evaluator ev (a network) takes fp32 for prec and
