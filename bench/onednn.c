@@ -209,17 +209,16 @@ typedef struct {
 	uint16_t *wb, *bscratch;
 } gtconv;
 
-/* im2col + sgemm, as nn_cpu.c does it: (C x 9C) by (9C x B n n), the
- * boards channel-major */
-static void gt_im2col(gtconv *g)
+/* cols (9 Cc x B n n) = the im2col of in (Cc x B n n, channel-major) */
+static void im2col_cm(const float *in, int Cc, int B, int n, float *cols)
 {
-	int n = g->n, N = g->B * n * n;
-	for (int c = 0; c < C; c++)
+	int N = B * n * n;
+	for (int c = 0; c < Cc; c++)
 		for (int k = 0; k < 9; k++) {
 			int dy = k / 3 - 1, dx = k % 3 - 1;
-			float *col = g->cols + (size_t)(c * 9 + k) * N;
-			const float *src = g->in_cm + (size_t)c * N;
-			for (int b = 0; b < g->B; b++)
+			float *col = cols + (size_t)(c * 9 + k) * N;
+			const float *src = in + (size_t)c * N;
+			for (int b = 0; b < B; b++)
 				for (int y = 0; y < n; y++)
 					for (int x = 0; x < n; x++) {
 						int yy = y + dy, xx = x + dx;
@@ -227,6 +226,14 @@ static void gt_im2col(gtconv *g)
 							? src[(b * n + yy) * n + xx] : 0.0f;
 					}
 		}
+}
+
+/* im2col + sgemm, as nn_cpu.c does it: (C x 9C) by (9C x B n n), the
+ * boards channel-major */
+static void gt_im2col(gtconv *g)
+{
+	int N = g->B * g->n * g->n;
+	im2col_cm(g->in_cm, C, g->B, g->n, g->cols);
 	for (int c = 0; c < C; c++)
 		for (int j = 0; j < N; j++)
 			g->out_cm[(size_t)c * N + j] = g->bias[c];
@@ -404,19 +411,7 @@ static void wgrad_run(int Cw, int B, int n)
 			double t0 = cpu_process(), dt;
 			do {
 				if (way == 0) {
-					for (int c = 0; c < Cw; c++) /* im2col, as gt_im2col */
-						for (int q = 0; q < 9; q++) {
-							int dy = q / 3 - 1, dx = q % 3 - 1;
-							float *o = col + (size_t)(c * 9 + q) * BN;
-							const float *src = in + (size_t)c * BN;
-							for (int b = 0; b < B; b++)
-								for (int y = 0; y < n; y++)
-									for (int x = 0; x < n; x++) {
-										int yy = y + dy, xx = x + dx;
-										o[(b * n + y) * n + x] = yy >= 0 && yy < n && xx >= 0 && xx < n
-											? src[(b * n + yy) * n + xx] : 0.0f;
-									}
-						}
+					im2col_cm(in, Cw, B, n, col);
 					cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Cw, 9 * Cw, BN, 1.0f, d, BN, col, BN,
 					            1.0f, dw, 9 * Cw);
 				} else {

@@ -308,14 +308,35 @@ static int run(tstate *t, dnnl_primitive_t p, int n, const dnnl_exec_arg_t *args
 	return dnnl_primitive_execute(p, t->strm, n, args) == dnnl_success ? 0 : -1;
 }
 
+/* runs the reorder r from one memory to the other */
+static int reorder_run(tstate *t, dnnl_primitive_t r, dnnl_memory_t from, dnnl_memory_t to)
+{
+	return run(t, r, 2, (dnnl_exec_arg_t[]){{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+}
+
+/* 1 when the first n memories of m were all made */
+static int mems_made(const dnnl_memory_t *m, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!m[i])
+			return 0;
+	return 1;
+}
+
+/* destroys the memories of m (n of them) that were made */
+static void mems_free(dnnl_memory_t *m, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (m[i])
+			dnnl_memory_destroy(m[i]);
+}
+
 /* relu in place over a blocked buffer (its padding is zeros) */
 static void relu_buf(float *p, size_t bytes)
 {
 	for (size_t i = 0; i < bytes / sizeof(float); i++)
 		p[i] = p[i] > 0 ? p[i] : 0.0f;
 }
-
-#define NMEM 7
 
 /* e's weights from w (version ver, 0: changed since any call) in its
  * layout: kept ones, or reordered into a kept buffer (ver != 0) or into
@@ -362,14 +383,10 @@ static void *weights(tstate *t, entry *e, const float *w, unsigned long ver)
 	}
 	if (!buf)
 		return NULL;
-	dnnl_memory_t from = mem(t, &e->w_md, w), to = mem(t, &e->w_b, buf);
-	int rc = from && to &&
-		run(t, e->r_w, 2, (dnnl_exec_arg_t[]){{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}) == 0 &&
+	dnnl_memory_t m[2] = {mem(t, &e->w_md, w), mem(t, &e->w_b, buf)};
+	int rc = mems_made(m, 2) && reorder_run(t, e->r_w, m[0], m[1]) == 0 &&
 		dnnl_stream_wait(t->strm) == dnnl_success ? 0 : -1;
-	if (from)
-		dnnl_memory_destroy(from);
-	if (to)
-		dnnl_memory_destroy(to);
+	mems_free(m, 2);
 	if (rc)
 		return NULL;
 	if (ver)
@@ -393,31 +410,24 @@ int gt_dnn_conv(const gt_dnn_conv_args *a)
 	void *wb = sb && db ? weights(t, e, a->w, a->wver) : NULL;
 	if (!wb)
 		return -1;
-	dnnl_memory_t m[NMEM] = {mem(t, &e->in_md, a->in), mem(t, &e->src_b, sb), NULL,
-	                         mem(t, &e->w_b, wb), mem(t, &e->dst_b, db), mem(t, &e->out_md, a->out),
-	                         a->bias ? mem(t, &e->bias_md, a->bias) : NULL};
+	/* in, its blocked copy, the weights, the blocked output, out, the bias */
+	dnnl_memory_t m[6] = {mem(t, &e->in_md, a->in), mem(t, &e->src_b, sb), mem(t, &e->w_b, wb),
+	                      mem(t, &e->dst_b, db), mem(t, &e->out_md, a->out),
+	                      a->bias ? mem(t, &e->bias_md, a->bias) : NULL};
 	int rc = -1;
-	for (int i = 0; i < NMEM - 1; i++)
-		if (!m[i] && i != 2)
-			goto out;
-	if (a->bias && !m[6])
-		goto out;
-	if (run(t, e->r_in, 2, (dnnl_exec_arg_t[]){{DNNL_ARG_FROM, m[0]}, {DNNL_ARG_TO, m[1]}}) ||
+	if (!mems_made(m, a->bias ? 6 : 5) || reorder_run(t, e->r_in, m[0], m[1]) ||
 	    dnnl_stream_wait(t->strm) != dnnl_success)
 		goto out;
 	if (a->relu)
 		relu_buf(sb, ssz);
-	dnnl_exec_arg_t ca[4] = {{DNNL_ARG_SRC, m[1]}, {DNNL_ARG_WEIGHTS, m[3]}, {DNNL_ARG_DST, m[4]},
-	                         {DNNL_ARG_BIAS, m[6]}};
-	if (run(t, e->conv, a->bias ? 4 : 3, ca) ||
-	    run(t, e->r_out, 2, (dnnl_exec_arg_t[]){{DNNL_ARG_FROM, m[4]}, {DNNL_ARG_TO, m[5]}}) ||
+	dnnl_exec_arg_t ca[4] = {{DNNL_ARG_SRC, m[1]}, {DNNL_ARG_WEIGHTS, m[2]}, {DNNL_ARG_DST, m[3]},
+	                         {DNNL_ARG_BIAS, m[5]}};
+	if (run(t, e->conv, a->bias ? 4 : 3, ca) || reorder_run(t, e->r_out, m[3], m[4]) ||
 	    dnnl_stream_wait(t->strm) != dnnl_success)
 		goto out;
 	rc = 0;
 out:
-	for (int i = 0; i < NMEM; i++)
-		if (m[i])
-			dnnl_memory_destroy(m[i]);
+	mems_free(m, 6);
 	return rc;
 }
 
@@ -441,26 +451,19 @@ int gt_dnn_wgrad(const gt_dnn_wgrad_args *a)
 	dnnl_memory_t m[6] = {mem(t, &e->in_md, a->in), mem(t, &e->src_b, sb), mem(t, &e->out_md, a->dout),
 	                      mem(t, &e->dst_b, db), mem(t, &e->w_b, wb), mem(t, &e->w_md, g)};
 	int rc = -1;
-	for (int i = 0; i < 6; i++)
-		if (!m[i])
-			goto out;
-	if (run(t, e->r_in, 2, (dnnl_exec_arg_t[]){{DNNL_ARG_FROM, m[0]}, {DNNL_ARG_TO, m[1]}}) ||
-	    run(t, e->r_dout, 2, (dnnl_exec_arg_t[]){{DNNL_ARG_FROM, m[2]}, {DNNL_ARG_TO, m[3]}}) ||
+	if (!mems_made(m, 6) || reorder_run(t, e->r_in, m[0], m[1]) || reorder_run(t, e->r_dout, m[2], m[3]) ||
 	    dnnl_stream_wait(t->strm) != dnnl_success)
 		goto out;
 	if (a->relu)
 		relu_buf(sb, ssz);
 	if (run(t, e->conv, 3,
 	        (dnnl_exec_arg_t[]){{DNNL_ARG_SRC, m[1]}, {DNNL_ARG_DIFF_DST, m[3]}, {DNNL_ARG_DIFF_WEIGHTS, m[4]}}) ||
-	    run(t, e->r_w, 2, (dnnl_exec_arg_t[]){{DNNL_ARG_FROM, m[4]}, {DNNL_ARG_TO, m[5]}}) ||
-	    dnnl_stream_wait(t->strm) != dnnl_success)
+	    reorder_run(t, e->r_w, m[4], m[5]) || dnnl_stream_wait(t->strm) != dnnl_success)
 		goto out;
 	for (size_t i = 0; i < nw; i++)
 		a->dw[i] += a->alpha * g[i];
 	rc = 0;
 out:
-	for (int i = 0; i < 6; i++)
-		if (m[i])
-			dnnl_memory_destroy(m[i]);
+	mems_free(m, 6);
 	return rc;
 }
