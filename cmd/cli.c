@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,4 +347,49 @@ int cli_precision_set(struct gt_evaluator *ev, const char *who, int prec, int ve
 	if (got >= 0)
 		cli_precision_say(who, prec, got, why, verbose);
 	return got;
+}
+
+void cli_search(const char *opt, const char *s, gt_mcts_params *p)
+{
+	static const struct {
+		const char *key;
+		double lo, hi;
+		size_t off;
+		int is_int;
+	} keys[] = {
+		{ "cpuct", 0, 100, offsetof(gt_mcts_params, cpuct), 0 },
+		{ "cpuct-log", 0, 100, offsetof(gt_mcts_params, cpuct_log), 0 },
+		{ "cpuct-base", 1, 1e9, offsetof(gt_mcts_params, cpuct_base), 0 },
+		{ "fpu", 0, 10, offsetof(gt_mcts_params, fpu_reduction), 0 },
+		{ "root-fpu", 0, 10, offsetof(gt_mcts_params, root_fpu_reduction), 0 },
+		{ "forced", 0, 100, offsetof(gt_mcts_params, forced_k), 0 },
+		{ "lcb", 0, 1, offsetof(gt_mcts_params, lcb_select), 1 },
+		{ "lcb-min-visits", 0, 1, offsetof(gt_mcts_params, lcb_min_visits), 0 },
+	};
+	char buf[512];
+	if (strlen(s) >= sizeof buf || !*s)
+		cli_bad_value(opt, "KEY=VALUE[,KEY=VALUE...]", s);
+	strcpy(buf, s);
+	for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(kv, "kata")) {
+			p->forced_k = 2;
+			p->cpuct_log = 0.45;
+			p->cpuct_base = 500;
+			p->lcb_select = 1;
+			continue;
+		}
+		char *eq = strchr(kv, '=');
+		size_t k = 0, nk = sizeof keys / sizeof keys[0];
+		if (eq)
+			for (*eq = 0; k < nk && strcmp(keys[k].key, kv); k++)
+				;
+		if (!eq || k == nk)
+			cli_bad_value(opt, "KEY=VALUE with KEY cpuct, cpuct-log, cpuct-base, fpu, root-fpu, "
+			              "forced, lcb or lcb-min-visits, or kata", s);
+		char *where = (char *)p + keys[k].off;
+		if (keys[k].is_int)
+			*(int *)where = (int)cli_int(opt, eq + 1, (long long)keys[k].lo, (long long)keys[k].hi);
+		else
+			*(double *)where = cli_double(opt, eq + 1, keys[k].lo, keys[k].hi);
+	}
 }

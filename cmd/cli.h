@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "board.h"
+#include "mcts.h"
 #include "record.h"
 #include "store.h"
 
@@ -155,6 +156,14 @@ typedef struct cli_game {
  * into g's field and 1 (a bad value is a usage error: cli_bad_value, or
  * "PROG: --rules: unknown ruleset 'NAME'", exit 2); else 0. */
 int cli_game_opt(const cli_game *g, int c, const char *arg);
+
+/* cli_search: the search settings of a --search value into p: a comma
+ * separated list of KEY=VALUE, KEY one of cpuct, cpuct-log, cpuct-base,
+ * fpu, root-fpu, forced (forced playouts' k), lcb (0 or 1), lcb-min-visits
+ * (gt_mcts_params in lib/mcts.h); "kata" alone stands for KataGo's
+ * forced=2,cpuct-log=0.45,cpuct-base=500,lcb=1. Settings not named keep
+ * their value. A bad key or value: cli_bad_value(opt, ...). */
+void cli_search(const char *opt, const char *s, gt_mcts_params *p);
 
 /* cli_precision: the GT_PREC_* (nn.h) of a --precision value, "fp32",
  * "bf16" or "int8", else cli_bad_value(opt, "fp32, bf16 or int8", s). */

@@ -31,7 +31,7 @@ static void usage(FILE *f)
 	    "              [--komi K] [--rules NAME] [--max-moves N] [--opening-moves K]\n"
 	    "              [--seed S] [--sprt ELO0,ELO1[,ALPHA,BETA]] [--records FILE]\n"
 	    "              [--sgf DIR] [--gtp-timeout S] [--backend NAME] [--precision P[,P]]\n"
-	    "              [--progress] A B\n"
+	    "              [--search SPEC] [--search-a SPEC] [--search-b SPEC] [--progress] A B\n"
 	    "Play a match of A against B (each a network file, none, or gtp:COMMAND) in\n"
 	    "colour-swapped pairs; print one game record per game, then a summary line.\n"
 	    "  --games N             games, even (400)\n"
@@ -49,6 +49,10 @@ static void usage(FILE *f)
 	    "  --gtp-timeout S       seconds per GTP response (60)\n"
 	    "  --backend NAME        network backend: cpu, cuda, auto (cpu)\n"
 	    "  --precision P[,P]     network arithmetic, of both or of A,B: fp32, bf16, int8 (fp32)\n"
+	    "  --search SPEC         search settings of both players, KEY=VALUE,...\n"
+	    "                        (cpuct, cpuct-log, cpuct-base, fpu, root-fpu, forced,\n"
+	    "                        lcb, lcb-min-visits; kata: KataGo's; gt-elo(1))\n"
+	    "  --search-a SPEC       of A only; --search-b SPEC of B only\n"
 	    "  --progress            the score after each pair on stderr\n");
 }
 
@@ -143,7 +147,7 @@ static void open_player(gt_match_player *pl, const char *spec, const char *backe
 }
 
 enum { O_GAMES = 256, O_OPENING, O_SPRT, O_RECORDS, O_SGF, O_TIMEOUT, O_BACKEND,
-       O_PROGRESS, O_PREC };
+       O_PROGRESS, O_PREC, O_SEARCH, O_SEARCH_A, O_SEARCH_B };
 static const struct option opts[] = {
 	{ "games", required_argument, 0, O_GAMES },
 	CLI_GAME_OPTS,
@@ -155,6 +159,9 @@ static const struct option opts[] = {
 	{ "backend", required_argument, 0, O_BACKEND },
 	{ "progress", no_argument, 0, O_PROGRESS },
 	{ "precision", required_argument, 0, O_PREC },
+	{ "search", required_argument, 0, O_SEARCH },
+	{ "search-a", required_argument, 0, O_SEARCH_A },
+	{ "search-b", required_argument, 0, O_SEARCH_B },
 	CLI_OPTS_END,
 };
 
@@ -182,6 +189,12 @@ int main(int argc, char **argv)
 		case O_TIMEOUT: p.gtp_timeout = cli_double("--gtp-timeout", optarg, 0, 1e6); break;
 		case O_BACKEND: backend = optarg; break;
 		case O_PROGRESS: o.progress = 1; break;
+		case O_SEARCH:
+			cli_search("--search", optarg, &p.search);
+			cli_search("--search", optarg, &p.search_b);
+			break;
+		case O_SEARCH_A: cli_search("--search-a", optarg, &p.search); break;
+		case O_SEARCH_B: cli_search("--search-b", optarg, &p.search_b); break;
 		case O_PREC: {
 			char a[16];
 			const char *comma = strchr(optarg, ',');

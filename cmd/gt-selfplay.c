@@ -30,7 +30,7 @@ static void usage(FILE *f)
 	    "                   [--temp-early T] [--temp-final T] [--temp-halflife M]\n"
 	    "                   [--seed S] [--worker NAME] [--sgf DIR] [--backend NAME]\n"
 	    "                   [--cache-mb M] [--deterministic] [--precision P]\n"
-	    "                   [--progress] [-v]\n"
+	    "                   [--forced-playouts K] [--search SPEC] [--progress] [-v]\n"
 	    "Play self-play games with MCTS and write one game record (gt-record(5)) per\n"
 	    "line to stdout, in game order.\n"
 	    "  --model FILE|none     network, or none: uniform policy, value 0 (required)\n"
@@ -57,6 +57,11 @@ static void usage(FILE *f)
 	    "  --deterministic       evaluate positions one by one: output independent\n"
 	    "                        of --threads and --parallel-games with a network\n"
 	    "  --precision P         network arithmetic: fp32, bf16, int8 (AMX CPUs) (fp32)\n"
+	    "  --forced-playouts K   forced playouts sqrt(K P N) at the root of full searches\n"
+	    "                        and policy target pruning (KataGo: 2) (0: off)\n"
+	    "  --search SPEC         search settings, KEY=VALUE,... (forced, cpuct,\n"
+	    "                        cpuct-log, cpuct-base, fpu, root-fpu, lcb, lcb-min-visits;\n"
+	    "                        kata: KataGo's; gt-selfplay(1))\n"
 	    "  --progress            rates on stderr (default when stderr is a terminal)\n"
 	    "  -v, --verbose         say the backend, precision and cache on stderr\n");
 }
@@ -152,7 +157,8 @@ static int finish(const out *o, const gt_evpool *pool, int err, const gt_selfpla
 }
 
 enum { O_MODEL = 256, O_GAMES, O_CHEAP, O_FULL, O_THREADS, O_LEAVES, O_TEARLY, O_TFINAL,
-       O_THALF, O_WORKER, O_PROGRESS, O_SGF, O_BACKEND, O_CACHE, O_DET, O_PASSFROM, O_PREC };
+       O_THALF, O_WORKER, O_PROGRESS, O_SGF, O_BACKEND, O_CACHE, O_DET, O_PASSFROM, O_PREC,
+       O_SEARCH, O_FORCED };
 static const struct option opts[] = {
 	{ "model", required_argument, 0, O_MODEL },
 	{ "games", required_argument, 0, O_GAMES },
@@ -172,6 +178,8 @@ static const struct option opts[] = {
 	{ "cache-mb", required_argument, 0, O_CACHE },
 	{ "deterministic", no_argument, 0, O_DET },
 	{ "precision", required_argument, 0, O_PREC },
+	{ "search", required_argument, 0, O_SEARCH },
+	{ "forced-playouts", required_argument, 0, O_FORCED },
 	{ "verbose", no_argument, 0, 'v' },
 	CLI_OPTS_END,
 };
@@ -209,6 +217,8 @@ int main(int argc, char **argv)
 		case O_CACHE: p.cache_bytes = (size_t)cli_int("--cache-mb", optarg, 0, 1 << 20) << 20; break;
 		case O_DET: p.exact = 1; break;
 		case O_PREC: p.precision = cli_precision("--precision", optarg); break;
+		case O_SEARCH: cli_search("--search", optarg, &p.search); break;
+		case O_FORCED: p.search.forced_k = cli_double("--forced-playouts", optarg, 0, 100); break;
 		case 'v': verbose = 1; break;
 		default:
 			if (!cli_game_opt(&g, c, optarg))

@@ -55,6 +55,7 @@ void gt_match_params_default(gt_match_params *p)
 	                        .parallel_games = 8, .games = 400, .seed = 0, .gtp_timeout = 60 };
 	gt_mcts_params_default(&p->search);
 	p->search.leaves = 1;
+	p->search_b = p->search;
 }
 
 static int max_moves(const gt_match_params *p)
@@ -583,7 +584,11 @@ int gt_match_run(const gt_match_params *p, gt_match_player *a, gt_match_player *
 	for (int j = 0; j < R.ns; j++)
 		for (int k = 0; k < 2; k++)
 			if (R.pl[k]->kind == GT_MATCH_MODEL)
-				R.s[j].m[k] = gt_mcts_new(&p->search);
+				{
+				gt_mcts_params sp = k == 0 ? p->search : p->search_b;
+				sp.leaves = p->search.leaves;
+				R.s[j].m[k] = gt_mcts_new(&sp);
+			}
 	int n = p->board_size;
 	size_t stride = (size_t)n * n + 1, cap = (size_t)R.ns * p->search.leaves;
 	const gt_board **boards[2];

@@ -81,7 +81,8 @@ typedef struct gt_match_params {
 	double gtp_timeout;    /* seconds per GTP response, 60 */
 	int has_sprt;          /* 1: stop when sprt decides */
 	gt_elo_sprt sprt;
-	gt_mcts_params search; /* gt_mcts_params_default, but leaves = 1 */
+	gt_mcts_params search; /* A's search: gt_mcts_params_default, but leaves = 1 */
+	gt_mcts_params search_b; /* B's, the same by default; leaves is search's */
 } gt_match_params;
 
 /* gt_match_params_default: the defaults above. */

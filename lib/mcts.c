@@ -92,7 +92,9 @@ void gt_mcts_params_default(gt_mcts_params *p)
 {
 	*p = (gt_mcts_params){ .cpuct = 1.1, .fpu_reduction = 0.2, .root_fpu_reduction = 0.1,
 	                       .noise_concentration = 10.83, .noise_weight = 0.25, .leaves = 8,
-	                       .max_bytes = (size_t)64 << 20, .pass_from = 0 };
+	                       .max_bytes = (size_t)64 << 20, .pass_from = 0, .forced_k = 0,
+	                       .cpuct_log = 0, .cpuct_base = 500, .lcb_select = 0,
+	                       .lcb_min_visits = 0.15 };
 }
 
 gt_mcts *gt_mcts_new(const gt_mcts_params *p)
@@ -354,11 +356,53 @@ static void backup(gt_mcts *m, int32_t c, double v, double sc, int unvl)
 	}
 }
 
+/* c_puct at a node of n visits (KataGo's cpuctExplorationLog growth) */
+static double cpuct_at(const gt_mcts_params *p, double n)
+{
+	if (p->cpuct_log == 0 || p->cpuct_base <= 0)
+		return p->cpuct;
+	return p->cpuct + p->cpuct_log * log((n + p->cpuct_base) / p->cpuct_base);
+}
+
+/* forced_root: 1 while the current search forces playouts at its root */
+static int forced_root(const gt_mcts *m)
+{
+	return m->noise && m->p.forced_k > 0;
+}
+
+/* forced_child: at a root with forced playouts, the child furthest below
+ * its sqrt(k P N) forced visits (N the children's visits and virtual
+ * losses), or -1 when none is below */
+static int forced_child(const gt_mcts *m, const node *nd, const edge *e)
+{
+	double ntot = 0;
+	for (int i = 0; i < nd->nedge; i++)
+		if (e[i].child >= 0)
+			ntot += m->nodes[e[i].child].n + m->nodes[e[i].child].vl;
+	int bi = -1;
+	double most = 0;
+	for (int i = 0; i < nd->nedge && ntot > 0; i++) {
+		double nc = e[i].child >= 0 ? m->nodes[e[i].child].n + m->nodes[e[i].child].vl : 0;
+		double lack = sqrt(m->p.forced_k * e[i].prior * ntot) - nc;
+		if (lack > most) {
+			most = lack;
+			bi = i;
+		}
+	}
+	return bi;
+}
+
 static int select_edge(const gt_mcts *m, int32_t cur)
 {
 	const node *nd = &m->nodes[cur];
 	const edge *e = &m->edges[nd->edge];
+	if (cur == 0 && forced_root(m)) {
+		int f = forced_child(m, nd, e);
+		if (f >= 0)
+			return f;
+	}
 	double sq = sqrt((double)(nd->n + nd->vl));
+	double cp = cpuct_at(&m->p, nd->n + nd->vl);
 	double parent_q = nd->n > 0 ? -nd->w / nd->n : 0;
 	double mass = 0;
 	for (int i = 0; i < nd->nedge; i++) {
@@ -379,7 +423,7 @@ static int select_edge(const gt_mcts *m, int32_t cur)
 			if (nc > 0)
 				q = (ch->w - ch->vl) / nc;
 		}
-		double u = q + m->p.cpuct * e[i].prior * sq / (1 + nc);
+		double u = q + cp * e[i].prior * sq / (1 + nc);
 		if (u > best) {
 			best = u;
 			bi = i;
@@ -664,9 +708,81 @@ int gt_mcts_prior(const gt_mcts *m, int noised, float *prior)
 	return 0;
 }
 
+static double node_lcb(const node *nd);
+
+static int child_n(const gt_mcts *m, const edge *e)
+{
+	return e->child >= 0 ? m->nodes[e->child].n : 0;
+}
+
+/* the root's most visited edge (ties: higher clean prior, lower index) */
+static int most_visited(const gt_mcts *m)
+{
+	const node *r = &m->nodes[0];
+	const edge *e = &m->edges[r->edge];
+	int best = 0;
+	for (int i = 1; i < r->nedge; i++) {
+		int v = child_n(m, &e[i]), vb = child_n(m, &e[best]);
+		if (v > vb || (v == vb && clean_prior(m, i) > clean_prior(m, best)))
+			best = i;
+	}
+	return best;
+}
+
+/* pruned: the root edges' visits after policy target pruning into pv[nedge]
+ * (see gt_mcts_pruned); returns their sum */
+static double pruned(const gt_mcts *m, double *pv)
+{
+	const node *r = &m->nodes[0];
+	const edge *e = &m->edges[r->edge];
+	double ntot = 0, sum = 0;
+	for (int i = 0; i < r->nedge; i++)
+		ntot += pv[i] = child_n(m, &e[i]);
+	if (!forced_root(m) || ntot == 0) {
+		return ntot;
+	}
+	int b = most_visited(m);
+	const node *cb = &m->nodes[e[b].child];
+	double sq = sqrt((double)r->n), cp = cpuct_at(&m->p, r->n);
+	double ub = cb->w / cb->n + cp * e[b].prior * sq / (1 + cb->n);
+	for (int i = 0; i < r->nedge; i++) {
+		if (i == b || pv[i] == 0) {
+			sum += pv[i];
+			continue;
+		}
+		const node *ch = &m->nodes[e[i].child];
+		double forced = sqrt(m->p.forced_k * e[i].prior * ntot);
+		double gap = ub - ch->w / ch->n, keep = pv[i];
+		/* fewest visits n' with Q + cp P sq / (1 + n') <= ub */
+		if (gap > 0) {
+			double need = cp * e[i].prior * sq / gap - 1;
+			keep = pv[i] - forced > need ? pv[i] - forced : need;
+			if (keep > pv[i])
+				keep = pv[i];
+		}
+		pv[i] = keep <= 1 ? 0 : keep;
+		sum += pv[i];
+	}
+	return sum;
+}
+
+double gt_mcts_pruned(const gt_mcts *m, double *visits)
+{
+	const node *r = &m->nodes[0];
+	double pv[GT_MAX_PTS + 1], sum = 0;
+	memset(visits, 0, (m->root_board.npts + 1) * sizeof *visits);
+	if (r->edge < 0)
+		return 0;
+	sum = pruned(m, pv);
+	for (int i = 0; i < r->nedge; i++)
+		visits[m->edges[r->edge + i].move] = pv[i];
+	return sum;
+}
+
 int gt_mcts_policy(const gt_mcts *m, float *policy)
 {
 	int visits[GT_MAX_PTS + 1];
+	double pv[GT_MAX_PTS + 1];
 	int np = m->root_board.npts + 1;
 	int sum = gt_mcts_child_visits(m, visits);
 	if (sum == 0) {
@@ -674,8 +790,9 @@ int gt_mcts_policy(const gt_mcts *m, float *policy)
 			memset(policy, 0, np * sizeof *policy);
 		return 0;
 	}
+	double psum = gt_mcts_pruned(m, pv);
 	for (int i = 0; i < np; i++)
-		policy[i] = (float)visits[i] / sum;
+		policy[i] = (float)(pv[i] / psum);
 	return sum;
 }
 
@@ -685,23 +802,33 @@ int gt_mcts_choose(const gt_mcts *m, double t, gt_rng *rng)
 	if (r->edge < 0 || gt_board_over(&m->root_board))
 		return GT_EOVER;
 	const edge *e = &m->edges[r->edge];
-	int k = r->nedge, best = 0, vmax = 0;
-	for (int i = 0; i < k; i++) {
-		int v = e[i].child >= 0 ? m->nodes[e[i].child].n : 0;
-		int vb = e[best].child >= 0 ? m->nodes[e[best].child].n : 0;
-		if (v > vb || (v == vb && clean_prior(m, i) > clean_prior(m, best)))
-			best = i;
-		if (v > vmax)
-			vmax = v;
+	int k = r->nedge, best = most_visited(m), vmax = child_n(m, &e[best]);
+	if (vmax > 0 && (t <= 0 || !rng) && m->p.lcb_select) {
+		/* KataGo's LCB selection among the well-visited children */
+		double lb = node_lcb(&m->nodes[e[best].child]);
+		int pick = best;
+		for (int i = 0; i < k; i++) {
+			int v = child_n(m, &e[i]);
+			if (i == best || v == 0 || v < m->p.lcb_min_visits * vmax)
+				continue;
+			double l = node_lcb(&m->nodes[e[i].child]);
+			if (l > lb) {
+				lb = l;
+				pick = i;
+			}
+		}
+		return e[pick].move;
 	}
 	if (vmax == 0 || t <= 0 || !rng)
 		return e[best].move;
-	double w[GT_MAX_PTS + 1];
-	double lmax = log((double)vmax);
-	for (int i = 0; i < k; i++) {
-		int v = e[i].child >= 0 ? m->nodes[e[i].child].n : 0;
-		w[i] = v > 0 ? exp((log((double)v) - lmax) / t) : 0;
-	}
+	double pv[GT_MAX_PTS + 1], w[GT_MAX_PTS + 1], pmax = 0;
+	pruned(m, pv);
+	for (int i = 0; i < k; i++)
+		if (pv[i] > pmax)
+			pmax = pv[i];
+	double lmax = log(pmax);
+	for (int i = 0; i < k; i++)
+		w[i] = pv[i] > 0 ? exp((log(pv[i]) - lmax) / t) : 0;
 	return e[gt_rng_choose(rng, w, k)].move;
 }
 

@@ -94,6 +94,24 @@ typedef struct gt_mcts_params {
 	int pass_from;             /* the search considers passing only once this many
 	                              moves were played (or when nothing else is
 	                              legal); 0, the default: always */
+	/* KataGo's levers (Wu 2019, sections 3.1 and appendix; KataGo's
+	 * cpuctExplorationLog and useLcbForSelection); 0 turns each off */
+	double forced_k;           /* forced playouts at a noised root: a child with
+	                              fewer than sqrt(forced_k * P * N) visits (P its
+	                              noised prior, N the root's child visits) is
+	                              chosen first; the policy target and the moves
+	                              chosen with a temperature then use the pruned
+	                              visits (gt_mcts_pruned); KataGo 2. Default 0 */
+	double cpuct_log;          /* c_puct grows with the parent's visits N:
+	                              cpuct + cpuct_log * ln((N + cpuct_base) /
+	                              cpuct_base); KataGo 0.45. Default 0 */
+	double cpuct_base;         /* 500 (KataGo cpuctExplorationBase) */
+	int lcb_select;            /* 1: gt_mcts_choose at temperature 0 plays the
+	                              child with the highest lower confidence bound
+	                              (mcts_move_info.lcb) among those with at least
+	                              lcb_min_visits of the most visited child's
+	                              visits (KataGo minVisitPropForLCB). Default 0 */
+	double lcb_min_visits;     /* 0.15 */
 } gt_mcts_params;
 
 /* gt_mcts_params_default: fills p with the defaults listed above. */
@@ -179,8 +197,10 @@ double gt_mcts_root_value(const gt_mcts *m, double *score);
 int gt_mcts_child_visits(const gt_mcts *m, int *visits);
 
 /* gt_mcts_policy: policy[n*n+1] receives the root children's visit shares
- * (the training target; sums to 1); if no child was visited, the root's
- * priors (clean, without noise). Returns the number of child visits. */
+ * (the training target; sums to 1), of the pruned visits (gt_mcts_pruned)
+ * after a search with forced playouts; if no child was visited, the root's
+ * priors (clean, without noise). Returns the number of child visits
+ * (before pruning). */
 int gt_mcts_policy(const gt_mcts *m, float *policy);
 
 /* gt_mcts_prior: prior[n*n+1] receives the root's priors (0 for illegal
@@ -189,10 +209,24 @@ int gt_mcts_policy(const gt_mcts *m, float *policy);
  * GT_EINVAL before the root is expanded. */
 int gt_mcts_prior(const gt_mcts *m, int noised, float *prior);
 
+/* gt_mcts_pruned: visits[n*n+1] (pass last) receive the root children's
+ * visits after policy target pruning (Wu 2019, section 3.1) when the current
+ * search used forced playouts (a noised root, params.forced_k > 0), else
+ * their visit counts. Pruning: c* is the most visited child (as
+ * gt_mcts_choose); every other child c loses up to its forced playouts
+ * sqrt(forced_k * P(c) * N) (N the children's visits, P the noised prior),
+ * but no more than keeps its PUCT value Q(c) + cpuct * P(c) * sqrt(N_root) /
+ * (1 + n) below c*'s; a child left with at most one visit is dropped. c*
+ * is never reduced and no child gains. Returns the sum of the values. */
+double gt_mcts_pruned(const gt_mcts *m, double *visits);
+
 /* gt_mcts_choose: the move to play: with temperature t <= 0 the most
- * visited child (ties: higher prior, then lower index); else a child drawn
+ * visited child (ties: higher prior, then lower index), or with
+ * params.lcb_select the highest LCB among the children with at least
+ * lcb_min_visits of its visits (ties: the most visited); else a child drawn
  * with probability proportional to visits^(1/t) (KataGo's
- * chooseIndexWithTemperature). Without child visits, the highest prior.
+ * chooseIndexWithTemperature; the pruned visits after forced playouts).
+ * Without child visits, the highest prior.
  * Returns a point or pass, or GT_EOVER when the root position has ended
  * or was never expanded. */
 int gt_mcts_choose(const gt_mcts *m, double t, gt_rng *rng);

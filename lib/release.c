@@ -524,6 +524,7 @@ static const struct setting {
 	{ "temp_early", "--temp-early", 'n', 0, 100 },
 	{ "temp_final", "--temp-final", 'n', 0, 100 },
 	{ "temp_halflife", "--temp-halflife", 'n', 1e-3, 1e6 },
+	{ "forced_playouts", "--forced-playouts", 'n', 0, 100 },
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])
 

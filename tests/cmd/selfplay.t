@@ -128,6 +128,31 @@ is "$(python3 "$T/check.py" "$T/stop" chinese 9 2>&1)" "$lines" "all $lines reco
 test "$(tail -c 1 "$T/stop" | od -An -c | tr -d ' ')" = '\n' || test ! -s "$T/stop"
 ok $? "ending with a newline"
 
+# forced playouts and policy target pruning (gt-selfplay(1)): with the
+# uniform evaluator a full search of 100 visits spreads one visit over
+# many of the 82 moves; pruning drops children left with one visit or
+# less, so the targets have fewer non-zero entries than without, each
+# still a distribution
+gt-selfplay --model none --search bogus=1 >/dev/null 2>"$T/err"
+is $? 2 "--search bogus=1: exit 2"
+grep -q "^gt-selfplay: --search: want KEY=VALUE" "$T/err"
+ok $? "and says what it wants"
+gt-selfplay --model none --forced-playouts -1 >/dev/null 2>"$T/err"
+is $? 2 "--forced-playouts -1: exit 2"
+for k in 0 2; do
+	gt-selfplay --model none --games 4 --full-prob 1 --forced-playouts $k --seed 5 \
+		>"$T/forced$k" 2>"$T/err" || echo "gt-selfplay --forced-playouts $k failed" >&2
+done
+nonzero() {
+	jq -r '.positions[] | select(.full_search != false and .visits >= 50) | [.policy[] | select(. > 0)] | length' "$1" |
+		awk '{ s += $1; n++ } END { printf "%.1f\n", n ? s / n : 0 }'
+}
+n0=$(nonzero "$T/forced0") n2=$(nonzero "$T/forced2")
+awk -v a="$n2" -v b="$n0" 'BEGIN { exit !(a > 0 && a < b) }'
+ok $? "pruned targets are sparser: $n2 moves with visits a target, $n0 without"
+jq -e '[.positions[] | select(.visits >= 50) | (.policy | add) - 1 | fabs < 1e-4] | all' "$T/forced2" >/dev/null
+ok $? "pruned targets sum to 1"
+
 if [ -w /dev/full ]; then
 	gt-selfplay $small --games 2 >/dev/full 2>"$T/err"
 	is $? 1 "write error: exit 1"

@@ -544,6 +544,179 @@ static void test_analysis(void)
 	gt_mcts_free(m);
 }
 
+/* The fixed evaluator: at the root (no move played since setup) the logits
+ * give priors fx_p over the moves listed in fx_move (others probability 0);
+ * every position below a root move m is worth fx_q[m] to the root's side to
+ * move, whatever happens after, so a child's Q is exactly its fx_q. */
+enum { FX_K = 4 };
+static const int fx_move[FX_K] = { 6, 7, 8, 12 };  /* B4 C4 D4 C3 on 5x5 */
+static double fx_p[FX_K], fx_q[FX_K];
+
+static int fixed_eval(void *ctx, int n, int nb, const gt_board *const *boards,
+                      float *logits, float *value, float *score, float *own)
+{
+	(void)ctx, (void)own;
+	for (int b = 0; b < nb; b++) {
+		const gt_board *bd = boards[b];
+		float *l = logits + b * (n * n + 1);
+		for (int i = 0; i <= n * n; i++)
+			l[i] = bd->nmoves == 0 ? -INFINITY : 0;
+		double q = -0.9; /* a root move outside fx_move */
+		for (int k = 0; k < FX_K; k++) {
+			if (bd->nmoves == 0)
+				l[fx_move[k]] = (float)log(fx_p[k]);
+			else if (bd->hist_move[0] == fx_move[k])
+				q = fx_q[k];
+		}
+		/* the side to move after an odd number of moves is the root's opponent */
+		value[b] = bd->nmoves == 0 ? 0 : (float)(bd->nmoves % 2 ? -q : q);
+		score[b] = 0;
+	}
+	return 0;
+}
+
+static void fixed_search(gt_mcts *m, const gt_board *b, int visits, int noise)
+{
+	gt_evaluator ev = { NULL, fixed_eval, NULL, "fixed" };
+	gt_rng r;
+	gt_rng_seed(&r, 11);
+	gt_mcts_set_root(m, b);
+	int err = gt_mcts_begin(m, visits, noise, &r);
+	if (!err)
+		err = gt_mcts_run_many(&m, 1, &ev);
+	if (err)
+		diag("search: %s", gt_strerror(err));
+}
+
+/* forced playouts and policy target pruning (Wu 2019, section 3.1) */
+static void test_forced(void)
+{
+	gt_board b;
+	gt_board_init(&b, 5, rules, 0.5);
+	gt_mcts_params p;
+	gt_mcts_params_default(&p);
+	p.noise_weight = 1e-9; /* noise on, priors the evaluator's to 1e-9 */
+	p.pass_from = 1000;
+	p.forced_k = 2;
+	const double P[FX_K] = { 0.6, 0.25, 0.1, 0.05 }, Q[FX_K] = { 0.2, 0.1, -0.3, -0.5 };
+	memcpy(fx_p, P, sizeof P);
+	memcpy(fx_q, Q, sizeof Q);
+	gt_mcts *m = gt_mcts_new(&p);
+	fixed_search(m, &b, 201, 1);
+	int v[26];
+	double pv[26];
+	float pol[26];
+	int sum = gt_mcts_child_visits(m, v);
+	is_int(sum, 200, "200 child visits after 201 (the root's own evaluation)");
+	diag("visits B4 %d C4 %d D4 %d C3 %d", v[6], v[7], v[8], v[12]);
+	/* every child got at least its forced playouts, sqrt(2 P N) at the
+	 * last time it was chosen: D4 sqrt(2 * 0.1 * 200) = 6.3, C3 4.5 */
+	int forced_ok = 1;
+	for (int k = 0; k < FX_K; k++)
+		forced_ok &= v[fx_move[k]] + 1 >= (int)sqrt(2 * P[k] * sum);
+	ok(forced_ok, "each child has its forced playouts sqrt(2 P N) (less one in flight)");
+	/* Hand-worked with the visits above: B4 is c*, with 137 visits (see the
+	 * diag line; checked below). sqrt(N_root) = sqrt(201) = 14.177;
+	 * PUCT(c*) = 0.2 + 1.1 * 0.6 * 14.177 / 138 = 0.26780.
+	 * C4 (P 0.25, Q 0.1, 30 visits): forced sqrt(2 * 0.25 * 200) = 10;
+	 *   fewest visits keeping it below c*: 1.1 * 0.25 * 14.177 / (0.26780 -
+	 *   0.1) - 1 = 22.234; keeps max(30 - 10, 22.234) = 22.234.
+	 * D4 (P 0.1, Q -0.3, 7 visits): forced 6.325; fewest 1.1 * 0.1 * 14.177
+	 *   / 0.56780 - 1 = 1.7465; keeps max(0.675, 1.7465) = 1.7465.
+	 * C3 (P 0.05, Q -0.5, 5 visits): forced 4.472; fewest 1.1 * 0.05 *
+	 *   14.177 / 0.76780 - 1 = 0.0156; keeps max(0.528, 0.0156) = 0.528,
+	 *   at most one visit: 0. */
+	double want[FX_K] = { 137, 22.234, 1.7465, 0 };
+	is_int(v[6], 137, "B4 is c* with 137 visits (the case worked above)");
+	double psum = gt_mcts_pruned(m, pv);
+	int near = 1, never_more = 1;
+	for (int k = 0; k < FX_K; k++) {
+		near &= fabs(pv[fx_move[k]] - want[k]) < 1e-3;
+		never_more &= pv[fx_move[k]] <= v[fx_move[k]];
+		diag("%s: visits %d pruned %.4f hand-worked %.4f", vtx(5, fx_move[k]), v[fx_move[k]],
+		     pv[fx_move[k]], want[k]);
+	}
+	ok(near, "pruned visits as worked by hand");
+	ok(never_more, "pruning never adds visits");
+	is_dbl(pv[6], v[6], 0, "the most visited child is not pruned");
+	gt_mcts_policy(m, pol);
+	double tot = 0;
+	for (int i = 0; i < 26; i++)
+		tot += pol[i];
+	is_dbl(tot, 1, 1e-6, "the pruned policy target sums to 1");
+	is_dbl(pol[7], pv[7] / psum, 1e-6, "the policy target is the pruned visits' share");
+	/* without noise there is nothing forced and nothing pruned */
+	gt_mcts *m2 = gt_mcts_new(&p);
+	fixed_search(m2, &b, 201, 0);
+	int v2[26];
+	gt_mcts_child_visits(m2, v2);
+	gt_mcts_pruned(m2, pv);
+	int same = 1;
+	for (int i = 0; i < 26; i++)
+		same &= pv[i] == v2[i];
+	ok(same, "a search without noise: the target is the raw visits");
+	ok(v2[12] < v[12], "forced playouts gave C3 more visits (%d) than none (%d)", v[12], v2[12]);
+	/* with a temperature the choice follows the pruned visits: C3, pruned
+	 * to 0, is never played */
+	gt_rng r;
+	gt_rng_seed(&r, 3);
+	int c3 = 0;
+	for (int t = 0; t < 2000; t++)
+		c3 += gt_mcts_choose(m, 1.0, &r) == 12;
+	is_int(c3, want[3] == 0 ? 0 : c3, "a pruned-away child is never chosen at temperature 1");
+	gt_mcts_free(m2);
+	gt_mcts_free(m);
+}
+
+/* LCB move selection and c_puct growth */
+static void test_lcb(void)
+{
+	gt_board b;
+	gt_board_init(&b, 5, rules, 0.5);
+	gt_mcts_params p;
+	gt_mcts_params_default(&p);
+	p.pass_from = 1000;
+	const double P[FX_K] = { 0.9, 0.05, 0.03, 0.02 }, Q[FX_K] = { 0.3, 0.4, -0.3, -0.5 };
+	memcpy(fx_p, P, sizeof P);
+	memcpy(fx_q, Q, sizeof Q);
+	gt_mcts *m = gt_mcts_new(&p);
+	fixed_search(m, &b, 301, 0);
+	int v[26];
+	gt_mcts_child_visits(m, v);
+	diag("visits B4 %d C4 %d D4 %d C3 %d", v[6], v[7], v[8], v[12]);
+	/* node_lcb with no spread: q - 1.96 sqrt(1 / ((n + 1) n)) */
+	double lb4 = 0.3 - 1.96 * sqrt(1.0 / ((v[6] + 1.0) * v[6]));
+	double lc4 = 0.4 - 1.96 * sqrt(1.0 / ((v[7] + 1.0) * v[7]));
+	ok(v[6] > v[7] && v[7] >= 0.15 * v[6], "B4 most visited, C4 above 15%% of it");
+	int want = lc4 > lb4 ? 7 : 6;
+	diag("lcb B4 %.4f C4 %.4f", lb4, lc4);
+	is_int(gt_mcts_choose(m, 0, NULL), 6, "without lcb: the most visited");
+	gt_mcts_free(m);
+	p.lcb_select = 1;
+	m = gt_mcts_new(&p);
+	fixed_search(m, &b, 301, 0);
+	is_int(gt_mcts_choose(m, 0, NULL), want, "with lcb: the higher lower bound (C4)");
+	is_int(want, 7, "(the case has C4's bound above B4's)");
+	p.lcb_min_visits = 0.99;
+	gt_mcts_free(m);
+	m = gt_mcts_new(&p);
+	fixed_search(m, &b, 301, 0);
+	is_int(gt_mcts_choose(m, 0, NULL), 6, "with lcb-min-visits 0.99: C4 is not eligible");
+	gt_mcts_free(m);
+	/* c_puct growth: 1.1 + 0.45 ln((N + 500) / 500), 1.31 at N = 300,
+	 * weighs the prior more than the constant 1.1: B4, of prior 0.9 but a
+	 * lower Q than C4, keeps more visits */
+	gt_mcts_params_default(&p);
+	p.pass_from = 1000;
+	p.cpuct_log = 0.45;
+	m = gt_mcts_new(&p);
+	fixed_search(m, &b, 301, 0);
+	int v3[26];
+	gt_mcts_child_visits(m, v3);
+	ok(v3[6] > v[6], "c_puct growth: B4 %d visits, more than %d", v3[6], v[6]);
+	gt_mcts_free(m);
+}
+
 int main(void)
 {
 	rules = gt_rules_find("tromp-taylor");
@@ -556,5 +729,7 @@ int main(void)
 	test_errors();
 	test_pass_from();
 	test_analysis();
+	test_forced();
+	test_lcb();
 	return done_testing();
 }
