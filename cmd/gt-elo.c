@@ -27,7 +27,7 @@ const char *prog = "gt-elo";
 static void usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: gt-elo [--games N] [--parallel-games G] [--visits N] [--board-size N]\n"
+	    "usage: gt-elo [--games N] [--parallel-games G] [--visits N] [--visits-b N] [--board-size N]\n"
 	    "              [--komi K] [--rules NAME] [--max-moves N] [--opening-moves K]\n"
 	    "              [--seed S] [--sprt ELO0,ELO1[,ALPHA,BETA]] [--records FILE]\n"
 	    "              [--sgf DIR] [--gtp-timeout S] [--backend NAME] [--precision P[,P]]\n"
@@ -37,6 +37,7 @@ static void usage(FILE *f)
 	    "  --games N             games, even (400)\n"
 	    "  --parallel-games G    games in flight, network calls batched (8)\n"
 	    "  --visits N            search visits per move of network players (100)\n"
+	    "  --visits-b N          B's visits instead (equal time for unequal networks)\n"
 	    "  --board-size N        2..19 (9)\n"
 	    "  --komi K              (7)\n"
 	    "  --rules NAME          chinese, tromp-taylor, ... (chinese)\n"
@@ -147,7 +148,7 @@ static void open_player(gt_match_player *pl, const char *spec, const char *backe
 }
 
 enum { O_GAMES = 256, O_OPENING, O_SPRT, O_RECORDS, O_SGF, O_TIMEOUT, O_BACKEND,
-       O_PROGRESS, O_PREC, O_SEARCH, O_SEARCH_A, O_SEARCH_B };
+       O_PROGRESS, O_PREC, O_SEARCH, O_SEARCH_A, O_SEARCH_B, O_VISITS_B };
 static const struct option opts[] = {
 	{ "games", required_argument, 0, O_GAMES },
 	CLI_GAME_OPTS,
@@ -162,6 +163,7 @@ static const struct option opts[] = {
 	{ "search", required_argument, 0, O_SEARCH },
 	{ "search-a", required_argument, 0, O_SEARCH_A },
 	{ "search-b", required_argument, 0, O_SEARCH_B },
+	{ "visits-b", required_argument, 0, O_VISITS_B },
 	CLI_OPTS_END,
 };
 
@@ -195,6 +197,7 @@ int main(int argc, char **argv)
 			break;
 		case O_SEARCH_A: cli_search("--search-a", optarg, &p.search); break;
 		case O_SEARCH_B: cli_search("--search-b", optarg, &p.search_b); break;
+		case O_VISITS_B: p.visits_b = (int)cli_int("--visits-b", optarg, 1, 1000000); break;
 		case O_PREC: {
 			char a[16];
 			const char *comma = strchr(optarg, ',');

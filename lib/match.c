@@ -386,7 +386,8 @@ static int step(run *r, slot *s)
 		int color = s->b.to_move, k = player_of(s, color);
 		if (r->pl[k]->kind == GT_MATCH_MODEL) {
 			if (!s->searching) {
-				int err = gt_mcts_begin(s->m[k], r->p->visits, 0, NULL);
+				int err = gt_mcts_begin(s->m[k], k == 1 && r->p->visits_b ? r->p->visits_b : r->p->visits,
+				                        0, NULL);
 				if (err)
 					return gt_error_set(r->e, err, -1, -1, "search: %s", gt_strerror(err));
 				s->searching = 1;

@@ -74,6 +74,7 @@ typedef struct gt_match_params {
 	double komi;           /* 7 */
 	int max_moves;         /* move cap, then two passes; 0 means 2 * n * n */
 	int visits;            /* visits per move of network players, 100 */
+	int visits_b;          /* B's visits if not 0 (A has visits), 0 */
 	int opening_moves;     /* random opening moves per pair, 4 */
 	int parallel_games;    /* games in flight, 8 (rounded up to even) */
 	long games;            /* games, an even number >= 2, 400 */
