@@ -1,5 +1,11 @@
 /* make OUT: a b2c8 network in the format of the build linked, and its
- * outputs; eval IN: the outputs of IN. Inputs: gen() below. */
+ * outputs; eval IN: the outputs of IN. Inputs: gen() below (the same as
+ * tests/unit/model.c's fixture_inputs). v1-b2c8.bin.gz and v1-b2c8.out
+ * are `make` of this program linked with libgt.a of commit d2e1e28, the
+ * last before format version 2:
+ *   cc -Ilib -Ilib/nn -I/usr/include/x86_64-linux-gnu/openblas-pthread \
+ *      v1-b2c8.c build/opt/libgt.a -ldnnl -lgomp -lopenblas -ljansson -lcurl \
+ *      -lexpat -lcrypto -lz -lm -lpthread && ./a.out make v1-b2c8.bin.gz > v1-b2c8.out */
 #include "model.h"
 #include "nn.h"
 #include "feat.h"
