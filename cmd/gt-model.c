@@ -65,13 +65,13 @@ static json_t *model_json(const char *path, const gt_model *m, const char *hex, 
 	for (int i = 0; i < 32; i++)
 		has_parent |= m->meta.parent[i];
 	gt_sha256_hex(m->meta.parent, phex);
-	snprintf(arch, sizeof arch, "b%dc%d", m->arch.blocks, m->arch.channels);
+	gt_model_arch_name(&m->arch, arch, sizeof arch);
 	const gt_arch *a = &m->arch;
 	return json_pack("{s:s, s:s, s:s, s:I, s:i, s:s, s:i, s:i, s:i, s:i, s:i, s:i, "
 	                 "s:i, s:i, s:i, s:I, s:I, s:I, s:s, s:o}",
 	                 "file", path, "name", gt_model_name(m, name, sizeof name),
 	                 "sha256", hex, "bytes", bytes,
-	                 "format_version", GT_MODEL_VERSION, "arch", arch,
+	                 "format_version", gt_model_version(&m->arch), "arch", arch,
 	                 "blocks", a->blocks, "channels", a->channels,
 	                 "input_planes", a->in_planes, "global_inputs", a->globals,
 	                 "feature_version", a->feat_version, "head_policy", a->head_policy,

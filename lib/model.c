@@ -17,29 +17,62 @@
 #include <unistd.h>
 #include <zlib.h>
 
+/* the number after p[0] == tag into *v; 0, or -1 when none is there */
+static int arch_num(const char **p, char tag, long *v)
+{
+	if (**p != tag || !isdigit((unsigned char)(*p)[1]))
+		return -1;
+	char *end;
+	errno = 0;
+	*v = strtol(*p + 1, &end, 10);
+	if (errno || *v > INT_MAX)
+		*v = INT_MAX;
+	*p = end;
+	return 0;
+}
+
 int gt_model_parse_arch(const char *s, gt_arch *a, gt_error *e)
 {
-	long v[2];
+	long v[2], every = 0, pooled = -1;
 	const char *p = s;
 	if (!s)
 		return gt_error_set(e, GT_EFORMAT, -1, -1, "no architecture");
-	for (int i = 0; i < 2; i++) {
-		char want = i ? 'c' : 'b';
-		if (*p != want || !isdigit((unsigned char)p[1]))
+	for (int i = 0; i < 2; i++)
+		if (arch_num(&p, i ? 'c' : 'b', &v[i]))
 			return gt_error_set(e, GT_EFORMAT, -1, p - s,
-			                    "architecture '%s': want b<blocks>c<channels>, e.g. b6c64", s);
-		char *end;
-		errno = 0;
-		v[i] = strtol(p + 1, &end, 10);
-		if (errno || v[i] > INT_MAX)
-			v[i] = INT_MAX;
-		p = end;
+			                    "architecture '%s': want b<blocks>c<channels>[g<every>[p<pooled>]], "
+			                    "e.g. b6c64 or b6c96g2", s);
+	if (arch_num(&p, 'g', &every) == 0) {
+		if (every < 1)
+			return gt_error_set(e, GT_EFORMAT, -1, p - s,
+			                    "architecture '%s': global pooling every 0 blocks", s);
+		arch_num(&p, 'p', &pooled);
 	}
 	if (*p)
 		return gt_error_set(e, GT_EFORMAT, -1, p - s,
 		                    "architecture '%s': trailing '%s'", s, p);
 	gt_arch_default(a, (int)v[0], (int)v[1], GT_FEAT_PLANES, GT_FEAT_GLOBALS, GT_FEAT_VERSION);
+	if (every) {
+		a->gpool_every = (int)every;
+		a->gpool_channels = pooled >= 0 ? (int)pooled : gt_arch_gpool_default(a->channels);
+	}
 	return gt_arch_check(a, e);
+}
+
+char *gt_model_arch_name(const gt_arch *a, char *buf, size_t size)
+{
+	int k = snprintf(buf, size, "b%dc%d", a->blocks, a->channels);
+	if (a->gpool_every && k >= 0 && (size_t)k < size)
+		k += snprintf(buf + k, size - k, "g%d", a->gpool_every);
+	if (a->gpool_every && a->gpool_channels != gt_arch_gpool_default(a->channels) && k >= 0 &&
+	    (size_t)k < size)
+		snprintf(buf + k, size - k, "p%d", a->gpool_channels);
+	return buf;
+}
+
+int gt_model_version(const gt_arch *a)
+{
+	return a->gpool_every ? 2 : 1;
 }
 
 gt_model *gt_model_new(const gt_arch *a, gt_error *e)
@@ -126,7 +159,8 @@ static void float_le(float *f, size_t n)
 #endif
 }
 
-/* Header: see man5 gt-model. */
+/* Header: see man5 gt-model; h holds GT_MODEL_HEADER2_BYTES, of which a
+ * version 1 file takes the first GT_MODEL_HEADER_BYTES. */
 static void header_pack(const gt_model *m, uint8_t *h)
 {
 	const gt_arch *a = &m->arch;
@@ -134,9 +168,11 @@ static void header_pack(const gt_model *m, uint8_t *h)
 	                  a->feat_version, a->head_policy, a->head_value,
 	                  a->value_hidden, a->max_n,
 	                  (uint32_t)(a->max_n * a->max_n + 1), (uint32_t)(a->max_n * a->max_n)};
-	memset(h, 0, GT_MODEL_HEADER_BYTES);
+	memset(h, 0, GT_MODEL_HEADER2_BYTES);
 	memcpy(h, GT_MODEL_MAGIC, 4);
-	gt_le_put32(h + 4, GT_MODEL_VERSION);
+	gt_le_put32(h + 4, (uint32_t)gt_model_version(a));
+	gt_le_put32(h + 172, (uint32_t)a->gpool_every);
+	gt_le_put32(h + 176, (uint32_t)a->gpool_channels);
 	for (int i = 0; i < 11; i++)
 		gt_le_put32(h + 8 + 4 * i, f[i]);
 	gt_le_put64(h + 52, m->meta.steps);
@@ -191,9 +227,10 @@ static int model_write_at(const char *path, const gt_model *m, gt_error *e)
 		return r;
 	int fd2 = dup(a.fd);
 	gzFile gz = fd2 >= 0 ? gzdopen(fd2, "wb1") : NULL;
-	uint8_t h[GT_MODEL_HEADER_BYTES];
+	uint8_t h[GT_MODEL_HEADER2_BYTES];
 	header_pack(m, h);
-	int ok = gz != NULL && gzwrite(gz, h, sizeof h) == (int)sizeof h;
+	int hn = gt_model_version(&m->arch) == 1 ? GT_MODEL_HEADER_BYTES : GT_MODEL_HEADER2_BYTES;
+	int ok = gz != NULL && gzwrite(gz, h, hn) == hn;
 	size_t chunk = 1 << 20;
 	float *buf = gt_xmalloc(chunk * sizeof(float));
 	for (size_t i = 0; ok && i < m->nparams; i += chunk) {
@@ -285,8 +322,9 @@ int gt_model_read(const char *path, gt_model **out, gt_error *e)
 		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path,
 		                    errno ? strerror(errno) : "cannot open");
 	gzbuffer(gz, 1 << 16);
-	uint8_t h[GT_MODEL_HEADER_BYTES];
-	int got = gzread(gz, h, sizeof h), errnum;
+	uint8_t h[GT_MODEL_HEADER2_BYTES];
+	size_t hn = GT_MODEL_HEADER_BYTES;   /* this version's header bytes */
+	int got = gzread(gz, h, GT_MODEL_HEADER_BYTES), errnum;
 	int r;
 	gt_model *m = NULL;
 	if (got < 0) {
@@ -301,17 +339,29 @@ int gt_model_read(const char *path, gt_model **out, gt_error *e)
 		r = fmt_err(e, path, 0, "bad magic (not a gt network file)");
 		goto fail;
 	}
-	if (got < (int)sizeof h) {
-		r = fmt_err(e, path, got, "truncated header");
-		goto fail;
-	}
-	if (gt_le_get32(h + 4) != GT_MODEL_VERSION) {
+	uint32_t version = got >= 8 ? gt_le_get32(h + 4) : 0;
+	if (got >= 8 && (version < 1 || version > GT_MODEL_VERSION)) {
 		char msg[80];
-		snprintf(msg, sizeof msg, "unsupported format version %u", gt_le_get32(h + 4));
+		snprintf(msg, sizeof msg, "unsupported format version %u", version);
 		r = fmt_err(e, path, 4, msg);
 		goto fail;
 	}
+	if (version == 2) {
+		hn = GT_MODEL_HEADER2_BYTES;
+		int more = got == GT_MODEL_HEADER_BYTES
+		           ? gzread(gz, h + got, GT_MODEL_HEADER2_BYTES - GT_MODEL_HEADER_BYTES) : 0;
+		if (more < 0) {
+			r = fmt_err(e, path, got, gzmsg(gz, path));
+			goto fail;
+		}
+		got += more;
+	}
+	if (got < (int)hn) {
+		r = fmt_err(e, path, got, "truncated header");
+		goto fail;
+	}
 	gt_arch a;
+	memset(&a, 0, sizeof a);
 	uint32_t f[11];
 	for (int i = 0; i < 11; i++) {
 		f[i] = gt_le_get32(h + 8 + 4 * i);
@@ -329,6 +379,19 @@ int gt_model_read(const char *path, gt_model **out, gt_error *e)
 	a.head_value = f[6];
 	a.value_hidden = f[7];
 	a.max_n = f[8];
+	if (version == 2) {
+		uint32_t g[3] = {gt_le_get32(h + 172), gt_le_get32(h + 176), gt_le_get32(h + 180)};
+		if (g[0] == 0 || g[0] > INT_MAX || g[1] > INT_MAX) {
+			r = fmt_err(e, path, 172, "version 2 without global pooling blocks, or out of range");
+			goto fail;
+		}
+		if (g[2] != 0) {
+			r = fmt_err(e, path, 180, "unknown heads");
+			goto fail;
+		}
+		a.gpool_every = (int)g[0];
+		a.gpool_channels = (int)g[1];
+	}
 	gt_error ae;
 	if (gt_arch_check(&a, &ae)) {
 		r = fmt_err(e, path, 8, ae.text);
@@ -372,11 +435,11 @@ int gt_model_read(const char *path, gt_model **out, gt_error *e)
 			want = 1 << 24;
 		int k = gzread(gz, m->params + have, (unsigned)(want * sizeof(float)));
 		if (k < 0) {
-			r = fmt_err(e, path, (long)(sizeof h + have * 4), gzmsg(gz, path));
+			r = fmt_err(e, path, (long)(hn + have * 4), gzmsg(gz, path));
 			goto fail;
 		}
 		if ((size_t)k < want * sizeof(float)) {
-			r = fmt_err(e, path, (long)(sizeof h + have * 4 + k), "truncated parameters");
+			r = fmt_err(e, path, (long)(hn + have * 4 + k), "truncated parameters");
 			goto fail;
 		}
 		have += want;
@@ -385,13 +448,13 @@ int gt_model_read(const char *path, gt_model **out, gt_error *e)
 	uint8_t extra;
 	got = gzread(gz, &extra, 1);
 	if (got != 0) {
-		r = fmt_err(e, path, (long)(sizeof h + np * 4),
+		r = fmt_err(e, path, (long)(hn + np * 4),
 		            got < 0 ? gzmsg(gz, path) : "trailing data after the parameters");
 		goto fail;
 	}
 	gzerror(gz, &errnum);
 	if (errnum != Z_OK) {
-		r = fmt_err(e, path, (long)(sizeof h + np * 4), gzmsg(gz, path));
+		r = fmt_err(e, path, (long)(hn + np * 4), gzmsg(gz, path));
 		goto fail;
 	}
 	if (gzclose(gz) != Z_OK) {
@@ -464,8 +527,9 @@ int gt_model_set_params(gt_model *m, gt_nn *nn)
 
 char *gt_model_name(const gt_model *m, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s-b%dc%d-s%llu-d%llu", m->meta.series[0] ? m->meta.series : "gt",
-	         m->arch.blocks, m->arch.channels, (unsigned long long)m->meta.steps,
+	char arch[40];
+	snprintf(buf, size, "%s-%s-s%llu-d%llu", m->meta.series[0] ? m->meta.series : "gt",
+	         gt_model_arch_name(&m->arch, arch, sizeof arch), (unsigned long long)m->meta.steps,
 	         (unsigned long long)m->meta.rows);
 	return buf;
 }

@@ -47,9 +47,35 @@ int gt_arch_check(const gt_arch *a, gt_error *e)
 	    (r = range(e, "policy head channels", a->head_policy, 1, GT_ARCH_MAX_HEAD)) ||
 	    (r = range(e, "value head channels", a->head_value, 1, GT_ARCH_MAX_HEAD)) ||
 	    (r = range(e, "value hidden units", a->value_hidden, 1, GT_ARCH_MAX_HEAD)) ||
-	    (r = range(e, "max board size", a->max_n, 2, GT_ARCH_MAX_N)))
+	    (r = range(e, "max board size", a->max_n, 2, GT_ARCH_MAX_N)) ||
+	    (r = range(e, "global pooling period", a->gpool_every, 0, GT_ARCH_MAX_BLOCKS)))
+		return r;
+	if (a->gpool_every == 0 && a->gpool_channels != 0)
+		return gt_error_set(e, GT_EFORMAT, -1, -1,
+		                    "global pooling channels %d without global pooling blocks",
+		                    a->gpool_channels);
+	if (a->gpool_every > 0 &&
+	    (r = range(e, "global pooling channels", a->gpool_channels, 1, a->channels - 1)))
 		return r;
 	return 0;
+}
+
+int gt_arch_gpool_block(const gt_arch *a, int l)
+{
+	return a->gpool_every > 0 && l > 0 && l % a->gpool_every == 0;
+}
+
+int gt_arch_has_gpool(const gt_arch *a)
+{
+	for (int l = 0; l < a->blocks; l++)
+		if (gt_arch_gpool_block(a, l))
+			return 1;
+	return 0;
+}
+
+int gt_arch_gpool_default(int channels)
+{
+	return channels / 3 > 1 ? channels / 3 : 1;
 }
 
 static void put(gt_tensor *list, int *k, size_t *off, const char *name,
@@ -83,12 +109,25 @@ static int layout(const gt_arch *a, gt_tensor *list, size_t *total)
 	if (a->globals > 0)
 		put(list, &k, &off, "in.g", C, a->globals, 0, 0);
 	for (int l = 0; l < a->blocks; l++) {
+		/* a global pooling block: w1 and w1g, b1 and b1g adjacent, so that
+		 * they are one convolution of C outputs */
+		int G = gt_arch_gpool_block(a, l) ? a->gpool_channels : 0, R = C - G;
 		snprintf(nm, sizeof nm, "blk%d.w1", l);
-		put(list, &k, &off, nm, C, C, 3, 3);
+		put(list, &k, &off, nm, R, C, 3, 3);
+		if (G) {
+			snprintf(nm, sizeof nm, "blk%d.w1g", l);
+			put(list, &k, &off, nm, G, C, 3, 3);
+		}
 		snprintf(nm, sizeof nm, "blk%d.b1", l);
-		put(list, &k, &off, nm, C, 0, 0, 0);
+		put(list, &k, &off, nm, R, 0, 0, 0);
+		if (G) {
+			snprintf(nm, sizeof nm, "blk%d.b1g", l);
+			put(list, &k, &off, nm, G, 0, 0, 0);
+			snprintf(nm, sizeof nm, "blk%d.wg", l);
+			put(list, &k, &off, nm, R, 3 * G, 0, 0);
+		}
 		snprintf(nm, sizeof nm, "blk%d.w2", l);
-		put(list, &k, &off, nm, C, C, 3, 3);
+		put(list, &k, &off, nm, C, R, 3, 3);
 		snprintf(nm, sizeof nm, "blk%d.b2", l);
 		put(list, &k, &off, nm, C, 0, 0, 0);
 		snprintf(nm, sizeof nm, "blk%d.s", l);
@@ -143,7 +182,11 @@ double gt_arch_flops(const gt_arch *a, int n)
 {
 	double N = (double)n * n, C = a->channels;
 	double f = 2.0 * N * C * a->in_planes * 9;
-	f += a->blocks * 2 * (2.0 * N * C * C * 9);
+	for (int l = 0; l < a->blocks; l++) {
+		double R = C - (gt_arch_gpool_block(a, l) ? a->gpool_channels : 0);
+		f += 2.0 * N * C * C * 9 + 2.0 * N * R * C * 9;
+		f += 2.0 * R * 3 * (C - R);
+	}
 	f += 2.0 * N * C * (a->head_policy + a->head_value);
 	f += 2.0 * N * (a->head_policy + a->head_value);
 	return f;
@@ -177,16 +220,18 @@ void gt_arch_init_params(const gt_arch *a, float *params, uint64_t seed)
 			p[0] = 1;
 			continue;
 		}
-		if (!strcmp(dot, ".w1") || !strcmp(t->name, "in.w") ||
+		if (!strcmp(dot, ".w1") || !strcmp(dot, ".w1g") || !strcmp(t->name, "in.w") ||
 		    !strcmp(t->name, "pol.w") || !strcmp(t->name, "val.w") ||
 		    !strcmp(t->name, "val.fc1.w"))
 			sd = sqrt(2.0 / fan_in);
-		if (!strcmp(dot, ".w1"))
+		if (!strcmp(dot, ".w1") || !strcmp(dot, ".w1g"))
 			sd /= sqrt((double)a->blocks);
+		if (!strcmp(dot, ".wg"))
+			sd = sqrt(1.0 / fan_in);
 		if (!strcmp(t->name, "in.g"))
 			sd = sqrt(1.0 / fan_in);
 		if (t->ndim == 1 && t->size > 1 && strcmp(dot, ".b") &&
-		    strcmp(dot, ".b1") && strcmp(dot, ".b2"))
+		    strcmp(dot, ".b1") && strcmp(dot, ".b1g") && strcmp(dot, ".b2"))
 			sd = sqrt(1.0 / t->size);   /* output vectors */
 		for (size_t j = 0; j < t->size; j++)
 			p[j] = sd > 0 ? (float)(sd * normal(&s)) : 0.0f;
@@ -203,10 +248,19 @@ void gt_nn_views_init(gt_nn_views *v, const gt_nn *nn, float *base)
 	v->in_g = nn->arch.globals > 0 ? base + t[k++].offset : NULL;
 	v->blk = gt_xcalloc((size_t)L, sizeof *v->blk);
 	for (int l = 0; l < L; l++) {
-		float **f[] = {&v->blk[l].w1, &v->blk[l].b1, &v->blk[l].w2, &v->blk[l].b2,
-		               &v->blk[l].s};
-		for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-			*f[i] = base + t[k++].offset;
+		gt_nn_block_views *b = &v->blk[l];
+		b->gpool = gt_arch_gpool_block(&nn->arch, l) ? nn->arch.gpool_channels : 0;
+		b->w1 = base + t[k++].offset;
+		if (b->gpool)
+			k++;   /* w1g follows w1 */
+		b->b1 = base + t[k++].offset;
+		if (b->gpool) {
+			k++;   /* b1g follows b1 */
+			b->wg = base + t[k++].offset;
+		}
+		b->w2 = base + t[k++].offset;
+		b->b2 = base + t[k++].offset;
+		b->s = base + t[k++].offset;
 	}
 	float **f[] = {&v->pol_w, &v->pol_b, &v->pol_ow, &v->pol_ob, &v->pol_pw,
 	               &v->pol_pb, &v->val_w, &v->val_b, &v->fc1_w, &v->fc1_b,
@@ -237,7 +291,7 @@ gt_nn *gt_nn_new(const gt_arch *a, const char *backend, gt_error *e)
 	if (!backend)
 		backend = "cpu";
 	if (!strcmp(backend, "auto"))
-		backend = gt_gpu_probe(NULL) ? "cuda" : "cpu";
+		backend = !gt_arch_has_gpool(a) && gt_gpu_probe(NULL) ? "cuda" : "cpu";
 	for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++)
 		if (!strcmp(backends[i]->name, backend))
 			be = backends[i];
@@ -247,6 +301,11 @@ gt_nn *gt_nn_new(const gt_arch *a, const char *backend, gt_error *e)
 	}
 	if (!be) {
 		gt_error_set(e, GT_ENOTFOUND, -1, -1, "unknown backend '%s'", backend);
+		return NULL;
+	}
+	if (be != &gt_nn_backend_cpu && gt_arch_has_gpool(a)) {
+		gt_error_set(e, GT_EUNSUPPORTED, -1, -1,
+		             "backend %s: no global pooling blocks (use the cpu backend)", be->name);
 		return NULL;
 	}
 	gt_nn_threads_default();

@@ -14,6 +14,12 @@
  * Network (B batch, n board size, N = n*n, C channels, L blocks):
  *   x0  = conv3x3(planes; in.w) + in.b + in.g . globals     (per channel)
  *   x_{l+1} = x_l + s_l * (conv3x3(relu(conv3x3(relu(x_l); w1)+b1); w2)+b2)
+ *   a global pooling block (gt_arch_gpool_block) splits the first
+ *   convolution's C outputs into Cr = C - Cg regular and Cg pooled ones:
+ *     r = conv3x3(relu(x_l); w1) + b1, u = conv3x3(relu(x_l); w1g) + b1g,
+ *     r += wg . [mean relu(u), mean relu(u) * (n-14)/10, max relu(u)]
+ *     (per board and channel), x_{l+1} = x_l + s_l * (conv3x3(relu(r);
+ *     w2) + b2), w2 being C x Cr (KataGo's gpool block, Wu 2019 sec. 3.2)
  *   t   = relu(x_L)
  *   policy: P = relu(pol.w t + pol.b) (1x1 conv to Hp channels)
  *           point logit = pol.out.w . P + pol.out.b; pass logit =
@@ -45,6 +51,9 @@ typedef struct gt_arch {
 	int head_value;    /* value head channels Hv */
 	int value_hidden;  /* value head hidden units */
 	int max_n;         /* largest board size, 2..GT_ARCH_MAX_N */
+	int gpool_every;   /* 0: no global pooling blocks; K: blocks l > 0 with
+	                    * l % K == 0 are (gt_arch_gpool_block) */
+	int gpool_channels;/* Cg, their pooled channels, 1..channels-1 (0 if none) */
 } gt_arch;
 
 #define GT_ARCH_MAX_BLOCKS 128
@@ -69,6 +78,14 @@ typedef struct gt_tensor {
  * value_hidden = 64, max_n = GT_ARCH_MAX_N). Checks nothing. */
 void gt_arch_default(gt_arch *a, int blocks, int channels, int in_planes, int globals,
                      int feat_version);
+/* gt_arch_gpool_block: 1 if block l of a is a global pooling block
+ * (gpool_every K > 0, l > 0 and l % K == 0: b6 with K 2 pools in blocks 2
+ * and 4, as KataGo's g170 b6c96), else 0. gt_arch_has_gpool: 1 if any. */
+int gt_arch_gpool_block(const gt_arch *a, int l);
+int gt_arch_has_gpool(const gt_arch *a);
+/* gt_arch_gpool_default: Cg for C channels, max(1, C/3) (KataGo's b6c96
+ * pools 32 of 96); C must be at least 2. */
+int gt_arch_gpool_default(int channels);
 /* gt_arch_check: 0 if every field is in range, else GT_EFORMAT with the
  * field named in e. Never allocates, so it is safe on untrusted headers. */
 int gt_arch_check(const gt_arch *a, gt_error *e);

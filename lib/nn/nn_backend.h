@@ -47,9 +47,12 @@ struct gt_nn {
  * Cin input planes, G globals, Hp, Hv head channels, H value hidden
  * units; PyTorch order (out, in, ky, kx). */
 typedef struct gt_nn_block_views {
-	float *w1, *b1;   /* C x C x 3 x 3, C: first convolution */
-	float *w2, *b2;   /* C x C x 3 x 3, C: second convolution */
+	float *w1, *b1;   /* C x C x 3 x 3, C: first convolution (of a global
+	                   * pooling block: w1 then w1g, b1 then b1g, adjacent) */
+	float *wg;        /* Cr x 3Cg: pooled to biases (global pooling block), else NULL */
+	float *w2, *b2;   /* C x Cr x 3 x 3, C: second convolution (Cr = C - Cg) */
 	float *s;         /* 1: the Fixup scalar */
+	int gpool;        /* Cg: global pooling channels; 0 for an ordinary block */
 } gt_nn_block_views;
 
 typedef struct gt_nn_views {

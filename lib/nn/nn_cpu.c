@@ -94,6 +94,11 @@ typedef struct acts {
 	float *dvpre, *dsr;   /* B, B */
 	float *dopre;         /* BN */
 	float *gw;            /* C x BN: an input gradient by Winograd, before the ReLU's mask */
+	/* global pooling blocks (Cg their pooled channels; 0 floats if none) */
+	float *gpp;           /* B x 3Cg: a block's pooled [mean, scaled mean, max] */
+	float *gbias;         /* B x C: the biases made from them */
+	float *gmax;          /* B x Cg: each max's point (-1: every value <= 0), exact */
+	float *dgpp;          /* B x 3Cg: their gradient (training) */
 } acts;
 
 typedef struct cpu {
@@ -160,7 +165,7 @@ static size_t acts_point(acts *v, const gt_arch *a, size_t B, size_t BN, int tra
 	size_t Hp = a->head_policy, Hv = a->head_value, H = a->value_hidden;
 	size_t kmax = (Cin > C ? Cin : C) * 9, maxN = (size_t)a->max_n * a->max_n;
 	size_t cols = maxN > GT_NN_CPU_CHUNK_MAX ? maxN : GT_NN_CPU_CHUNK_MAX;
-	size_t nx = train ? L + 1 : 1, nv = train ? L : 1;
+	size_t nx = train ? L + 1 : 1, nv = train ? L : 1, Cg = a->gpool_channels;
 	struct { float **view; size_t size; int train; } list[] = {
 		{&v->xin, Cin * BN, 0}, {&v->glob, G * B, 0},
 		{&v->X, nx * C * BN, 0}, {&v->V, nv * C * BN, 0}, {&v->Z, nv * C * BN, 0},
@@ -174,6 +179,8 @@ static size_t acts_point(acts *v, const gt_arch *a, size_t B, size_t BN, int tra
 		{&v->dVh, Hv * BN, 1}, {&v->dhid, H * B, 1}, {&v->dgv, 2 * Hv * B, 1},
 		{&v->dpoint, BN, 1}, {&v->dpass, B, 1}, {&v->dvpre, B, 1}, {&v->dsr, B, 1},
 		{&v->dopre, BN, 1}, {&v->gw, C * BN, 1},
+		{&v->gpp, 3 * Cg * B, 0}, {&v->gbias, C * B, 0}, {&v->gmax, Cg * B, 0},
+		{&v->dgpp, 3 * Cg * B, 1},
 	};
 	size_t off = 0;
 	for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
@@ -252,16 +259,37 @@ static int cpu_sync(gt_nn *nn)
 	return 0;
 }
 
-/* Where the pack of convolution k (0 the input's, 1 + 2 l and 2 + 2 l
- * block l's w1 and w2) starts in wb (prec GT_PREC_BF16, in 16-bit
- * elements) or wq (GT_PREC_INT8, bytes); k = 2 L + 1: their size. */
+/* The input channels of 3x3 convolution k (0 the input's, 1 + 2 l and
+ * 2 + 2 l block l's w1 and w2; each has C outputs): w2 of a global
+ * pooling block takes its Cr = C - Cg regular channels. */
+static int conv_cin(const gt_arch *a, int k)
+{
+	if (k == 0)
+		return a->in_planes;
+	if (k & 1 || !gt_arch_gpool_block(a, (k - 2) / 2))
+		return a->channels;
+	return a->channels - a->gpool_channels;
+}
+
+/* Where the pack of convolution k starts in wb (prec GT_PREC_BF16, in
+ * 16-bit elements) or wq (GT_PREC_INT8, bytes); k = 2 L + 1: their size. */
 static size_t pack_at(const gt_arch *a, int prec, int k)
 {
-	int C = a->channels, Cin = a->in_planes;
-	int bf = prec == GT_PREC_BF16;
-	size_t fin = bf ? gt_bf16_pack_size(C, Cin * 9) : gt_int8_pack_size(C, Cin * 9);
-	size_t fb = bf ? gt_bf16_pack_size(C, C * 9) : gt_int8_pack_size(C, C * 9);
-	return k ? fin + (size_t)(k - 1) * fb : 0;
+	size_t at = 0;
+	for (int j = 0; j < k; j++)
+		at += prec == GT_PREC_BF16 ? gt_bf16_pack_size(a->channels, conv_cin(a, j) * 9)
+		                           : gt_int8_pack_size(a->channels, conv_cin(a, j) * 9);
+	return at;
+}
+
+/* Where the Winograd filters of convolution k start in wu; k = 2 L + 1:
+ * their size. */
+static size_t wino_at(const gt_arch *a, int k)
+{
+	size_t at = 0;
+	for (int j = 0; j < k; j++)
+		at += gt_wino_filter_floats(a->channels, conv_cin(a, j));
+	return at;
 }
 
 /* The packs of every 3x3 convolution's weights in the play precision
@@ -285,7 +313,7 @@ static void lowp_weights(gt_nn *nn, cpu *c)
 		c->qscratch = gt_xmalloc64(gt_int8_scratch_size(Cin > C ? Cin : C, a->max_n));
 	}
 	for (int k = 0; k <= 2 * L; k++) {
-		int K = (k ? C : Cin) * 9;
+		int K = conv_cin(a, k) * 9;
 		const float *w = !k ? c->p.in_w : k & 1 ? c->p.blk[(k - 1) / 2].w1
 		                                        : c->p.blk[(k - 1) / 2].w2;
 		if (bf)
@@ -306,21 +334,21 @@ static int wino_filters(gt_nn *nn, cpu *c)
 {
 	const gt_arch *a = &nn->arch;
 	int C = a->channels, Cin = a->in_planes, L = a->blocks;
-	size_t fin = gt_wino_filter_floats(C, Cin), fb = gt_wino_filter_floats(C, C);
-	if (fin + 2 * L * fb > WINO_MAX_FLOATS)
+	size_t all = wino_at(a, 2 * L + 1), fb = gt_wino_filter_floats(C, C);
+	if (all > WINO_MAX_FLOATS)
 		return -1;
 	if (c->wu_ok)
 		return 0;
 	if (!c->wu) {
-		c->wu = gt_xmalloc(sizeof(float) * (fin + 2 * L * fb));
+		c->wu = gt_xmalloc(sizeof(float) * all);
 		c->wscratch = gt_xmalloc(sizeof(float) *
 		                         gt_wino_scratch_floats(Cin > C ? Cin : C, C));
 		c->wut = gt_xmalloc(sizeof(float) * fb);
 	}
 	gt_wino_filter(c->p.in_w, C, Cin, c->wu);
 	for (int l = 0; l < L; l++) {
-		gt_wino_filter(c->p.blk[l].w1, C, C, c->wu + fin + 2 * l * fb);
-		gt_wino_filter(c->p.blk[l].w2, C, C, c->wu + fin + (2 * l + 1) * fb);
+		gt_wino_filter(c->p.blk[l].w1, C, C, c->wu + wino_at(a, 1 + 2 * l));
+		gt_wino_filter(c->p.blk[l].w2, C, conv_cin(a, 2 + 2 * l), c->wu + wino_at(a, 2 + 2 * l));
 	}
 	c->wu_ok = 1;
 	return 0;
@@ -645,22 +673,103 @@ static void input_backward(cpu *c, const gt_arch *a, int B, int n, const float *
 	conv3x3_back(c, c->act.xin, Cin, C, B, n, p->in_w, dx0, 1.0f, g->in_w, NULL, 0, 0);
 }
 
+/* The pooling of a global pooling block: of u (G x BN, the pooled
+ * channels before their ReLU) into pp (B x 3G) the mean, the mean times
+ * (n-14)/10 and the max of relu(u) per board and channel (KataGo's), and
+ * into amax (B x G) the first point of each max (-1 when u <= 0 there
+ * everywhere, the max then 0). */
+static void gpool_pool(const float *u, int G, int B, int n, float *pp, float *amax)
+{
+	size_t N = (size_t)n * n, BN = B * N;
+	for (int g = 0; g < G; g++)
+		for (int b = 0; b < B; b++) {
+			const float *r = u + g * BN + b * N;
+			double s = 0;
+			float m = 0;
+			int at = -1;
+			for (size_t p = 0; p < N; p++)
+				if (r[p] > 0) {
+					s += r[p];
+					if (r[p] > m)
+						m = r[p], at = (int)p;
+				}
+			float mean = (float)(s / N);
+			pp[b * 3 * G + g] = mean;
+			pp[b * 3 * G + G + g] = mean * (float)(n - 14) / 10.0f;
+			pp[b * 3 * G + 2 * G + g] = m;
+			amax[b * G + g] = (float)at;
+		}
+}
+
+/* Global pooling block, forward: v (C x BN) holds the first convolution's
+ * regular channels (Cr rows) and then its pooled ones (Cg); adds to the
+ * regular ones the biases wg . gpool_pool(pooled) per board. */
+static void gpool_forward(cpu *c, const gt_nn_block_views *bp, int C, int B, int n, float *v)
+{
+	int G = bp->gpool, R = C - G;
+	size_t N = (size_t)n * n, BN = B * N;
+	acts *a = &c->act;
+	gpool_pool(v + R * BN, G, B, n, a->gpp, a->gmax);
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, R, 3 * G, 1.0f, a->gpp, 3 * G,
+	            bp->wg, 3 * G, 0.0f, a->gbias, R);
+	for (int r = 0; r < R; r++)
+		for (int b = 0; b < B; b++) {
+			float add = a->gbias[b * R + r], *o = v + r * BN + b * N;
+			for (size_t p = 0; p < N; p++)
+				o[p] += add;
+		}
+}
+
+/* Global pooling block, backward: dv (C x BN) holds on entry the gradient
+ * of the regular channels after their biases (Cr rows); adds the gradient
+ * of wg into bg and writes that of the pooled channels' rows of dv. v is
+ * the forward's. */
+static void gpool_backward(cpu *c, const gt_nn_block_views *bp, const gt_nn_block_views *bg,
+                           int C, int B, int n, const float *v, float *dv)
+{
+	int G = bp->gpool, R = C - G;
+	size_t N = (size_t)n * n, BN = B * N;
+	acts *a = &c->act;
+	float pscale = (float)(n - 14) / 10.0f;
+	gpool_pool(v + R * BN, G, B, n, a->gpp, a->gmax);
+	for (int r = 0; r < R; r++)
+		for (int b = 0; b < B; b++)
+			a->gbias[b * R + r] = (float)sum_f(dv + r * BN + b * N, N);
+	cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, R, 3 * G, B, 1.0f, a->gbias, R,
+	            a->gpp, 3 * G, 1.0f, bg->wg, 3 * G);
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, 3 * G, R, 1.0f, a->gbias, R,
+	            bp->wg, 3 * G, 0.0f, a->dgpp, 3 * G);
+	for (int g = 0; g < G; g++)
+		for (int b = 0; b < B; b++) {
+			const float *d = a->dgpp + b * 3 * G, *u = v + (R + g) * BN + b * N;
+			float dm = (d[g] + d[G + g] * pscale) / (float)N, *o = dv + (R + g) * BN + b * N;
+			for (size_t p = 0; p < N; p++)
+				o[p] = u[p] > 0 ? dm : 0.0f;
+			int at = (int)a->gmax[b * G + g];
+			if (at >= 0)
+				o[at] += d[2 * G + g];
+		}
+}
+
 /* Residual block, each array C x BN:
  *   v = conv3x3(relu(x); w1) + b1, z = conv3x3(relu(v); w2) + b2,
- *   y = x + s z (y may be x); by Winograd with the transformed w1, w2 in
- *   U (2 x 36 C C) when U is not NULL, else in the play precision when
- *   k >= 0 (w1's place for conv3x3, w2's the next). */
+ *   y = x + s z (y may be x); of a global pooling block, gpool_forward
+ *   adds its biases to v's regular rows before the second convolution,
+ *   which takes those rows only; by Winograd with the transformed w1, w2
+ *   in U1, U2 when U1 is not NULL, else in the play precision when k >= 0
+ *   (w1's place for conv3x3, w2's the next). */
 static void block_forward(gt_nn *nn, cpu *c, const gt_nn_block_views *bp, int B, int n,
-                          const float *U, int k, const float *x, float *v,
+                          const float *U1, const float *U2, int k, const float *x, float *v,
                           float *z, float *y)
 {
 	int C = nn->arch.channels;
 	size_t BN = (size_t)B * n * n;
 	double t0 = nn->profile ? gt_now() : 0;
-	size_t fb = gt_wino_filter_floats(C, C);
-	conv3x3(c, &nn->arch, x, C, C, B, n, bp->w1, U, k, bp->b1, v, 1);
-	conv3x3(c, &nn->arch, v, C, C, B, n, bp->w2, U ? U + fb : NULL, k >= 0 ? k + 1 : -1,
-	        bp->b2, z, 1);
+	conv3x3(c, &nn->arch, x, C, C, B, n, bp->w1, U1, k, bp->b1, v, 1);
+	if (bp->gpool)
+		gpool_forward(c, bp, C, B, n, v);
+	conv3x3(c, &nn->arch, v, C - bp->gpool, C, B, n, bp->w2, U1 ? U2 : NULL,
+	        k >= 0 ? k + 1 : -1, bp->b2, z, 1);
 	if (nn->profile)
 		nn->prof_conv_s += gt_now() - t0;
 	float s = bp->s[0];
@@ -682,7 +791,9 @@ static void block_backward(cpu *c, const gt_arch *a, const gt_nn_block_views *bp
 	/* z = conv(relu(v)) + b2, dz = s dy */
 	for (int o = 0; o < C; o++)
 		bg->b2[o] += (float)(s * sum_f(dx + o * BN, BN));
-	conv3x3_back(c, v, C, C, B, n, bp->w2, dx, s, bg->w2, dv, 1, 0);
+	conv3x3_back(c, v, C - bp->gpool, C, B, n, bp->w2, dx, s, bg->w2, dv, 1, 0);
+	if (bp->gpool)
+		gpool_backward(c, bp, bg, C, B, n, v, dv);
 	rowsum_add(dv, C, BN, bg->b1);
 	/* v = conv(relu(x)) + b1 */
 	conv3x3_back(c, x, C, C, B, n, bp->w1, dv, 1.0f, bg->w1, dx, 1, 1);
@@ -875,14 +986,14 @@ static int cpu_forward(gt_nn *nn, int B, int n, const float *planes,
 	c->train_wino = train && wino;
 	c->dnn_now = !bf && mode == GT_CONV_ONEDNN;
 	c->wgrad_dnn = train && mode != GT_CONV_IM2COL;
-	size_t fin = gt_wino_filter_floats(C, a->in_planes), fb = gt_wino_filter_floats(C, C);
 	if (bf)
 		lowp_weights(nn, c);
 
 	input_forward(c, a, B, n, planes, globals, wino ? c->wu : NULL, bf ? 0 : -1, v->X);
 	for (int l = 0; l < L; l++)
-		block_forward(nn, c, &c->p.blk[l], B, n, wino ? c->wu + fin + 2 * l * fb : NULL,
-		              bf ? 1 + 2 * l : -1, v->X + l * layer,
+		block_forward(nn, c, &c->p.blk[l], B, n, wino ? c->wu + wino_at(a, 1 + 2 * l) : NULL,
+		              wino ? c->wu + wino_at(a, 2 + 2 * l) : NULL, bf ? 1 + 2 * l : -1,
+		              v->X + l * layer,
 		              v->V + l * layer, v->Z + l * layer, v->X + (l + 1) * layer);
 	relu_copy(v->T, v->X + L * layer, (size_t)C * BN);
 	policy_forward(c, a, B, n);
@@ -938,6 +1049,11 @@ static void cpu_conv_batch(gt_nn *nn, int on)
 static int cpu_precision(gt_nn *nn, int prec, const char **why)
 {
 	cpu *c = nn->state;
+	if (prec != GT_PREC_FP32 && gt_arch_has_gpool(&nn->arch)) {
+		if (why)
+			*why = "global pooling blocks are computed in float32 only";
+		return c->prec = GT_PREC_FP32;
+	}
 	c->prec = prec == GT_PREC_BF16 && gt_bf16_available(why) ? GT_PREC_BF16
 	          : prec == GT_PREC_INT8 && gt_int8_available(why) ? GT_PREC_INT8 : GT_PREC_FP32;
 	return c->prec;

@@ -52,6 +52,11 @@ def conv1x1(a, w, b):
 hh = F.conv2d(x, P["in.w"], P["in.b"], padding=1) + (g @ P["in.g"].T)[:, :, None, None]
 for l in range(h["blocks"]):
     v = F.conv2d(F.relu(hh), P["blk%d.w1" % l], P["blk%d.b1" % l], padding=1)
+    if "blk%d.wg" % l in P:  # global pooling block (KataGo's): biases from the pooled channels
+        u = F.relu(F.conv2d(F.relu(hh), P["blk%d.w1g" % l], P["blk%d.b1g" % l], padding=1))
+        m = u.mean((2, 3))
+        gp = torch.cat([m, m * (n - 14) / 10.0, u.amax((2, 3))], 1)
+        v = v + (gp @ P["blk%d.wg" % l].T)[:, :, None, None]
     z = F.conv2d(F.relu(v), P["blk%d.w2" % l], P["blk%d.b2" % l], padding=1)
     hh = hh + P["blk%d.s" % l] * z
 t = F.relu(hh)

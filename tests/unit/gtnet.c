@@ -1,7 +1,8 @@
 /* gtnet: the PyTorch bridge (share/gt/python/gtnet.py) against gt: a gt
  * network read and written back by it is byte-identical, and its
  * torch.nn.Module's forward (float64) equals gt's CPU forward within
- * max |gt - torch| <= 1e-4 * (1 + |torch|) (float32 against float64). */
+ * max |gt - torch| <= 1e-4 * (1 + |torch|) (float32 against float64); of
+ * format version 1 (b2c16) and 2 (b3c16g1, global pooling blocks). */
 #include "testutil.h"
 #include "feat.h"
 #include "gt.h"
@@ -29,16 +30,13 @@ static int same_file(const char *a, const char *b)
 	return same;
 }
 
-int main(void)
+/* a random network of arch through gtnet.py */
+static void check(const char *arch)
 {
-	if (system("/usr/bin/python3 -c 'import torch, numpy' 2>/dev/null") != 0)
-		skip_all("no /usr/bin/python3 with torch and numpy");
-	if (!mkdtemp(dir))
-		skip_all("no temporary folder");
 	enum { B = 3, n = 7, N = n * n };
 	gt_arch a;
 	gt_error e;
-	gt_arch_default(&a, 2, 16, GT_FEAT_PLANES, GT_FEAT_GLOBALS, GT_FEAT_VERSION);
+	gt_model_parse_arch(arch, &a, &e);
 	gt_model *m = gt_model_new_random(&a, 9, &e);
 	/* random init leaves the second convolutions 0: give them values */
 	for (size_t i = 0; i < m->nparams; i++)
@@ -46,7 +44,7 @@ int main(void)
 	char path[300], path2[300], cmd[800];
 	snprintf(path, sizeof path, "%s/model.bin.gz", dir);
 	snprintf(path2, sizeof path2, "%s/again.bin.gz", dir);
-	ok(gt_model_write(path, m, &e) == 0, "write a b2c16 network");
+	ok(gt_model_write(path, m, &e) == 0, "write a %s network", arch);
 	static float planes[B * GT_FEAT_PLANES * N], glob[B * GT_FEAT_GLOBALS];
 	unsigned long long s = 5;
 	for (size_t i = 0; i < sizeof planes / sizeof planes[0]; i++) {
@@ -89,9 +87,19 @@ int main(void)
 		}
 	}
 	diag("value %g %g, policy[0] %g %g", o.value[0], py[N + 1], o.policy[0], py[0]);
-	ok(got && emax <= 1e-4, "torch.nn.Module forward equals gt's (%.2g)", emax);
+	ok(got && emax <= 1e-4, "%s: torch.nn.Module forward equals gt's (%.2g)", arch, emax);
 	gt_nn_free(nn);
 	gt_model_free(m);
+}
+
+int main(void)
+{
+	if (system("/usr/bin/python3 -c 'import torch, numpy' 2>/dev/null") != 0)
+		skip_all("no /usr/bin/python3 with torch and numpy");
+	if (!mkdtemp(dir))
+		skip_all("no temporary folder");
+	check("b2c16");
+	check("b3c16g1");  /* global pooling blocks 1 and 2: format version 2 */
 	test_rmdir(dir);
 	return done_testing();
 }

@@ -1,7 +1,12 @@
 /* model: .bin.gz round trip, architecture strings, names, sha256, and
- * rejection of corrupt, truncated and hostile files. */
+ * rejection of corrupt, truncated and hostile files; format version 2
+ * (global pooling blocks), and a version 1 file written by the build
+ * before it (tests/data/models/v1-b2c8.*) read, evaluated to the same
+ * bits and written back to the same bytes. */
 #include "testutil.h"
+#include "feat.h"
 #include "model.h"
+#include "nn.h"
 
 #include <stdint.h>
 #include <unistd.h>
@@ -75,6 +80,137 @@ static void put32(unsigned char *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
 		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static int same_bytes(const char *p1, const char *p2)
+{
+	size_t n1, n2;
+	unsigned char *a = read_all(p1, &n1), *b = read_all(p2, &n2);
+	int same = n1 == n2 && !memcmp(a, b, n1);
+	free(a);
+	free(b);
+	return same;
+}
+
+/* the inputs of tests/data/models/v1-b2c8.c */
+enum { FB = 2, FN = 7, FNN = FN * FN };
+static float fplanes[FB * GT_FEAT_PLANES * FNN], fglob[FB * GT_FEAT_GLOBALS];
+static void fixture_inputs(void)
+{
+	unsigned long long s = 11;
+	for (size_t i = 0; i < sizeof fplanes / sizeof fplanes[0]; i++) {
+		s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+		fplanes[i] = (float)((s >> 33) % 2);
+	}
+	for (size_t i = 0; i < sizeof fglob / sizeof fglob[0]; i++)
+		fglob[i] = (float)(i % 5) * 0.2f - 0.3f;
+}
+
+/* a file of the build before format version 2 */
+static void version1_file(void)
+{
+	const char *src = getenv("GT_SRC");
+	char path[600], out[600];
+	snprintf(path, sizeof path, "%s/tests/data/models/v1-b2c8.bin.gz", src ? src : ".");
+	snprintf(out, sizeof out, "%s/tests/data/models/v1-b2c8.out", src ? src : ".");
+	gt_model *m = NULL;
+	gt_error e;
+	is_int(gt_model_read(path, &m, &e), 0, "the version 1 file of the build before loads");
+	if (!m) {
+		diag("%s", e.text);
+		return;
+	}
+	ok(m->arch.gpool_every == 0 && m->arch.gpool_channels == 0 && m->meta.steps == 3,
+	   "it has no global pooling blocks");
+	is_int(gt_model_version(&m->arch), 1, "and is written as version 1");
+	is_int(gt_model_write(tpath("v1.bin.gz"), m, &e), 0, "written back");
+	ok(same_bytes(path, tpath("v1.bin.gz")), "to the same bytes as the build before wrote");
+	fixture_inputs();
+	gt_nn *nn = gt_model_nn(m, "cpu", &e);
+	gt_nn_out o;
+	is_int(gt_nn_forward(nn, FB, FN, fplanes, fglob, 0, &o), 0, "its forward");
+	FILE *f = fopen(out, "r");
+	int bad = 0, cnt = 0;
+	char line[64];
+	float got[FB * (FNN + 1) + 2 * FB + FB * FNN];
+	for (int i = 0; i < FB * (FNN + 1); i++)
+		got[cnt++] = o.policy[i];
+	for (int i = 0; i < FB; i++) {
+		got[cnt++] = o.value[i];
+		got[cnt++] = o.score[i];
+	}
+	for (int i = 0; i < FB * FNN; i++)
+		got[cnt++] = o.own[i];
+	for (int i = 0; i < cnt; i++)
+		if (!f || !fgets(line, sizeof line, f) || strtof(line, NULL) != got[i])
+			bad++;
+	if (f)
+		fclose(f);
+	is_int(bad, 0, "the %d outputs equal the build before's bit for bit", cnt);
+	gt_nn_free(nn);
+	gt_model_free(m);
+}
+
+/* architecture strings with global pooling, format version 2 */
+static void version2(void)
+{
+	gt_arch a;
+	gt_error e;
+	char name[64];
+	is_int(gt_model_parse_arch("b6c96g2", &a, &e), 0, "parse b6c96g2");
+	ok(a.gpool_every == 2 && a.gpool_channels == 32, "pooled every 2 blocks, 32 channels");
+	int blocks = 0;
+	for (int l = 0; l < a.blocks; l++)
+		blocks |= gt_arch_gpool_block(&a, l) << l;
+	is_int(blocks, (1 << 2) | (1 << 4), "blocks 2 and 4 pool (KataGo's g170 b6c96)");
+	is_str(gt_model_arch_name(&a, name, sizeof name), "b6c96g2", "its name");
+	is_int(gt_model_parse_arch("b3c8g1p3", &a, &e), 0, "parse b3c8g1p3");
+	ok(a.gpool_every == 1 && a.gpool_channels == 3, "pooled every block after the first, 3 channels");
+	is_str(gt_model_arch_name(&a, name, sizeof name), "b3c8g1p3", "its name");
+	const char *bad[] = {"b2c16g0", "b2c16g", "b2c16g1p", "b2c16g1p16", "b2c16g1p0", "b2c16p4",
+	                     "b2c1g1", "b2c16g1p4x", "b2c16g129"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ok(gt_model_parse_arch(bad[i], &a, &e) == GT_EFORMAT,
+		   "parse '%s' refused: %s", bad[i], e.text);
+
+	gt_model_parse_arch("b3c8g1p3", &a, &e);
+	gt_model *m = gt_model_new_random(&a, 7, &e), *r = NULL;
+	m->meta.steps = 9;
+	is_str(gt_model_name(m, name, sizeof name), "gt-b3c8g1p3-s9-d0", "name");
+	is_int(gt_model_write(tpath("v2.bin.gz"), m, &e), 0, "write b3c8g1p3");
+	is_int(gt_model_read(tpath("v2.bin.gz"), &r, &e), 0, "read it back");
+	ok(r && !memcmp(&r->arch, &m->arch, sizeof a) && r->nparams == m->nparams &&
+	   !memcmp(r->params, m->params, 4 * m->nparams), "same architecture and parameters");
+	size_t rawn;
+	unsigned char *raw = gunzip_all(tpath("v2.bin.gz"), &rawn);
+	is_int(rawn, GT_MODEL_HEADER2_BYTES + 4 * m->nparams, "payload: 184-byte header + params");
+	ok(raw[4] == 2 && raw[172] == 1 && raw[176] == 3 && raw[180] == 0,
+	   "version 2, every 1 block, 3 pooled channels, no other heads");
+	is_int(gt_model_write(tpath("v2b.bin.gz"), r, &e), 0, "write again");
+	ok(same_bytes(tpath("v2.bin.gz"), tpath("v2b.bin.gz")), "same bytes");
+	struct { int at; uint32_t v; const char *what, *needle; } hostile[] = {
+		{180, 1, "unknown heads", "unknown heads"},
+		{172, 0, "version 2 without pooling", "without global pooling"},
+		{176, 8, "pooled channels = channels", "global pooling channels"},
+		{176, 0, "no pooled channels", "global pooling channels"},
+		{4, 3, "version 3", "unsupported format version 3"},
+	};
+	for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
+		unsigned char keep[4];
+		memcpy(keep, raw + hostile[i].at, 4);
+		put32(raw + hostile[i].at, hostile[i].v);
+		write_gz(tpath("v2bad.bin.gz"), raw, rawn);
+		rejects(tpath("v2bad.bin.gz"), hostile[i].what, hostile[i].needle);
+		memcpy(raw + hostile[i].at, keep, 4);
+	}
+	write_gz(tpath("v2bad.bin.gz"), raw, 178);
+	rejects(tpath("v2bad.bin.gz"), "a version 2 header cut at 178 bytes", "truncated header");
+	put32(raw + 4, 1);
+	write_gz(tpath("v2bad.bin.gz"), raw, rawn);
+	rejects(tpath("v2bad.bin.gz"), "a version 1 header on pooled parameters", NULL);
+	free(raw);
+	gt_model_free(m);
+	gt_model_free(r);
 }
 
 int main(void)
@@ -282,6 +418,8 @@ int main(void)
 	free(raw);
 	free(bad_raw);
 	gt_model_free(m);
+	version2();
+	version1_file();
 	test_rmdir(dir);
 	return done_testing();
 }

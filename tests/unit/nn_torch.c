@@ -54,19 +54,13 @@ static double urand(void)
 	return nn_rand(&rs);
 }
 
-int main(void)
+/* forward, loss, gradients and optimizer steps of a network of arch */
+static void check(const char *arch, const char *src)
 {
-	if (system("/usr/bin/python3 -c 'import torch, numpy' 2>/dev/null") != 0)
-		skip_all("PyTorch (python3-torch for /usr/bin/python3) is not installed");
-	if (!mkdtemp(dir))
-		return 1;
-	const char *src = getenv("GT_SRC");
-	if (!src)
-		src = ".";
-
 	gt_arch a;
 	gt_error e;
-	gt_model_parse_arch("b2c8", &a, &e);
+	diag("%s", arch);
+	gt_model_parse_arch(arch, &a, &e);
 	a.head_policy = 4;
 	a.head_value = 5;
 	a.value_hidden = 6;
@@ -190,7 +184,8 @@ int main(void)
 			diag("gradient of %s: rel %.3g", tt.name, er);
 		}
 	}
-	ok(bad == 0, "gradients of all %d tensors match PyTorch (worst rel %.2g)", nt, worst);
+	ok(bad == 0, "%s: gradients of all %d tensors match PyTorch (worst rel %.2g)", arch, nt,
+	   worst);
 	static const char *oname[3] = {"sgd (nesterov)", "adam", "adamw"};
 	static const char *ofile[3] = {"sgd", "adam", "adamw"};
 	for (int k = 0; k < 3; k++) {
@@ -201,17 +196,31 @@ int main(void)
 		free(delta[k]);
 	}
 
-	/* grad norm and clipping by hand */
-	float gv[3] = {3, 4, 0};
-	is_dbl(gt_grad_norm(gv, 3), 5, 1e-12, "gradient norm of (3,4,0)");
-	is_dbl(gt_grad_clip(gv, 3, 1), 5, 1e-12, "clip returns the norm before");
-	is_dbl(gt_grad_norm(gv, 3), 1, 1e-6, "clipped to norm 1");
-
 	free(pp); free(pv); free(ps); free(po); free(pl); free(pg);
 	free(planes); free(glob); free(tp); free(to);
 	gt_nn_free(nn);
 	gt_model_free(m);
 	gt_model_free(r);
+}
+
+int main(void)
+{
+	if (system("/usr/bin/python3 -c 'import torch, numpy' 2>/dev/null") != 0)
+		skip_all("PyTorch (python3-torch for /usr/bin/python3) is not installed");
+	if (!mkdtemp(dir))
+		return 1;
+	const char *src = getenv("GT_SRC");
+	if (!src)
+		src = ".";
+	check("b2c8", src);
+	/* global pooling blocks 1 and 2 (nn.h), 3 of the 8 channels pooled */
+	check("b3c8g1p3", src);
+
+	/* grad norm and clipping by hand */
+	float gv[3] = {3, 4, 0};
+	is_dbl(gt_grad_norm(gv, 3), 5, 1e-12, "gradient norm of (3,4,0)");
+	is_dbl(gt_grad_clip(gv, 3, 1), 5, 1e-12, "clip returns the norm before");
+	is_dbl(gt_grad_norm(gv, 3), 1, 1e-6, "clipped to norm 1");
 	test_rmdir(dir);
 	return done_testing();
 }

@@ -12,6 +12,8 @@ A file read and written again without change is byte-identical, so a
 network can go gt -> PyTorch -> gt unchanged. The forward pass is nn.h's:
     x = conv3x3(planes) + in.b + in.g . globals
     x += s_l * conv3x3(relu(conv3x3(relu(x)) + b1)) + b2   per block
+    (a global pooling block adds to conv3x3(relu(x)) + b1 the biases
+    wg . [mean, mean * (n-14)/10, max] of relu(conv3x3(relu(x); w1g) + b1g))
     t = relu(x); P = relu(pol.w t + pol.b); V = relu(val.w t + val.b)
     policy = [pol.out.w . P + pol.out.b, pass from pool(P)]
     value = tanh(fc2 . relu(fc1 pool(V))), score = 20 * (score.w . h + b),
@@ -29,10 +31,17 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 MAGIC = b"GTNN"
-HEADER = 172
+HEADER = 172    # format version 1; version 2 (global pooling blocks) has 184
+HEADER2 = 184
 FIELDS = ("blocks", "channels", "in_planes", "globals", "feat_version",
           "head_policy", "head_value", "value_hidden", "max_n",
           "policy_size", "own_size")
+
+
+def gpool_block(h, l):
+    """Is block l a global pooling block (gt-model(5))?"""
+    k = h.get("gpool_every", 0)
+    return k > 0 and l > 0 and l % k == 0
 
 
 def layout(h):
@@ -42,8 +51,15 @@ def layout(h):
     if h["globals"] > 0:
         t.append(("in.g", (C, h["globals"])))
     for l in range(h["blocks"]):
-        t += [("blk%d.w1" % l, (C, C, 3, 3)), ("blk%d.b1" % l, (C,)),
-              ("blk%d.w2" % l, (C, C, 3, 3)), ("blk%d.b2" % l, (C,)),
+        G = h["gpool_channels"] if gpool_block(h, l) else 0
+        R = C - G
+        if G:
+            t += [("blk%d.w1" % l, (R, C, 3, 3)), ("blk%d.w1g" % l, (G, C, 3, 3)),
+                  ("blk%d.b1" % l, (R,)), ("blk%d.b1g" % l, (G,)),
+                  ("blk%d.wg" % l, (R, 3 * G))]
+        else:
+            t += [("blk%d.w1" % l, (C, C, 3, 3)), ("blk%d.b1" % l, (C,))]
+        t += [("blk%d.w2" % l, (C, R, 3, 3)), ("blk%d.b2" % l, (C,)),
               ("blk%d.s" % l, (1,))]
     t += [("pol.w", (Hp, C)), ("pol.b", (Hp,)), ("pol.out.w", (Hp,)),
           ("pol.out.b", (1,)), ("pol.pass.w", (2 * Hp,)), ("pol.pass.b", (1,)),
@@ -60,30 +76,41 @@ def read(path):
     if len(data) < HEADER or data[:4] != MAGIC:
         raise ValueError("%s: not a gt network" % path)
     version, = struct.unpack_from("<I", data, 4)
-    if version != 1:
+    if version not in (1, 2):
         raise ValueError("%s: format version %d" % (path, version))
     h = dict(zip(FIELDS, struct.unpack_from("<11I", data, 8)))
+    h["gpool_every"], h["gpool_channels"], heads = 0, 0, 0
+    hsize = HEADER
+    if version == 2:
+        h["gpool_every"], h["gpool_channels"], heads = struct.unpack_from("<3I", data, HEADER)
+        hsize = HEADER2
+        if heads or not h["gpool_every"]:
+            raise ValueError("%s: unknown heads or no global pooling" % path)
     h["steps"], h["rows"] = struct.unpack_from("<QQ", data, 52)
     h["parent"] = data[68:100]
     h["series"] = data[100:164].split(b"\0")[0].decode()
-    h["raw"] = data[:HEADER]
+    h["raw"] = data[:hsize]
     nparams, = struct.unpack_from("<Q", data, 164)
-    tensors, off = collections.OrderedDict(), HEADER
+    tensors, off = collections.OrderedDict(), hsize
     for name, shape in layout(h):
         size = int(np.prod(shape))
         tensors[name] = np.frombuffer(data, dtype="<f4", count=size, offset=off).reshape(shape).copy()
         off += 4 * size
-    if off != HEADER + 4 * nparams or off != len(data):
+    if off != hsize + 4 * nparams or off != len(data):
         raise ValueError("%s: size mismatch" % path)
     return h, tensors
 
 
 def header_bytes(h):
-    """The 172 header bytes of h (the fields of gt-model(5))."""
+    """The header bytes of h (the fields of gt-model(5)): 172 of version
+    1 without global pooling blocks, else 184 of version 2."""
     nparams = sum(int(np.prod(s)) for _, s in layout(h))
-    b = bytearray(HEADER)
+    v2 = h.get("gpool_every", 0) > 0
+    b = bytearray(HEADER2 if v2 else HEADER)
     b[0:4] = MAGIC
-    struct.pack_into("<I", b, 4, 1)
+    struct.pack_into("<I", b, 4, 2 if v2 else 1)
+    if v2:
+        struct.pack_into("<3I", b, HEADER, h["gpool_every"], h["gpool_channels"], 0)
     struct.pack_into("<11I", b, 8, *(h[f] for f in FIELDS))
     struct.pack_into("<QQ", b, 52, h["steps"], h["rows"])
     b[68:100] = bytes(h.get("parent", b"\0" * 32))
@@ -151,6 +178,11 @@ class GtNet(nn.Module):
             x = x + (globals_ @ P("in.g").T)[:, :, None, None]
         for l in range(h["blocks"]):
             v = F.conv2d(F.relu(x), P("blk%d.w1" % l), P("blk%d.b1" % l), padding=1)
+            if gpool_block(h, l):
+                u = F.relu(F.conv2d(F.relu(x), P("blk%d.w1g" % l), P("blk%d.b1g" % l), padding=1))
+                m = u.mean((2, 3))
+                gp = torch.cat([m, m * (n - 14) / 10.0, u.amax((2, 3))], 1)
+                v = v + (gp @ P("blk%d.wg" % l).T)[:, :, None, None]
             z = F.conv2d(F.relu(v), P("blk%d.w2" % l), P("blk%d.b2" % l), padding=1)
             x = x + P("blk%d.s" % l) * z
         t = F.relu(x)
