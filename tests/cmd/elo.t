@@ -239,4 +239,18 @@ if [ -x "$GNUGO" ]; then
 else
 	ok 0 "# SKIP no $GNUGO"; ok 0 "# SKIP no $GNUGO"; ok 0 "# SKIP no $GNUGO"
 fi
+# --visits-b: B searches its own visits (A is black in game 0, white in
+# game 1: the SGF comments say each move's visits)
+mkdir -p "$T/vb"
+gt-elo --games 2 --visits 8 --visits-b 3 --max-moves 12 --sgf "$T/vb" --records /dev/null none none \
+	>/dev/null 2>"$T/err"
+ok $? "--visits-b runs"
+is "$(grep -o ';B\[[a-z]*\]C\[[^]]*visits [0-9]*' "$T/vb/game-000000.sgf" | sed 's/.*visits //' | sort -u)" 8 \
+	"game 0: A (black) searched 8 visits a move"
+is "$(grep -o ';W\[[a-z]*\]C\[[^]]*visits [0-9]*' "$T/vb/game-000000.sgf" | sed 's/.*visits //' | sort -u)" 3 \
+	"and B (white) 3"
+is "$(grep -o ';B\[[a-z]*\]C\[[^]]*visits [0-9]*' "$T/vb/game-000001.sgf" | sed 's/.*visits //' | sort -u)" 3 \
+	"game 1: B (black) 3"
+gt-elo --games 2 --search lcb=2 none none >/dev/null 2>"$T/err"
+is $? 2 "--search lcb=2: exit 2"
 done_testing
