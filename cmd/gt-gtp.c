@@ -19,7 +19,7 @@ static void usage(FILE *f)
 	fprintf(f,
 	    "usage: gt-gtp [-q] [--model FILE|none] [--visits N] [--board-size N] [--komi K]\n"
 	    "              [--rules NAME] [--seed S] [--resign-threshold V] [--backend NAME]\n"
-	    "              [--precision P]\n"
+	    "              [--precision P] [--max-file BYTES]\n"
 	    "A Go engine speaking GTP version 2 on stdin and stdout, with live analysis.\n"
 	    "  --model FILE|none     network, or none: uniform priors (random moves if absent)\n"
 	    "  --visits N            search visits per move, kept tree included (100)\n"
@@ -30,12 +30,13 @@ static void usage(FILE *f)
 	    "  --resign-threshold V  resign when the search's value is below -V (off)\n"
 	    "  --backend NAME        network backend: cpu, cuda, auto (cpu)\n"
 	    "  --precision P         network arithmetic: fp32, bf16, int8 (AMX CPUs) (fp32)\n"
+	    "  --max-file BYTES      largest file loadsgf reads (suffix K, M, G; 16M)\n"
 	    "  -q, --quiet           no search summary on stderr after each genmove\n");
 }
 
 int main(int argc, char **argv)
 {
-	enum { O_MODEL = 256, O_VISITS, O_RESIGN, O_BACKEND, O_PREC };
+	enum { O_MODEL = 256, O_VISITS, O_RESIGN, O_BACKEND, O_PREC, O_MAXFILE };
 	static const struct option opts[] = {
 		{ "model", required_argument, 0, O_MODEL },
 		{ "visits", required_argument, 0, O_VISITS },
@@ -44,11 +45,13 @@ int main(int argc, char **argv)
 		{ "resign-threshold", required_argument, 0, O_RESIGN },
 		{ "backend", required_argument, 0, O_BACKEND },
 		{ "precision", required_argument, 0, O_PREC },
+		{ "max-file", required_argument, 0, O_MAXFILE },
 		{ "quiet", no_argument, 0, 'q' },
 		CLI_OPTS_END,
 	};
 	const char *model = NULL, *backend = NULL;
 	int size = 19, c, prec = GT_PREC_FP32;
+	size_t max_file = GT_GTP_MAX_FILE;
 	double komi = 7.5;
 	const gt_rules *rules = gt_rules_find("chinese");
 	uint64_t seed = 1;
@@ -64,6 +67,7 @@ int main(int argc, char **argv)
 		case O_RESIGN: ep.resign = cli_double("--resign-threshold", optarg, 0, 1); break;
 		case O_BACKEND: backend = optarg; break;
 		case O_PREC: prec = cli_precision("--precision", optarg); break;
+		case O_MAXFILE: max_file = (size_t)cli_size("--max-file", optarg, 1, 1ULL << 40); break;
 		case 'q': ep.log = NULL; break;
 		default:
 			if (!cli_game_opt(&gm, c, optarg))
@@ -75,6 +79,7 @@ int main(int argc, char **argv)
 	gt_gtp *g = gt_gtp_new(size, rules, komi, "gt", GT_VERSION);
 	gt_engine *e = NULL;
 	gt_gtp_seed(g, seed);
+	gt_gtp_set_max_file(g, max_file);
 	if (model) {
 		gt_evaluator ev;
 		gt_error err;

@@ -42,6 +42,7 @@ static void usage(FILE *f)
 	        "  --newest N        pull: only the N newest batches; the older marked old\n"
 	        "  --stats FILE      pull: its counts and bytes as one JSON line in FILE\n"
 	        "  --rejects FILE    pull: records not of their folder's worker appended to FILE\n"
+	        "  --max-list N      ls, pull: most entries of one listing (default 1048576)\n"
 	        "  --retries N       retries on connection errors, timeouts, 5xx (default 5)\n"
 	        "  --timeout S       seconds per request, 0 = none (default 300)\n"
 	        "  --netrc FILE      credentials file (default ~/.netrc)\n"
@@ -301,7 +302,7 @@ typedef struct args {
 } args;
 
 enum { O_SHA = 256, O_BYTES, O_OVERWRITE, O_STATE, O_MAXLINE, O_MAXBATCH, O_SHARE, O_NEWEST,
-       O_STATS, O_REJECTS, O_VERIFY, O_ORNONE, O_ARGS, O_INSECURE };
+       O_STATS, O_REJECTS, O_VERIFY, O_ORNONE, O_ARGS, O_INSECURE, O_MAXLIST };
 static const struct option lo[] = {
 	{ "sha256", required_argument, NULL, O_SHA },
 	{ "bytes", required_argument, NULL, O_BYTES },
@@ -317,6 +318,7 @@ static const struct option lo[] = {
 	{ "or-none", no_argument, NULL, O_ORNONE },
 	{ "selfplay-args", required_argument, NULL, O_ARGS },
 	{ "insecure-token", no_argument, NULL, O_INSECURE },
+	{ "max-list", required_argument, NULL, O_MAXLIST },
 	{ "quiet", no_argument, NULL, 'q' },
 	CLI_STORE_OPTS,
 	CLI_OPTS_END,
@@ -347,6 +349,7 @@ static int parse(int argc, char **argv, args *A)
 		case O_ORNONE: A->or_none = 1; break;
 		case O_ARGS: A->args_file = optarg; break;
 		case O_INSECURE: insecure_token = 1; break;
+		case O_MAXLIST: A->o.max_list = cli_int("--max-list", optarg, 1, (long long)1 << 32); break;
 		case 'q': A->quiet = 1; break;
 		default:
 			if (!cli_store_opt(&A->o, c, optarg))

@@ -78,6 +78,94 @@ int gt_fs_open_head(const char *path, void *head, size_t n, long long *size, gt_
 	return fd;
 }
 
+/* open_regular: open path with flags (O_NONBLOCK added: a FIFO does not
+ * wait for its other end) and *st its status; the descriptor, or GT_EIO,
+ * or GT_EINVAL (closed) when it is no regular file, e naming path and
+ * what it is */
+static int open_regular(const char *path, int flags, struct stat *st, gt_error *e)
+{
+	int fd = open(path, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+	if (fd < 0 && (errno == ENXIO || errno == EISDIR))   /* a FIFO no one reads */
+		return gt_error_set(e, GT_EINVAL, -1, -1, "%s: %s, not a regular file", path,
+		                    errno == EISDIR ? "a directory" : "a FIFO");
+	if (fd < 0)
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
+	const char *what;
+	if (fstat(fd, st)) {
+		int err = errno;
+		close(fd);
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(err));
+	}
+	if (S_ISREG(st->st_mode))
+		return fd;
+	what = S_ISDIR(st->st_mode) ? "a directory" : S_ISCHR(st->st_mode) ? "a character device"
+	     : S_ISBLK(st->st_mode) ? "a block device" : S_ISFIFO(st->st_mode) ? "a FIFO"
+	     : S_ISSOCK(st->st_mode) ? "a socket" : "something else";
+	close(fd);
+	return gt_error_set(e, GT_EINVAL, -1, -1, "%s: %s, not a regular file", path, what);
+}
+
+int gt_fs_read_regular(const char *path, size_t max, char **buf, size_t *len, gt_error *e)
+{
+	struct stat st;
+	*buf = NULL;
+	*len = 0;
+	int fd = open_regular(path, O_RDONLY, &st, e);
+	if (fd < 0)
+		return fd;
+	if ((unsigned long long)st.st_size > max) {
+		close(fd);
+		return gt_error_set(e, GT_ETOOLONG, -1, -1, "%s: %lld bytes, more than the %zu allowed",
+		                    path, (long long)st.st_size, max);
+	}
+	/* the size stat gave, and one byte more to see a file that grew */
+	size_t cap = (size_t)st.st_size + 1, n = 0;
+	char *b = gt_xmalloc(cap + 1);
+	int rc = 0;
+	for (;;) {
+		ssize_t k = read(fd, b + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			rc = gt_error_set(e, GT_EIO, -1, (long)n, "%s: %s", path, strerror(errno));
+			break;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+		if (n > max) {
+			rc = gt_error_set(e, GT_ETOOLONG, -1, -1, "%s: grew past the %zu bytes allowed "
+			                  "while read", path, max);
+			break;
+		}
+		if (n == cap) {
+			cap = cap * 2 < max + 1 ? cap * 2 : max + 1;
+			b = gt_xrealloc(b, cap + 1);
+		}
+	}
+	close(fd);
+	if (rc) {
+		free(b);
+		return rc;
+	}
+	b[n] = 0;
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+int gt_fs_open_regular_write(const char *path, gt_error *e)
+{
+	struct stat st;
+	int fd = open_regular(path, O_WRONLY | O_CREAT, &st, e);
+	if (fd >= 0 && ftruncate(fd, 0)) {
+		int err = errno;
+		close(fd);
+		return gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(err));
+	}
+	return fd;
+}
+
 int gt_fs_sync_dir(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -33,6 +33,24 @@ int gt_fs_read_all(int fd, void *p, size_t n);
  * (the file is shorter than n bytes: "truncated header", e->offset its
  * size), e naming path, the descriptor then closed. */
 int gt_fs_open_head(const char *path, void *head, size_t n, long long *size, gt_error *e);
+/* gt_fs_read_regular: the whole of the regular file path, of at most max
+ * bytes, into a new NUL-terminated *buf (caller frees) of *len bytes: for
+ * a path an untrusted party names. The file is opened without blocking
+ * (a FIFO with no writer does not hang) and refused unless it is a regular
+ * file (GT_EINVAL: "a character device", "a FIFO", "a directory" ...);
+ * one larger than max is refused from its size before a byte is read, and
+ * one that grows past max while read stops there (GT_ETOOLONG). Memory:
+ * at most max + 2 bytes. Errors: GT_EIO (cannot open or read, errno's
+ * text), GT_EINVAL, GT_ETOOLONG; e names path and why. */
+int gt_fs_read_regular(const char *path, size_t max, char **buf, size_t *len, gt_error *e);
+
+/* gt_fs_open_regular_write: open path for writing, created (0644) if it
+ * does not exist, emptied if it does, but only a regular file: a device,
+ * FIFO (opened without blocking) or directory is GT_EINVAL and left as it
+ * is. Returns the descriptor (caller closes), or GT_EIO / GT_EINVAL (e
+ * names path and why). */
+int gt_fs_open_regular_write(const char *path, gt_error *e);
+
 /* gt_fs_write_atomic: replace the file path by the len bytes at buf,
  * atomically (see above). Returns 0, or GT_EIO with errno kept and e naming
  * the file (or its folder) and the reason. */

@@ -6,7 +6,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "fs.h"
 #include "gt.h"
 #include "lines.h"
 #include "score.h"
@@ -39,6 +41,7 @@ struct gt_gtp {
 	int nhist, caphist;
 	int n;
 	int max_n;       /* largest board size boardsize and loadsgf accept */
+	size_t max_file; /* largest file loadsgf reads, in bytes */
 	const gt_rules *rules;
 	double komi;
 	char *name, *version;
@@ -173,6 +176,7 @@ gt_gtp *gt_gtp_new(int n, const gt_rules *rules, double komi,
 	gt_board_copy(g->base, &g->b);
 	g->n = n;
 	g->max_n = GT_MAX_N;
+	g->max_file = GT_GTP_MAX_FILE;
 	g->rules = rules;
 	g->komi = komi;
 	g->name = gt_xstrdup(name ? name : "gt");
@@ -843,30 +847,37 @@ static int c_kgs_rules(gt_gtp *g, int argc, char **argv, int *quit)
 	return 0;
 }
 
-/* loadsgf FILE [N]: the first game of FILE up to (not including) its move
- * N, under the ruleset its RU names (the current one if RU is missing or
- * unknown), with its size and komi; answers the colour to move */
+/* loadsgf FILE [N]: the first game of FILE (a regular file of at most
+ * max_file bytes) up to (not including) its move N, under the ruleset its
+ * RU names (the current one if RU is missing or unknown), with its size
+ * and komi; answers the colour to move */
 static int c_loadsgf(gt_gtp *g, int argc, char **argv, int *quit)
 {
 	long upto = -1;
 	if (argc < 1 || argc > 2 || (argc == 2 && parse_int(argv[1], 1, 1000000, &upto)))
 		return fail(g, "syntax error");
-	gt_sgf_game *gs = NULL;
-	int ng = 0, rc = 0;
+	char *text = NULL;
+	size_t len = 0;
+	int rc = 0;
 	gt_error e;
-	if (gt_sgf_read_file(argv[0], &gs, &ng, &e) != 0 || ng < 1) {
-		gt_sgf_free(gs, ng);
-		return fail(g, "cannot load file");
-	}
-	gt_sgf_game *sg = &gs[0];
-	if (sg->err) {
-		putf(g, "cannot load file: %s", sg->error.text);
-		gt_sgf_free(gs, ng);
+	if (gt_fs_read_regular(argv[0], g->max_file, &text, &len, &e) != 0) {
+		putf(g, "cannot load file: %s", e.text);
 		return -1;
 	}
-	if (sg->size > g->max_n) {
-		putf(g, "cannot load file: board size %d is more than %d", sg->size, g->max_n);
-		gt_sgf_free(gs, ng);
+	/* the first game only: memory is the file and one game */
+	gt_sgf_reader *it = gt_sgf_reader_new(text, len);
+	gt_sgf_game game, *sg = &game;
+	int got = gt_sgf_reader_next(it, sg);
+	gt_sgf_reader_free(it);
+	free(text);
+	if (!got)
+		return fail(g, "cannot load file: no SGF game found");
+	if (sg->err || sg->size > g->max_n) {
+		if (sg->err)
+			putf(g, "cannot load file: %s", sg->error.text);
+		else
+			putf(g, "cannot load file: board size %d is more than %d", sg->size, g->max_n);
+		gt_sgf_game_release(sg);
 		return -1;
 	}
 	const gt_rules *r = g->rules, *ru;
@@ -901,7 +912,7 @@ static int c_loadsgf(gt_gtp *g, int argc, char **argv, int *quit)
 	}
 	free(save);
 	free(b);
-	gt_sgf_free(gs, ng);
+	gt_sgf_game_release(sg);
 	return rc ? -1 : 0;
 }
 
@@ -929,13 +940,21 @@ static int c_printsgf(gt_gtp *g, int argc, char **argv, int *quit)
 	gt_sgf_game_release(&sg);
 	int rc = 0;
 	if (argc == 1 && strcmp(argv[0], "-") != 0) {
-		FILE *f = fopen(argv[0], "w");
-		if (!f || fwrite(text, 1, len, f) != len)
+		/* a regular file only: never a device or a FIFO that blocks */
+		gt_error e;
+		int fd = gt_fs_open_regular_write(argv[0], &e);
+		if (fd < 0) {
+			putf(g, "cannot write file: %s", e.text);
 			rc = -1;
-		if (f && fclose(f) != 0)
-			rc = -1;
-		if (rc)
-			puts_(g, "cannot write file");
+		} else {
+			int bad = gt_fs_write_all(fd, text, len) != 0, err = errno;
+			if (close(fd) != 0 && !bad)
+				bad = 1, err = errno;
+			if (bad) {
+				putf(g, "cannot write file: %s: %s", argv[0], strerror(err));
+				rc = -1;
+			}
+		}
 	} else {
 		put_lines(g, text);
 	}
@@ -1221,6 +1240,11 @@ const char *gt_gtp_exec(gt_gtp *g, const char *line, int *quit)
 void gt_gtp_set_max_size(gt_gtp *g, int n)
 {
 	g->max_n = n < 2 ? 2 : n > GT_MAX_N ? GT_MAX_N : n;
+}
+
+void gt_gtp_set_max_file(gt_gtp *g, size_t bytes)
+{
+	g->max_file = bytes ? bytes : 1;
 }
 
 int gt_gtp_run(gt_gtp *g, FILE *in, FILE *out)

@@ -137,6 +137,16 @@ gt_board *gt_gtp_board_mut(gt_gtp *g);
  * GT_MAX_N by default. The current board is not changed. */
 void gt_gtp_set_max_size(gt_gtp *g, int n);
 
+/* The default bound on the files loadsgf reads (gt_gtp_set_max_file). */
+#define GT_GTP_MAX_FILE ((size_t)16 << 20)
+
+/* gt_gtp_set_max_file: the largest file, in bytes (at least 1), that
+ * loadsgf reads; GT_GTP_MAX_FILE by default. loadsgf reads only regular
+ * files (gt_fs_read_regular: a device, FIFO or directory is refused
+ * without blocking) and parses only their first game, so its memory is
+ * bounded by this; printsgf writes only a regular file. */
+void gt_gtp_set_max_file(gt_gtp *g, size_t bytes);
+
 /* gt_gtp_seed: seed the random default genmove (xorshift64*). */
 void gt_gtp_seed(gt_gtp *g, uint64_t seed);
 

@@ -415,8 +415,10 @@ static int signed_by(const gt_outerproc *op, const char *unit, const uint8_t *bu
 	return rc == 0;
 }
 
-/* get one listed delta and let the outer state decide on it */
-static void look_at(gt_outerproc *op, const char *unit, const char *name, uint64_t V)
+/* get one listed delta (no more than the listing's bytes, -1 if it gave
+ * none) and let the outer state decide on it */
+static void look_at(gt_outerproc *op, const char *unit, const char *name, long long bytes,
+                    uint64_t V)
 {
 	gt_error e = {0};
 	gt_outer_cfg cfg;
@@ -438,7 +440,10 @@ static void look_at(gt_outerproc *op, const char *unit, const char *name, uint64
 	char *buf = NULL;
 	size_t len = 0;
 	char *url = gt_diloco_url(op->c.store, "deltas/%s/%s", unit, name);
-	int rc = gt_store_get_mem(&op->c.so, url, (size_t)1 << 31, &buf, &len, &e);
+	size_t max = (size_t)1 << 31;
+	if (bytes >= 0 && (unsigned long long)bytes < max)
+		max = (size_t)bytes;     /* never more than the listing promised */
+	int rc = gt_store_get_mem(&op->c.so, url, max, &buf, &len, &e);
 	free(url);
 	if (rc) {
 		warn(op, "%s: %s", key, e.text);
@@ -496,7 +501,7 @@ int gt_outerproc_scan(gt_outerproc *op, gt_error *e)
 			return gt_error_set(e, rc, -1, -1, "deltas of %s: %s", unit, t.text);
 		}
 		for (size_t j = 0; j < nd && !stopped(op); j++)
-			look_at(op, unit, ds[j].name, V);
+			look_at(op, unit, ds[j].name, ds[j].bytes, V);
 		gt_store_entries_free(ds, nd);
 	}
 	gt_store_entries_free(units, nu);

@@ -571,9 +571,14 @@ int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepa
 				rc = gt_error_set(e, errno == ENOENT ? GT_ENOTFOUND : GT_EIO, -1, -1, "%s: %s",
 				                  path, strerror(errno));
 			free(path);
+		} else if (size >= 0 && max_batch >= 0 && size > gz_bound(max_batch, gz)) {
+			snprintf(why, sizeof why, "listed as %lld bytes, more than %lld as stored "
+			         "(--max-batch)", size, gz_bound(max_batch, gz));
+			bad = 1;
 		} else {
+			/* never more than the listing promised */
 			char *u = batch_url(url, name);
-			rc = download(o, u, gz_bound(max_batch, gz), &fd, e);
+			rc = download(o, u, size >= 0 ? size : gz_bound(max_batch, gz), &fd, e);
 			free(u);
 		}
 		if (rc == GT_ENOTFOUND || link) {   /* removed or swapped since the listing */
@@ -583,13 +588,23 @@ int gt_pull_batches(const gt_store_opts *o, const char *url, const char *statepa
 			continue;
 		}
 		if (rc == GT_ETOOLONG) {   /* its bytes are bad: more than a batch may be */
-			snprintf(why, sizeof why, "more than %lld bytes as stored (--max-batch)",
-			         gz_bound(max_batch, gz));
+			if (size >= 0)
+				snprintf(why, sizeof why, "more than the %lld bytes its listing promised; "
+				         "stopped there", size);
+			else
+				snprintf(why, sizeof why, "more than %lld bytes as stored (--max-batch)",
+				         gz_bound(max_batch, gz));
 			bad = 1;
 			rc = 0;
 		}
 		if (rc)                    /* the store failed: not marked, pulled next time */
 			break;
+		struct stat fst;
+		if (!bad && !local && size >= 0 && fstat(fd, &fst) == 0 && fst.st_size != size) {
+			snprintf(why, sizeof why, "%lld bytes, its listing gave %lld",
+			         (long long)fst.st_size, size);
+			bad = 1;
+		}
 		long long lines = 0;
 		gzFile g = NULL;
 		char owner[256] = "";

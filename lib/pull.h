@@ -40,8 +40,9 @@ unsigned gt_pull_share(const char *name, unsigned units);
  * its sub-folders (FOLDER/NAME: a worker's own folder), named *.ndjson or
  * *.ndjson.gz that the state file does not list and pk picks (NULL: all),
  * in name order: download it (a remote store: into a temporary file in
- * TMPDIR, removed whatever happens, the download stopped at the most bytes
- * a batch that expands to max_batch can have; a local one is read in
+ * TMPDIR, removed whatever happens, the download stopped at the size the
+ * listing gave for the batch, or where the listing gives none at the most
+ * bytes a batch that expands to max_batch can have; a local one is read in
  * place, a symbolic link not followed), decompress it (zlib; plain text
  * passes through) and check it whole first, then write its non-empty
  * lines, each ending in '\n', to out, flush and fsync out (when it is a
@@ -49,9 +50,10 @@ unsigned gt_pull_share(const char *name, unsigned units);
  * "name\tbad", one line per batch) and fsync that: a batch marked pulled
  * is on disk. The batches pk->newest passes over are appended as
  * "name\told" before any is read. A batch that is corrupt, truncated, has
- * a line longer than max_line bytes, expands beyond max_batch bytes or is
- * stored larger than that allows is reported through o->warn, written
- * nothing, and recorded as bad. A batch the store fails to deliver (an
+ * a line longer than max_line bytes, expands beyond max_batch bytes, is
+ * stored (or listed) larger than that allows or sends more bytes than its
+ * listing gave is reported through o->warn, written nothing, and recorded
+ * as bad. A batch the store fails to deliver (an
  * error after the retries, a redirect) is not recorded: the pull stops
  * with that error and the next pull takes it. The state file (absent =
  * empty) is read once: a last line cut short by a crash is dropped with a

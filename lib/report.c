@@ -1328,12 +1328,12 @@ static void do_games(rep *r)
 		 * newest games of any network */
 		for (int pass = current ? 0 : 1; pass < 2 && json_array_size(list) == 0; pass++) {
 			for (size_t i = 0; i < k && i < GAME_BATCHES && json_array_size(list) < (size_t)want; i++) {
-				if (bs[i].x > MAX_BATCH_BYTES)
-					continue;
+				if (bs[i].x < 0 || bs[i].x > MAX_BATCH_BYTES)
+					continue;     /* read no more than listed, and that bounded */
 				char *bu = gt_store_join(r->o->store, "games/");
 				char *u = gt_store_join(bu, bs[i].k);
 				free(bu);
-				int rc = gt_store_get(&r->so, u, path, NULL, -1, NULL, &e);
+				int rc = gt_store_get(&r->so, u, path, NULL, bs[i].x, NULL, &e);
 				free(u);
 				if (rc) {
 					warnf(r, "a batch of games/ could not be read: %s", e.text);

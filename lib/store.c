@@ -738,16 +738,24 @@ void gt_store_entries_free(gt_store_entry *ents, size_t n)
 	free(ents);
 }
 
-void gt_store_entry_add(const gt_store_opts *o, gt_store_entry **v, size_t *n, const char *name,
-                        long long bytes, long long mtime, int folder)
+long long gt_store_max_list(const gt_store_opts *o)
+{
+	return o && o->max_list > 0 ? o->max_list : GT_STORE_MAX_LIST;
+}
+
+int gt_store_entry_add(const gt_store_opts *o, gt_store_entry **v, size_t *n, const char *name,
+                       long long bytes, long long mtime, int folder, gt_error *e)
 {
 	const char *why;
 	char q[300];
 	if (!gt_store_name_ok(name, &why)) {
 		if (why != WHY_HIDDEN)
 			gt_store_warn(o, "refusing listed name %s: %s", gt_store_quote(name, q, sizeof q), why);
-		return;
+		return 0;
 	}
+	if ((long long)*n >= gt_store_max_list(o))
+		return gt_error_set(e, GT_ETOOLONG, -1, -1, "more than %lld entries (--max-list); "
+		                    "stopped there", gt_store_max_list(o));
 	if (*n == 0 || (*n >= 16 && (*n & (*n - 1)) == 0))
 		*v = gt_xrealloc(*v, (*n < 16 ? 16 : 2 * *n) * sizeof **v);
 	(*v)[*n].name = gt_xstrdup(name);
@@ -755,6 +763,7 @@ void gt_store_entry_add(const gt_store_opts *o, gt_store_entry **v, size_t *n, c
 	(*v)[*n].mtime = mtime;
 	(*v)[*n].folder = folder != 0;
 	(*n)++;
+	return 0;
 }
 
 /* sorted: v by name, never NULL; with files_only the folders dropped */
@@ -802,7 +811,8 @@ int gt_store_listing_add(const gt_store_opts *o, const char *json, size_t len,
 		json_decref(a);
 		return gt_error_set(e, GT_EFORMAT, 1, 0, "listing is not a JSON array");
 	}
-	for (size_t i = 0; i < json_array_size(a); i++) {
+	int rc = 0;
+	for (size_t i = 0; i < json_array_size(a) && !rc; i++) {
 		json_t *it = json_array_get(a, i);
 		const char *name = json_string_value(json_object_get(it, "name"));
 		const char *type = json_string_value(json_object_get(it, "type"));
@@ -815,11 +825,12 @@ int gt_store_listing_add(const gt_store_opts *o, const char *json, size_t len,
 		int folder = type && !strcmp(type, "directory");
 		if (type && strcmp(type, "file") && !folder)
 			continue;
-		gt_store_entry_add(o, v, k, name, json_is_integer(size) ? (long long)json_integer_value(size) : -1,
-		                   mt ? (long long)curl_getdate(mt, NULL) : -1, folder);
+		rc = gt_store_entry_add(o, v, k, name,
+		                        json_is_integer(size) ? (long long)json_integer_value(size) : -1,
+		                        mt ? (long long)curl_getdate(mt, NULL) : -1, folder, e);
 	}
 	json_decref(a);
-	return 0;
+	return rc;
 }
 
 /* list: gt_store_list and gt_store_list_all */
@@ -834,6 +845,11 @@ static int list(const gt_store_opts *o, const char *url, int files_only, gt_stor
 	int rc = gt_store_scheme_of(url, &sc, e);
 	if (!rc)
 		rc = sc->list(o, url, &v, &k, e);
+	if (rc == GT_ETOOLONG && e && strncmp(e->text, "listing of ", 11)) {
+		char t[sizeof e->text];
+		snprintf(t, sizeof t, "%s", e->text);
+		gt_error_set(e, rc, -1, -1, "listing of %s: %s", url, t);
+	}
 	if (rc) {
 		gt_store_entries_free(v, k);
 		return rc;

@@ -60,12 +60,21 @@ typedef struct gt_store_opts {
 	const char *token;    /* sent as "Authorization: Bearer TOKEN", or NULL */
 	int insecure_token;   /* 1: send the token over plain http:// to any host */
 	const char *netrc;    /* netrc file for user/password, or NULL for ~/.netrc */
+	/* max_list: the most entries (objects and sub-folders, each name
+	 * counted whether or not it passes gt_store_name_ok) one listing may
+	 * hold; more is GT_ETOOLONG, read no further. <= 0: GT_STORE_MAX_LIST.
+	 * An S3 listing also stops after max_list / 100 + 1 pages
+	 * (gt_store_list). */
+	long long max_list;
 	/* warn: called with one line of text (no newline) for each thing that
 	 * was skipped or retried; NULL to stay silent. Names in the text are
 	 * quoted with control characters escaped. */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
 } gt_store_opts;
+
+/* The default bound on the entries of one listing (gt_store_opts.max_list). */
+#define GT_STORE_MAX_LIST (1LL << 20)
 
 /* gt_store_opts_init: fill o with the defaults above. */
 void gt_store_opts_init(gt_store_opts *o);
@@ -107,15 +116,23 @@ int gt_store_name_ok(const char *name, const char **why);
  * {"name","type","mtime","size"}) into *ents and *n (new array, free with
  * gt_store_entries_free), regular files only, sorted by name. Names that
  * fail gt_store_name_ok are left out and reported through o->warn (o may
- * be NULL). Returns 0, or GT_EFORMAT (e filled) if the text is not such an
- * array. */
+ * be NULL). Returns 0, GT_EFORMAT (e filled) if the text is not such an
+ * array, or GT_ETOOLONG if it has more than o->max_list entries. */
 int gt_store_parse_listing(const gt_store_opts *o, const char *json, size_t len,
                            gt_store_entry **ents, size_t *n, gt_error *e);
 
 /* gt_store_list: list the objects directly under the folder URL (a trailing
  * '/' is added if missing): nginx JSON autoindex over HTTP, readdir for a
- * local store. Same result and filtering as gt_store_parse_listing.
- * Errors: GT_ENOTFOUND (no such folder), GT_EIO, GT_EFORMAT, GT_EINVAL. */
+ * local store, ListObjectsV2 pages for S3. Same result and filtering as
+ * gt_store_parse_listing. Every listing is bounded, against a server that
+ * never stops: at most o->max_list entries in every scheme; an HTTP
+ * listing at most 256 MiB of text; an S3 listing at most max_list / 100 + 1
+ * pages (ListObjectsV2 gives up to 1000 keys a page), 16 MiB a page and
+ * 512 MiB of text over all pages, and never the same continuation token
+ * twice in a row. Past a bound the listing stops there with GT_ETOOLONG (e
+ * names the URL and the bound).
+ * Errors: GT_ENOTFOUND (no such folder), GT_EIO, GT_EFORMAT, GT_EINVAL,
+ * GT_ETOOLONG. */
 int gt_store_list(const gt_store_opts *o, const char *url,
                   gt_store_entry **ents, size_t *n, gt_error *e);
 

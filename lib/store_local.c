@@ -196,7 +196,8 @@ static int local_list(const gt_store_opts *o, const char *url, gt_store_entry **
 		free(path);
 		return rc;
 	}
-	while ((de = readdir(d))) {
+	int rc = 0;
+	while (!rc && (de = readdir(d))) {
 		struct stat st;
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
@@ -210,14 +211,14 @@ static int local_list(const gt_store_opts *o, const char *url, gt_store_entry **
 		if (fstatat(dirfd(d), de->d_name, &st, 0) < 0)
 			continue;
 		if (S_ISREG(st.st_mode))
-			gt_store_entry_add(o, v, n, de->d_name, (long long)st.st_size,
-			                   (long long)st.st_mtime, 0);
+			rc = gt_store_entry_add(o, v, n, de->d_name, (long long)st.st_size,
+			                        (long long)st.st_mtime, 0, e);
 		else if (S_ISDIR(st.st_mode))
-			gt_store_entry_add(o, v, n, de->d_name, -1, (long long)st.st_mtime, 1);
+			rc = gt_store_entry_add(o, v, n, de->d_name, -1, (long long)st.st_mtime, 1, e);
 	}
 	closedir(d);
 	free(path);
-	return 0;
+	return rc;
 }
 
 const gt_store_scheme gt_store_scheme_local = {

@@ -409,9 +409,11 @@ static int s3_put(const gt_store_opts *o, FILE *in, long long n, const char *url
 	return rc;
 }
 
-/* The most pages of one listing (1000 objects each), against a server that
- * never stops. */
-#define S3_MAX_PAGES 100000
+/* The bounds of one listing against a server that never stops
+ * (gt_store_list): the bytes of one page and of all pages together; the
+ * pages are at most max_list / 100 + 1 (a page holds up to 1000 keys). */
+#define S3_PAGE_BYTES ((size_t)16 << 20)
+#define S3_LIST_BYTES ((long long)512 << 20)
 
 static int s3_list(const gt_store_opts *o, const char *url, gt_store_entry **v, size_t *n,
                    gt_error *e)
@@ -428,7 +430,8 @@ static int s3_list(const gt_store_opts *o, const char *url, gt_store_entry **v, 
 	char *prefix = gt_xmalloc(kl + 2);
 	snprintf(prefix, kl + 2, "%s%s", key, kl && key[kl - 1] != '/' ? "/" : "");
 	char *eprefix = gt_s3_uri_encode(prefix, 0);
-	for (long page = 0; !rc; page++) {
+	long long max_pages = gt_store_max_list(o) / 100 + 1, bytes = 0;
+	for (long long page = 0; !rc; page++) {
 		char *et = token ? gt_s3_uri_encode(token, 0) : NULL;
 		size_t ql = strlen(eprefix) + (et ? strlen(et) : 0) + 96;
 		char *query = gt_xmalloc(ql), *next = NULL;
@@ -439,18 +442,31 @@ static int s3_list(const gt_store_opts *o, const char *url, gt_store_entry **v, 
 		gt_store_mem m;
 		long long total = -1;
 		int keep = 0;
-		gt_store_mem_init(&m, (size_t)64 << 20);
+		gt_store_mem_init(&m, S3_PAGE_BYTES);
 		rc = gt_store_http_get(o, &q.auth, u, &m.sink, &total, &keep, e);
 		if (rc == GT_ENOTFOUND)
 			rc = gt_error_set(e, GT_EIO, -1, -1, "%s: no such bucket (HTTP 404)", bucket);
+		else if (rc == GT_ETOOLONG)
+			rc = gt_error_set(e, rc, -1, -1, "listing of %s: page %lld is more than %zu bytes; "
+			                  "stopped there", url, page + 1, S3_PAGE_BYTES);
+		bytes += (long long)m.len;
 		if (!rc)
 			rc = gt_s3_list_parse(o, m.buf ? m.buf : "", m.len, prefix, v, n, &next, e);
+		if (rc == GT_ETOOLONG && strncmp(e->text, "listing of ", 11)) {
+			char t[sizeof e->text];
+			snprintf(t, sizeof t, "%s", e->text);
+			gt_error_set(e, rc, -1, -1, "listing of %s: %s", url, t);
+		}
 		if (!rc && next && token && !strcmp(next, token))
 			rc = gt_error_set(e, GT_EFORMAT, -1, -1, "listing of %s: the same continuation token "
 			                  "twice", url);
-		if (!rc && next && page + 1 >= S3_MAX_PAGES)
-			rc = gt_error_set(e, GT_EFORMAT, -1, -1, "listing of %s: more than %d pages", url,
-			                  S3_MAX_PAGES);
+		if (!rc && next && page + 1 >= max_pages)
+			rc = gt_error_set(e, GT_ETOOLONG, -1, -1, "listing of %s: more than %lld pages "
+			                  "(--max-list %lld / 100 + 1); stopped there", url, max_pages,
+			                  gt_store_max_list(o));
+		if (!rc && next && bytes >= S3_LIST_BYTES)
+			rc = gt_error_set(e, GT_ETOOLONG, -1, -1, "listing of %s: more than %lld bytes over "
+			                  "%lld pages; stopped there", url, S3_LIST_BYTES, page + 1);
 		gt_free_all(m.buf, u, query, et, token);
 		token = next;
 		if (!token)
@@ -479,6 +495,9 @@ typedef struct lp {
 	long long size, mtime;
 	int truncated;
 	char *next;
+	XML_Parser x;
+	int rc;               /* an entry refused the listing (GT_ETOOLONG) */
+	gt_error *e;
 } lp;
 
 /* add: the full key k of an object (folder 0) or common prefix (1) as an
@@ -497,8 +516,9 @@ static void add(lp *p, const char *k, long long size, long long mtime, int folde
 		name[--l] = 0;
 	/* the folder's own marker object, and keys a delimiter should have
 	 * rolled up, are no entries of this folder */
-	if (l && !strchr(name, '/'))
-		gt_store_entry_add(p->o, p->v, p->n, name, size, mtime, folder);
+	if (l && !strchr(name, '/') && !p->rc &&
+	    (p->rc = gt_store_entry_add(p->o, p->v, p->n, name, size, mtime, folder, p->e)) != 0)
+		XML_StopParser(p->x, XML_FALSE);
 	free(name);
 }
 
@@ -595,17 +615,20 @@ static void XMLCALL on_end(void *ud, const XML_Char *el)
 int gt_s3_list_parse(const gt_store_opts *o, const char *xml, size_t len, const char *prefix,
                      gt_store_entry **v, size_t *n, char **next, gt_error *e)
 {
-	lp p = { .o = o, .prefix = prefix, .plen = strlen(prefix), .v = v, .n = n };
+	lp p = { .o = o, .prefix = prefix, .plen = strlen(prefix), .v = v, .n = n, .e = e };
 	XML_Parser x = XML_ParserCreate(NULL);
 	int rc = 0;
 	*next = NULL;
 	if (!x)
 		gt_xmalloc((size_t)-1);
+	p.x = x;
 	XML_SetUserData(x, &p);
 	XML_SetElementHandler(x, on_start, on_end);
 	XML_SetCharacterDataHandler(x, on_text);
-	if (len > (size_t)1 << 30 || XML_Parse(x, xml, (int)len, 1) == XML_STATUS_ERROR)
-		rc = gt_error_set(e, GT_EFORMAT, (long)XML_GetCurrentLineNumber(x),
+	if (len > (size_t)1 << 30)
+		rc = gt_error_set(e, GT_ETOOLONG, -1, -1, "listing: a page of more than 1 GiB");
+	else if (XML_Parse(x, xml, (int)len, 1) == XML_STATUS_ERROR)
+		rc = p.rc ? p.rc : gt_error_set(e, GT_EFORMAT, (long)XML_GetCurrentLineNumber(x),
 		                  (long)XML_GetCurrentByteIndex(x), "listing: XML error at line %lu: %s",
 		                  (unsigned long)XML_GetCurrentLineNumber(x),
 		                  XML_ErrorString(XML_GetErrorCode(x)));

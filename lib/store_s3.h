@@ -73,9 +73,10 @@ char *gt_s3_uri_encode(const char *s, int keep_slash);
  * with gt_store_entry_add (so names are checked and refused ones reported
  * through o->warn); keys outside prefix and the folder's own key are left
  * out. *next receives a new string, the NextContinuationToken of a
- * truncated answer (IsTruncated true), or NULL. Returns 0, or GT_EFORMAT
+ * truncated answer (IsTruncated true), or NULL. Returns 0, GT_EFORMAT
  * (e says where) for XML that is not well-formed, not a ListBucketResult,
- * or truncated without a token. */
+ * or truncated without a token, or GT_ETOOLONG (read no further) when *v
+ * would pass gt_store_max_list(o) entries. */
 int gt_s3_list_parse(const gt_store_opts *o, const char *xml, size_t len, const char *prefix,
                      gt_store_entry **v, size_t *n, char **next, gt_error *e);
 

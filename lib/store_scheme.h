@@ -101,13 +101,20 @@ int gt_store_scheme_of(const char *url, const gt_store_scheme **sc, gt_error *e)
 
 /* gt_store_entry_add: append (name, bytes, mtime, folder) to the array *v
  * of *n entries if name passes gt_store_name_ok; a refused name is reported
- * through o->warn (hidden names, starting with '.', silently). */
-void gt_store_entry_add(const gt_store_opts *o, gt_store_entry **v, size_t *n, const char *name,
-                        long long bytes, long long mtime, int folder);
+ * through o->warn (hidden names, starting with '.', silently). With
+ * gt_store_max_list(o) entries in *v already, nothing is added and
+ * GT_ETOOLONG returned (e filled): the listing stops there. Returns 0
+ * otherwise. */
+int gt_store_entry_add(const gt_store_opts *o, gt_store_entry **v, size_t *n, const char *name,
+                       long long bytes, long long mtime, int folder, gt_error *e);
+
+/* gt_store_max_list: o->max_list, or GT_STORE_MAX_LIST when o is NULL or
+ * it is not above 0. */
+long long gt_store_max_list(const gt_store_opts *o);
 
 /* gt_store_listing_add: the files and folders ("type":"directory") of
  * nginx's JSON autoindex appended to *v, *n as gt_store_parse_listing
- * reads them. Returns 0 or GT_EFORMAT (e filled). */
+ * reads them. Returns 0, GT_EFORMAT or GT_ETOOLONG (e filled). */
 int gt_store_listing_add(const gt_store_opts *o, const char *json, size_t len,
                          gt_store_entry **v, size_t *n, gt_error *e);
 

@@ -4,7 +4,8 @@
 # (only BUCKET and PREFIX replaced): tests/s3/s3proxy.py checks each IAM
 # user's requests against its policy (and its SigV4 signature with
 # botocore). A worker's key writes only games/NAME/, never models/ or
-# diloco/; the trainer's writes models/, stats/ and diloco/; a missing
+# diloco/; the trainer's writes models/, stats/, diloco/ and site/ (the
+# status page, report = yes); a missing
 # object is 404, not 403, to both (gt asks for some: a new batch's name, a
 # first latest.json). Two workers (share/gt/worker, own_folder = 1), one
 # trainer generation, a learning unit's round and gt-outer's version run
@@ -43,21 +44,23 @@ ok $? "nor diloco/current.json (403)"
 as alice gt-sync put "$T/evil.json" "$U/stats/" 2>"$T/err"; denied; ok $? "nor stats/ (403)"
 as alice gt-sync get "$U/games/bob/none.gz" "$T/none" 2>"$T/err"; denied; ok $? "nor read another's folder (403)"
 is "$(s3aws s3 ls --recursive s3://gt/run1/ | wc -l)" 1 "none of these wrote anything"
+as alice gt-sync put "$T/evil.json" "$U/site/" 2>"$T/err"; denied; ok $? "nor site/, the status page (403)"
 as trainer gt-sync put "$T/evil.json" "$U/models/" && as trainer gt-sync put "$T/evil.json" "$U/stats/" &&
-	as trainer gt-sync put "$T/evil.json" "$U/diloco/"
-ok $? "the trainer puts under models/, stats/ and diloco/"
+	as trainer gt-sync put "$T/evil.json" "$U/diloco/" && as trainer gt-sync put "$T/evil.json" "$U/site/"
+ok $? "the trainer puts under models/, stats/, diloco/ and site/ (report = yes)"
 as trainer gt-sync put "$T/b.ndjson.gz" "$U/games/trainer/" 2>"$T/err"; denied
 ok $? "but not a games folder (403)"
 as trainer gt-sync get "$U/games/alice/b.ndjson.gz" "$T/b2" && cmp -s "$T/b.ndjson.gz" "$T/b2"
 ok $? "and reads the workers' games"
-for o in models/evil.json stats/evil.json diloco/evil.json games/alice/b.ndjson.gz; do s3aws s3 rm --quiet s3://gt/run1/$o; done
+for o in models/evil.json stats/evil.json diloco/evil.json site/evil.json games/alice/b.ndjson.gz; do s3aws s3 rm --quiet s3://gt/run1/$o; done
 
 # two workers and one trainer generation, each with its own key
 : > "$L"
 e2e_own_workers "$U" "$T/r"
 is "$(s3aws s3 ls s3://gt/run1/games/alice/ | wc -l) $(s3aws s3 ls s3://gt/run1/games/bob/ | wc -l)" "1 1" "each into its own folder"
 printf '%s\n' '{"from_step":0,"board_size":7,"visits":8,"cheap_visits":4}' > "$T/r/cur"
-e2e_trainer_cfg "$U" "$T/r/tr" roles "$T/r/cur" | sed 's/^min_games = .*/min_games = 4/' > "$T/r/trainer.cfg"
+{ e2e_trainer_cfg "$U" "$T/r/tr" roles "$T/r/cur" | sed 's/^min_games = .*/min_games = 4/'; echo "report = yes"; } \
+	> "$T/r/trainer.cfg"
 as trainer sh "$GT_SRC/share/gt/trainer" -c "$T/r/trainer.cfg" 2>"$T/err"
 rc=$?
 if [ $full = 1 ]; then is $rc 0 "the trainer runs one generation with its key"
@@ -66,6 +69,7 @@ is "$(s3aws s3 cp s3://gt/run1/stats/contributions.json - | jq -r '.workers | ke
 	"contributions per key's folder"
 if [ $full = 1 ]; then
 	grep -q '^PUT /gt/run1/models/latest.json 200 ' "$L"; ok $? "the trainer's key published latest.json"
+	grep -q '^PUT /gt/run1/site/index.html 200 ' "$L"; ok $? "and, with report = yes, the status page into site/"
 	as alice sh "$GT_SRC/share/gt/worker" -c "$T/r/alice.cfg" --once 2>"$T/err"; ok $? "alice plays with it"
 fi
 

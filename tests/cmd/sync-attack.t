@@ -45,13 +45,57 @@ is $? 1 "latest: a network behind an endless body is refused"
 P=$(gt-sync latest "$U/plain" "$T/inst" 2>"$T/err") && cmp -s "$P" "$R/models/net.bin"
 ok $? "the truth is installed"
 
-# pull: each batch bounded by --max-batch while it downloads, in TMPDIR
-timeout 60 gt-sync pull --max-batch 100000 "$U/endless/games/" --state "$T/st-endless" > "$T/out" 2>"$T/err"
+# pull: each batch bounded by the size its listing gave while it
+# downloads, in TMPDIR (issue 31, item 5: not only by --max-batch)
+SA=$(stat -c %s "$R/games/w-a.ndjson.gz")
+start=$(date +%s)
+timeout 60 gt-sync pull "$U/endless/games/" --state "$T/st-endless" > "$T/out" 2>"$T/err"
 ok $? "pull of endless batches goes on"
+[ $(($(date +%s) - start)) -lt 30 ]; ok $? "at once: no endless batch read to the default --max-batch (16 GiB)"
 is "$(tr '\t\n' ': ' < "$T/st-endless")" "w-a.ndjson.gz:bad w-b.ndjson.gz:bad " "both batches are bad"
-grep -q "w-a.ndjson.gz.*more than [0-9]* bytes as stored (--max-batch)" "$T/err"; ok $? "stopped by --max-batch while downloading"
+grep -q "w-a.ndjson.gz\": more than the $SA bytes its listing promised; stopped there" "$T/err"
+ok $? "stopped at the $SA bytes the listing gave"
 is "$(wc -c < "$T/out")" 0 "nothing of them is written"
 no_part "$T/tmp"; ok $? "the temporary files are gone"
+mkdir -p "$R/big"
+head -c 199 /dev/zero | tr '\0' 'x' > "$R/big/w-c.ndjson"; echo >> "$R/big/w-c.ndjson"
+timeout 60 gt-sync pull --max-batch 100 "$U/endless/big/" --state "$T/st-big" > "$T/out" 2>"$T/err"
+grep -q "w-c.ndjson\": listed as 200 bytes, more than 100 as stored (--max-batch)" "$T/err"
+ok $? "a batch listed larger than --max-batch allows is bad"
+! grep -q "GET /endless/big/w-c" "$T/lie.log"; ok $? "without a request for it"
+
+# --- item 5 of issue 31: every listing is bounded in entries and pages ---
+# an S3 listing that never ends: pages without keys, each with a new token
+export AWS_ENDPOINT_URL=$U AWS_ACCESS_KEY_ID=k AWS_SECRET_ACCESS_KEY=s AWS_REGION=us-east-1
+export AWS_CONFIG_FILE=$T/none AWS_SHARED_CREDENTIALS_FILE=$T/none
+# AddressSanitizer needs terabytes of address space: no bound then
+lim=400000
+ldd "$GT_BIN/gt-sync" 2>/dev/null | grep -q libasan && lim=unlimited
+start=$(date +%s)
+(ulimit -v $lim; exec timeout 60 gt-sync ls --max-list 1000 s3://s3-empty/games/) > "$T/out" 2>"$T/err"
+is $? 1 "an endless S3 listing of empty pages fails"
+[ $(($(date +%s) - start)) -lt 30 ]; ok $? "at once"
+is "$(cat "$T/err")" "gt-sync: listing of s3://s3-empty/games/: more than 11 pages (--max-list 1000 / 100 + 1); stopped there" \
+	"saying which bound"
+is "$(grep -c '^GET /s3-empty?.*list-type=2' "$T/lie.log")" 11 "after exactly 11 pages"
+# pages of 1000 new keys each
+(ulimit -v $lim; exec timeout 60 gt-sync ls --max-list 2500 s3://s3-full/games/) > "$T/out" 2>"$T/err"
+is $? 1 "an endless S3 listing of full pages fails"
+is "$(cat "$T/err")" "gt-sync: listing of s3://s3-full/games/: more than 2500 entries (--max-list); stopped there" \
+	"at --max-list entries"
+is "$(grep -c '^GET /s3-full?.*list-type=2' "$T/lie.log")" 3 "in the third page"
+(ulimit -v $lim; exec timeout 120 gt-sync ls s3://s3-full/games/) > "$T/out" 2>"$T/err"
+is "$(cat "$T/err")" "gt-sync: listing of s3://s3-full/games/: more than 1048576 entries (--max-list); stopped there" \
+	"by default at 1048576 entries, within ulimit -v $lim"
+unset AWS_ENDPOINT_URL AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_REGION AWS_CONFIG_FILE AWS_SHARED_CREDENTIALS_FILE
+# the same bound on an HTTP listing and a local folder
+gt-sync ls --max-list 1 "$U/plain/games/" > "$T/out" 2>"$T/err"
+is "$?:$(cat "$T/err")" "1:gt-sync: listing of $U/plain/games/: more than 1 entries (--max-list); stopped there" \
+	"an HTTP listing of 2 files with --max-list 1"
+gt-sync ls --max-list 1 "$R/games/" > "$T/out" 2>"$T/err"
+is "$?:$(cat "$T/err")" "1:gt-sync: listing of $R/games/: more than 1 entries (--max-list); stopped there" \
+	"a local folder too"
+is "$(gt-sync ls --max-list 2 "$U/plain/games/" | wc -l)" 2 "2 entries are within --max-list 2"
 
 # --- item 9: a 3xx is an error that is retried, never the object ---
 gt-sync get "$U/redirect-once/models/net.bin" "$T/dl/net.bin" 2>"$T/err"

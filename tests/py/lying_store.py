@@ -15,6 +15,13 @@ under ROOT:
     /redirect-once/P   the first GET of each file is a 302, then the truth
     /redirect/P        every GET of a file is a 302 (a page of text with it)
 
+and, as an S3 endpoint (AWS_ENDPOINT_URL, path-style: /BUCKET?list-type=2...),
+listings that never end, each page truncated with a new continuation token
+(signatures are not checked):
+
+    bucket s3-empty    pages without a key
+    bucket s3-full     pages of 1000 new keys PREFIXkNNNNNNNNN.ndjson.gz
+
 A PUT under /plain/ stores the body. It listens on ADDRESS (default
 127.0.0.1); the port is written to PORTFILE; each request is appended to
 LOG as "METHOD PATH STATUS auth=yes|no". Runs until killed.
@@ -25,6 +32,7 @@ import json
 import os
 import sys
 import threading
+import urllib.parse
 
 ROOT, PORTFILE, LOG = sys.argv[1], sys.argv[2], sys.argv[3]
 seen = set()
@@ -68,7 +76,25 @@ class Handler(http.server.BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass
 
+    def s3_endless(self, bucket, query):
+        q = urllib.parse.parse_qs(query)
+        prefix = q.get("prefix", [""])[0]
+        page = int(q.get("continuation-token", ["t0"])[0][1:])
+        keys = ""
+        if bucket == "s3-full":
+            keys = "".join("<Contents><Key>%sk%09d.ndjson.gz</Key><Size>100</Size>"
+                           "<LastModified>2026-01-01T00:00:00.000Z</LastModified></Contents>"
+                           % (prefix, page * 1000 + i) for i in range(1000))
+        body = ('<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>%s</Name>'
+                "<Prefix>%s</Prefix>%s<IsTruncated>true</IsTruncated>"
+                "<NextContinuationToken>t%d</NextContinuationToken></ListBucketResult>"
+                % (bucket, prefix, keys, page + 1)).encode()
+        return self.answer(200, body, "application/xml")
+
     def do_GET(self):
+        path, _, query = self.path.partition("?")
+        if "list-type=2" in query and path.strip("/") in ("s3-empty", "s3-full"):
+            return self.s3_endless(path.strip("/"), query)
         parts = self.path.split("/", 2)
         if len(parts) < 3:
             return self.answer(404)

@@ -292,7 +292,9 @@ static void test_more(void)
 	snprintf(cmd, sizeof cmd, "loadsgf %s 1", path);
 	say(g, cmd, "= white\n\n", "loadsgf FILE 1: the handicap position, White to move");
 	unlink(path);
-	say(g, cmd, "? cannot load file\n\n", "a missing file");
+	char want[300];
+	snprintf(want, sizeof want, "? cannot load file: %s: No such file or directory\n\n", path);
+	say(g, cmd, want, "a missing file, named with the reason");
 	say(g, "loadsgf", "? syntax error\n\n", "loadsgf without a file");
 	is_int(gt_gtp_board(g)->nstones[GT_BLACK], 2, "the position is kept after a failed load");
 
