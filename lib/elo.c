@@ -114,6 +114,91 @@ double gt_elo_llr_approx(const double *a, const long *count, int k, double s0, d
 	return n * (s1 - s0) * (2 * m - s0 - s1) / (2 * v);
 }
 
+/* The variance of the most likely distribution on the values a (k of
+ * them, ascending, a[0] = 0) with mean s, for observed frequencies q of
+ * mean m > s; a value not observed may get mass. Maximizing sum q_i log
+ * p_i under sum p_i = 1 and sum p_i a_i = s gives, over the observed
+ * values, p_i = q_i / (1 + t (a_i - s)) (Van den Bergh, Proposition 1.1)
+ * with t at most 1/s, where the value 0 would take mass. When the
+ * observed values cannot carry mean s (their mass at t = 1/s, s sum
+ * q_i / a_i, is below 1), t = 1/s: p_i = s q_i / a_i, and the rest of the
+ * mass sits on 0, the value that lowers the mean most for the least mass;
+ * the variance is then sum p_i a_i^2 - s^2 = s (m - s). */
+static double var_below(const double *a, const double *q, int k, double m, double s)
+{
+	double inv = 0, amax = 0;
+	for (int i = 0; i < k; i++) {
+		if (!(q[i] > 0))
+			continue;
+		inv = a[i] > 0 && isfinite(inv) ? inv + q[i] / a[i] : INFINITY;
+		amax = a[i];
+	}
+	if (s * inv < 1)
+		return s * (m - s);
+	double lo = -1.0 / (amax - s), hi = 1.0 / s;
+	for (int it = 0; it < 200; it++) {
+		double t = 0.5 * (lo + hi), g = 0;
+		if (t <= lo || t >= hi)
+			break;
+		for (int i = 0; i < k; i++)
+			if (q[i] > 0)
+				g += q[i] * (a[i] - s) / (1 + t * (a[i] - s));
+		if (g > 0)
+			lo = t;
+		else
+			hi = t;
+	}
+	double t = 0.5 * (lo + hi), v = 0;
+	for (int i = 0; i < k; i++)
+		if (q[i] > 0)
+			v += q[i] * (a[i] - s) * (a[i] - s) / (1 + t * (a[i] - s));
+	return v;
+}
+
+/* The lower end of the score interval (elo.h) of frequencies q of n
+ * observations: bisection of f(s) = (m - s)^2 - (z^2/n) V(s) on [0, m],
+ * where f(0) = m^2 > 0 and f(m) = -(z^2/n) (variance of q) <= 0. */
+static double score_lower(const double *a, const double *q, int k, double n, double z)
+{
+	double m = 0, c = z * z / n;
+	for (int i = 0; i < k; i++)
+		m += q[i] * a[i];
+	if (!(m > 0))
+		return 0;
+	double lo = 0, hi = m;
+	for (int it = 0; it < 100 && lo < hi; it++) {
+		double s = 0.5 * (lo + hi);
+		if (s <= lo || s >= hi)
+			break;
+		if ((m - s) * (m - s) > c * var_below(a, q, k, m, s))
+			lo = s;
+		else
+			hi = s;
+	}
+	return 0.5 * (lo + hi);
+}
+
+void gt_elo_score_ci(const double *a, const long *count, int k, double z, double *lo, double *hi)
+{
+	double q[8], qr[8], ar[8], n = 0;
+	*lo = 0;
+	*hi = 1;
+	if (k < 2 || k > 8)
+		return;
+	for (int i = 0; i < k; i++)
+		n += count[i] > 0 ? (double)count[i] : 0;
+	if (!(n > 0))
+		return;
+	for (int i = 0; i < k; i++) {
+		q[i] = count[i] > 0 ? (double)count[i] / n : 0;
+		/* the upper end is the lower end of 1 - score */
+		ar[i] = 1 - a[k - 1 - i];
+		qr[i] = count[k - 1 - i] > 0 ? (double)count[k - 1 - i] / n : 0;
+	}
+	*lo = score_lower(a, q, k, n, z);
+	*hi = 1 - score_lower(ar, qr, k, n, z);
+}
+
 static double clamp_elo(double e)
 {
 	if (e > GT_ELO_CLAMP)
@@ -141,20 +226,12 @@ static int check_sprt(const gt_elo_sprt *p, gt_error *err)
 static void fill(gt_elo_result *r, const double *a, const long *count, int k,
                  const gt_elo_sprt *sprt)
 {
-	double n = 0, m = 0, v = 0;
-	int distinct = 0, only = 0;
+	double n = 0, m = 0;
 	for (int i = 0; i < k; i++) {
 		n += (double)count[i];
 		m += (double)count[i] * a[i];
-		if (count[i] > 0) {
-			distinct++;
-			only = i;
-		}
 	}
 	m /= n;
-	for (int i = 0; i < k; i++)
-		v += (double)count[i] * (a[i] - m) * (a[i] - m);
-	v /= n;
 	r->score = m;
 	r->elo = gt_elo_from_score(m);
 	if (!isfinite(r->elo))
@@ -162,19 +239,7 @@ static void fill(gt_elo_result *r, const double *a, const long *count, int k,
 	r->elo = clamp_elo(r->elo);
 
 	double slo, shi;
-	if (distinct == 1) {
-		/* Clopper-Pearson: with probability 97.5% at most a fraction q of
-		 * observations differ from the one value seen; each differing one
-		 * at worst 0 or 1. */
-		double x = a[only], q = 1 - pow(0.025, 1.0 / n);
-		slo = x - q * x;
-		shi = x + q * (1 - x);
-		r->flags |= GT_ELO_F_EXACT_CI;
-	} else {
-		double h = GT_ELO_Z95 * sqrt(v / n);
-		slo = m - h;
-		shi = m + h;
-	}
+	gt_elo_score_ci(a, count, k, GT_ELO_Z95, &slo, &shi);
 	r->ci_lo = gt_elo_from_score(slo);
 	r->ci_hi = gt_elo_from_score(shi);
 	if (!isfinite(r->ci_lo))
@@ -303,8 +368,6 @@ json_t *gt_elo_json(const gt_elo_result *r)
 		note = "every game won: elo is +infinity (null), only a lower bound is known";
 	else if (r->flags & GT_ELO_F_INF)
 		note = "every game lost: elo is -infinity (null), only an upper bound is known";
-	else if (r->flags & (GT_ELO_F_LO_UNBOUNDED | GT_ELO_F_HI_UNBOUNDED))
-		note = "confidence interval reaches a score of 0 or 1: that end is unbounded (null)";
 	if (note)
 		json_object_set_new(o, "note", json_string(note));
 	return o;

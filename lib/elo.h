@@ -30,8 +30,6 @@ enum {
 	GT_ELO_F_LO_UNBOUNDED = 2, /* the CI has no lower end (ci_lo = -GT_ELO_CLAMP) */
 	GT_ELO_F_HI_UNBOUNDED = 4, /* the CI has no upper end (ci_hi = +GT_ELO_CLAMP) */
 	GT_ELO_F_NO_DECISIVE = 8, /* games were played but every one was drawn */
-	GT_ELO_F_EXACT_CI = 16,   /* every observation was equal: the CI is the exact
-	                             binomial bound, not the normal approximation */
 };
 
 /* SPRT parameters: H0 elo = elo0 against H1 elo = elo1 (logistic Elo),
@@ -98,17 +96,34 @@ double gt_elo_llr(const double *a, const long *count, int k, double s0, double s
  * decisions use gt_elo_llr. */
 double gt_elo_llr_approx(const double *a, const long *count, int k, double s0, double s1);
 
+/* gt_elo_score_ci: the score interval of the mean of n observations, value
+ * a[i] in [0, 1] seen count[i] times (k values, 2..8, strictly ascending,
+ * a[0] = 0 and a[k-1] = 1): into lo, hi (0 <= lo <= mean <= hi <= 1) the
+ * ends of {s : (m - s)^2 <= z^2 V(s) / n}, m the sample mean and V(s) the
+ * variance of the most likely distribution of mean s given the counts (the
+ * one gt_elo_llr tests, Van den Bergh's Proposition 1.1, with unobserved
+ * values allowed mass, unregularized). This is the score test inverted,
+ * as Wilson's interval is for a proportion (E. B. Wilson, "Probable
+ * inference, the law of succession, and statistical inference", JASA 22,
+ * 1927): the variance is the one the hypothesis s implies, not the
+ * sample's, so it never shrinks to zero width when every observation is
+ * equal. Closed forms: win/loss data (values 0 and 1 only) give exactly
+ * Wilson's interval; all observations equal to x give
+ * [x / (1 + z^2/n), 1 - (1 - x) / (1 + z^2/n)] (the lower end is 0 for
+ * x = 0 and the upper 1 for x = 1: unbounded). Far from 0 and 1 it agrees
+ * with the normal interval m +- z sqrt(v / n) as n grows. lo = 0, hi = 1
+ * when nothing was counted or k is out of range. */
+void gt_elo_score_ci(const double *a, const long *count, int k, double z, double *lo, double *hi);
+
 /* gt_elo_trinomial: fill r from a match's wins, draws and losses (games are
- * independent). CI: per-game score variance v = mean((x - s)^2) over the
- * games, s +- GT_ELO_Z95 sqrt(v / n) mapped through E; an end beyond 0 or 1
- * is unbounded. When every game had the same result the normal
- * approximation has zero width, so the exact binomial (Clopper-Pearson)
- * bound is used instead: at most a fraction 1 - 0.025^(1/n) of games
- * differ, each at worst a loss or a win (GT_ELO_F_EXACT_CI). sprt may be
- * NULL (no test); with it, llr is gt_elo_llr over {0, 1/2, 1} with
- * s0 = gt_elo_to_score(elo0), s1 likewise (fishtest's logistic SPRT).
- * Returns 0; GT_EINVAL (and text in err) for negative counts, no games, or
- * SPRT parameters out of range (alpha, beta in (0, 0.5], elo0 < elo1). */
+ * independent). CI: gt_elo_score_ci over the per-game scores {0, 1/2, 1}
+ * with z = GT_ELO_Z95, mapped through E; the lower end is unbounded only
+ * when every game was lost, the upper only when every game was won.
+ * sprt may be NULL (no test); with it, llr is gt_elo_llr over
+ * {0, 1/2, 1} with s0 = gt_elo_to_score(elo0), s1 likewise (fishtest's
+ * logistic SPRT). Returns 0; GT_EINVAL (and text in err) for negative
+ * counts, no games, or SPRT parameters out of range (alpha, beta in
+ * (0, 0.5], elo0 < elo1). */
 int gt_elo_trinomial(long wins, long draws, long losses, const gt_elo_sprt *sprt,
                      gt_elo_result *r, gt_error *err);
 

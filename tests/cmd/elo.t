@@ -69,12 +69,23 @@ for i, g in enumerate(games):
     else:
         l += 1
 assert (w, d, l) == (s["wins"], s["draws"], s["losses"]), (w, d, l)
+# the pentanomial from the games, and the interval from it computed
+# independently (tests/elo_ci.py), rounded as gt-elo rounds
+half = lambda g: 1 if g["winner"] == "draw" else 2 if g["winner"] == g["a"] else 0
+pent = [0] * 5
+for p in range(n // 2):
+    pent[half(games[2 * p]) + half(games[2 * p + 1])] += 1
+assert pent == s["pentanomial"], (pent, s["pentanomial"])
+sys.path.insert(0, sys.argv[5] + "/tests")
+import elo_ci
+for x, y in zip(elo_ci.elo_interval(pent), s["elo_ci95"]):
+    assert (x is None and y is None) or abs(x - y) < 0.0051, (elo_ci.elo_interval(pent), s["elo_ci95"])
 openings = set(tuple(g["moves"][:g["opening"]]) for g in games)
 assert len(openings) == n // 2, "openings repeat across pairs"
 print("ok")
 PY
-is "$(python3 "$T/check.py" "$T/games" "$T/sum" net none 2>&1)" ok \
-	"summary consistent with the games; pairs share an opening, colours swapped"
+is "$(python3 "$T/check.py" "$T/games" "$T/sum" net none "${GT_SRC:-.}" 2>&1)" ok \
+	"summary consistent with the games (pentanomial, elo_ci95 as tests/elo_ci.py); pairs share an opening, colours swapped"
 
 if command -v gt-validate >/dev/null; then
 	gt-validate --rejects "$T/rej" <"$T/games" >"$T/valid" 2>&1
