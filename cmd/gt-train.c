@@ -21,7 +21,9 @@ static void usage(FILE *f)
 	fprintf(f,
 	    "usage: gt-train --model FILE | --init ARCH  --data DIR [-o FILE] [--window ROWS]\n"
 	    "                [--steps S] [--batch B] [--optimizer adam|adamw|sgd] [--lr LR]\n"
-	    "                [--momentum M] [--weight-decay W] [--policy-weight W]\n"
+	    "                [--momentum M] [--weight-decay W] [--lr-warmup ROWS]\n"
+	    "                [--lr-decay ROWS:F,...] [--ema DECAY] [--export ema|last]\n"
+	    "                [--policy-weight W]\n"
 	    "                [--value-weight W] [--score-weight W] [--ownership-weight W]\n"
 	    "                [--board-size N] [--series NAME] [--seed S] [--threads T]\n"
 	    "                [--state FILE] [--checkpoint-every K] [--log-every K]\n"
@@ -43,6 +45,10 @@ static void usage(FILE *f)
 	    "  --lr LR               learning rate (0.001)\n"
 	    "  --momentum M          sgd momentum (0.9)\n"
 	    "  --weight-decay W      (adamw 0.0001, else 0)\n"
+	    "  --lr-warmup ROWS      lr from 0 up over the network's first ROWS rows (0)\n"
+	    "  --lr-decay ROWS:F,... lr x F from ROWS rows seen on (none)\n"
+	    "  --ema DECAY           keep a moving average of the weights, DECAY a step (none)\n"
+	    "  --export ema|last     the network written: the average or the last (last)\n"
 	    "  --policy-weight W     loss weights (1, 1, 0.5, 0.5)\n"
 	    "  --value-weight W\n"
 	    "  --score-weight W\n"
@@ -153,7 +159,8 @@ static int train(gt_trainrun_conf *c, const gt_model *parent, const uint8_t *sha
 
 enum { O_MODEL = 256, O_INIT, O_DATA, O_WINDOW, O_STEPS, O_BATCH, O_LR, O_OPT, O_MOM,
        O_WD, O_WP, O_WV, O_WS, O_WO, O_THREADS, O_SEED, O_BOARD, O_SERIES, O_STATE,
-       O_CKPT, O_LOG, O_VAL, O_VALEVERY, O_VALROWS, O_MAXBAD, O_PROGRESS, O_BACKEND };
+       O_CKPT, O_LOG, O_VAL, O_VALEVERY, O_VALROWS, O_MAXBAD, O_PROGRESS, O_BACKEND,
+       O_WARMUP, O_DECAY, O_EMA, O_EXPORT };
 static const struct option opts[] = {
 	{"model", required_argument, NULL, O_MODEL},
 	{"init", required_argument, NULL, O_INIT},
@@ -165,6 +172,10 @@ static const struct option opts[] = {
 	{"optimizer", required_argument, NULL, O_OPT},
 	{"momentum", required_argument, NULL, O_MOM},
 	{"weight-decay", required_argument, NULL, O_WD},
+	{"lr-warmup", required_argument, NULL, O_WARMUP},
+	{"lr-decay", required_argument, NULL, O_DECAY},
+	{"ema", required_argument, NULL, O_EMA},
+	{"export", required_argument, NULL, O_EXPORT},
 	{"policy-weight", required_argument, NULL, O_WP},
 	{"value-weight", required_argument, NULL, O_WV},
 	{"score-weight", required_argument, NULL, O_WS},
@@ -212,6 +223,7 @@ int main(int argc, char **argv)
 	const char *optname = "adamw";
 	int threads = 1, c;
 	double lr = -1, mom = -1, wd = -1;
+	gt_error pe = {0};
 	tc->seed = 1;
 	tc->backend = "cpu";
 	progress = isatty(2);
@@ -228,6 +240,19 @@ int main(int argc, char **argv)
 		case O_OPT: optname = optarg; break;
 		case O_MOM: mom = cli_double("--momentum", optarg, 0, 1); break;
 		case O_WD: wd = cli_double("--weight-decay", optarg, 0, 1); break;
+		case O_WARMUP:
+			tc->sched.warmup = cli_int("--lr-warmup", optarg, 0, 1000000000000000LL);
+			break;
+		case O_DECAY:
+			if (gt_lr_parse_decay(optarg, &tc->sched, &pe) != 0)
+				cli_usage_die("--lr-decay: %s", pe.text);
+			break;
+		case O_EMA: tc->ema = cli_double("--ema", optarg, 0, 0.999999999); break;
+		case O_EXPORT:
+			if (strcmp(optarg, "ema") && strcmp(optarg, "last"))
+				cli_bad_value("--export", "ema or last", optarg);
+			rc.export_avg = !strcmp(optarg, "ema");
+			break;
 		case O_WP: tc->lossw.policy = (float)cli_double("--policy-weight", optarg, 0, 1e6); break;
 		case O_WV: tc->lossw.value = (float)cli_double("--value-weight", optarg, 0, 1e6); break;
 		case O_WS: tc->lossw.score = (float)cli_double("--score-weight", optarg, 0, 1e6); break;
@@ -258,7 +283,8 @@ int main(int argc, char **argv)
 		cli_usage_fail(usage, "give one of --model FILE and --init ARCH");
 	if (!rc.data)
 		cli_usage_fail(usage, "no training data (--data DIR)");
-	gt_error pe = {0};
+	if (rc.export_avg && tc->ema == 0)
+		cli_usage_die("--export ema needs --ema DECAY");
 	if (out && gt_model_check_path(out, &pe) != 0) /* before the training, not after it */
 		cli_die("%s", pe.text);
 	tc->optim = optimizer(optname, lr, mom, wd);

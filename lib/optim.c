@@ -2,6 +2,7 @@
 #include "optim.h"
 #include "gt.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,4 +103,67 @@ double gt_grad_clip(float *g, size_t n, double max_norm)
 			g[i] *= k;
 	}
 	return norm;
+}
+
+int gt_lr_sched_on(const gt_lr_sched *s)
+{
+	return s->warmup > 0 || s->nstages > 0;
+}
+
+double gt_lr_at(const gt_lr_sched *s, double lr, int64_t R)
+{
+	if (s->warmup > 0 && R < s->warmup)
+		lr *= (double)R / (double)s->warmup;
+	double f = 1;
+	for (int i = 0; i < s->nstages && s->rows[i] <= R; i++)
+		f = s->factor[i];
+	return lr * f;
+}
+
+int gt_lr_parse_decay(const char *text, gt_lr_sched *s, gt_error *e)
+{
+	int64_t rows[GT_LR_STAGES_MAX];
+	double factor[GT_LR_STAGES_MAX];
+	int n = 0;
+	const char *p = text;
+	for (;;) {
+		if (n == GT_LR_STAGES_MAX)
+			return gt_error_set(e, GT_EINVAL, -1, -1, "more than %d stages",
+			                    GT_LR_STAGES_MAX);
+		char *end;
+		errno = 0;
+		long long r = *p >= '0' && *p <= '9' ? strtoll(p, &end, 10) : -1;
+		if (r < 1 || r > 1000000000000000LL || errno || *end != ':')
+			return gt_error_set(e, GT_EINVAL, -1, -1,
+			                    "stage %d: want ROWS:FACTOR with ROWS 1..10^15", n + 1);
+		p = end + 1;
+		errno = 0;
+		double f = *p >= '0' && *p <= '9' ? strtod(p, &end) : -1;
+		if (!(f >= 0 && f <= 1000) || errno || (*end != ',' && *end != 0))
+			return gt_error_set(e, GT_EINVAL, -1, -1, "stage %d: FACTOR not in 0..1000",
+			                    n + 1);
+		if (n > 0 && r <= rows[n - 1])
+			return gt_error_set(e, GT_EINVAL, -1, -1,
+			                    "stage %d: rows %lld not above the stage before's", n + 1, r);
+		rows[n] = r;
+		factor[n++] = f;
+		if (*end == 0)
+			break;
+		p = end + 1;
+	}
+	memcpy(s->rows, rows, (size_t)n * sizeof *rows);
+	memcpy(s->factor, factor, (size_t)n * sizeof *factor);
+	s->nstages = n;
+	return 0;
+}
+
+void gt_ema_update(float *avg, const float *p, size_t n, double decay, int64_t t)
+{
+	if (t <= 1) {
+		memcpy(avg, p, n * sizeof *avg);
+		return;
+	}
+	float w = (float)((1 - decay) / (1 - pow(decay, (double)t)));
+	for (size_t i = 0; i < n; i++)
+		avg[i] += w * (p[i] - avg[i]);
 }

@@ -21,8 +21,9 @@
 #error "train.c writes state files in the host's byte order, which must be little-endian"
 #endif
 
-#define STATE_VERSION 1
-#define STATE_HEADER 192 /* bytes before the float arrays */
+#define STATE_VERSION 2
+#define STATE_HEADER 256    /* bytes before the float arrays */
+#define STATE_HEADER_V1 192 /* version 1's (no rows base, no average) */
 
 struct gt_trainer {
 	gt_train_conf c;
@@ -32,6 +33,9 @@ struct gt_trainer {
 	uint8_t start[32];    /* sha256 of the starting architecture and parameters */
 	gt_rng rng;           /* the sampler */
 	gt_train_counts k;
+	int64_t base_rows;    /* the start's meta.rows */
+	float *avg;           /* the parameters' moving average, or NULL */
+	int64_t avg_n;        /* its updates */
 	/* batch buffers for (cap rows, board n, C planes, G globals) */
 	int cap, n, C, G;
 	float *planes, *glob, *pol, *val, *score, *own, *omask, *wt;
@@ -82,6 +86,15 @@ gt_trainer *gt_train_new(const gt_model *m, const gt_train_conf *c, gt_error *e)
 		gt_error_set(e, GT_EINVAL, -1, -1, "unknown optimizer kind %d", c->optim.kind);
 		return NULL;
 	}
+	if (!(c->ema >= 0 && c->ema < 1)) {
+		gt_error_set(e, GT_EINVAL, -1, -1, "average decay %g not in 0..1", c->ema);
+		return NULL;
+	}
+	if (m->meta.rows > INT64_MAX / 2) {
+		gt_error_set(e, GT_EINVAL, -1, -1, "the network's rows seen (%llu) out of range",
+		             (unsigned long long)m->meta.rows);
+		return NULL;
+	}
 	gt_nn *nn = gt_model_nn(m, c->backend, e);
 	if (!nn)
 		return NULL;
@@ -92,6 +105,11 @@ gt_trainer *gt_train_new(const gt_model *m, const gt_train_conf *c, gt_error *e)
 	t->opt = gt_optim_new(&c->optim, gt_nn_nparams(nn));
 	start_digest(&m->arch, m->params, m->nparams, t->start);
 	gt_rng_seed(&t->rng, c->seed);
+	t->base_rows = (int64_t)m->meta.rows;
+	if (c->ema > 0) {
+		t->avg = gt_xmalloc((m->nparams ? m->nparams : 1) * sizeof(float));
+		memcpy(t->avg, m->params, m->nparams * sizeof(float));
+	}
 	return t;
 }
 
@@ -108,6 +126,7 @@ void gt_train_free(gt_trainer *t)
 	if (!t)
 		return;
 	free_buffers(t);
+	free(t->avg);
 	gt_optim_free(t->opt);
 	gt_nn_free(t->nn);
 	free(t);
@@ -116,6 +135,8 @@ void gt_train_free(gt_trainer *t)
 gt_nn *gt_train_nn(gt_trainer *t) { return t->nn; }
 gt_optim *gt_train_optim(gt_trainer *t) { return t->opt; }
 const gt_train_counts *gt_train_get_counts(const gt_trainer *t) { return &t->k; }
+int64_t gt_train_rows_seen(const gt_trainer *t) { return t->base_rows + t->k.samples; }
+const float *gt_train_average(const gt_trainer *t) { return t->avg; }
 
 int gt_train_check_window(const gt_trainer *t, const gt_shard_window *w, gt_error *e)
 {
@@ -255,8 +276,13 @@ int gt_train_step(gt_trainer *t, gt_shard_window *w, gt_train_step_info *info, g
 	si.grad_norm = gt_grad_norm(g, np);
 	t->k.step++;
 	if (isfinite(si.loss.total) && isfinite(si.grad_norm)) {
+		if (gt_lr_sched_on(&t->c.sched))
+			gt_optim_conf_get(t->opt)->lr =
+			    (float)gt_lr_at(&t->c.sched, t->c.optim.lr, gt_train_rows_seen(t) + B);
 		gt_optim_step(t->opt, gt_nn_params(t->nn), g);
 		gt_nn_sync_params(t->nn);
+		if (t->avg)
+			gt_ema_update(t->avg, gt_nn_params(t->nn), np, t->c.ema, ++t->avg_n);
 		si.good = 1;
 		t->k.good++;
 		t->k.bad_run = 0;
@@ -337,12 +363,33 @@ int gt_train_eval(gt_trainer *t, const gt_shard_window *w, long rows, int batch,
 	return 0;
 }
 
-gt_model *gt_train_model(gt_trainer *t, const gt_model *parent, const uint8_t parent_sha[32])
+int gt_train_eval_average(gt_trainer *t, const gt_shard_window *w, long rows, int batch,
+                          gt_train_eval_info *info, gt_error *e)
+{
+	if (!t->avg)
+		return gt_error_set(e, GT_EINVAL, -1, -1, "no moving average (--ema)");
+	float *p = gt_nn_params(t->nn);
+	size_t n = gt_nn_nparams(t->nn);
+	float *keep = gt_xmalloc((n ? n : 1) * sizeof(float));
+	memcpy(keep, p, n * sizeof(float));
+	memcpy(p, t->avg, n * sizeof(float));
+	gt_nn_sync_params(t->nn);
+	int rc = gt_train_eval(t, w, rows, batch, info, e);
+	memcpy(p, keep, n * sizeof(float));
+	gt_nn_sync_params(t->nn);
+	free(keep);
+	return rc;
+}
+
+gt_model *gt_train_model(gt_trainer *t, const gt_model *parent, const uint8_t parent_sha[32],
+                         int avg)
 {
 	gt_model *m = gt_model_new(&t->arch, NULL);
 	if (!m)
 		return NULL;
 	gt_model_set_params(m, t->nn);
+	if (avg && t->avg)
+		memcpy(m->params, t->avg, m->nparams * sizeof(float));
 	m->meta = parent->meta;
 	m->meta.steps = parent->meta.steps + (uint64_t)t->k.good;
 	m->meta.rows = parent->meta.rows + (uint64_t)t->k.samples;
@@ -377,6 +424,11 @@ typedef struct state_head {
 	int64_t ostep;
 	uint64_t nparams;
 	uint32_t nvec;
+	/* version 2 */
+	uint32_t version;
+	int64_t base_rows;
+	double ema;
+	int64_t avg_n;
 } state_head;
 
 static void head_pack(const state_head *s, uint8_t h[STATE_HEADER])
@@ -401,13 +453,26 @@ static void head_pack(const state_head *s, uint8_t h[STATE_HEADER])
 	put64_host(h + 172, (uint64_t)s->ostep);
 	put64_host(h + 180, s->nparams);
 	put32_host(h + 188, s->nvec);
+	put64_host(h + 192, (uint64_t)s->base_rows);
+	memcpy(h + 200, &s->ema, 8);
+	put64_host(h + 208, (uint64_t)s->avg_n);
 }
 
-static int head_unpack(const uint8_t h[STATE_HEADER], state_head *s)
+/* the size of a header that starts with h's 16 bytes (magic, version,
+ * size), or 0 when it is not one of a state file */
+static size_t head_size(const uint8_t h[16])
 {
-	if (memcmp(h, GT_TRAIN_STATE_MAGIC, 8) || get32_host(h + 8) != STATE_VERSION ||
-	    get32_host(h + 12) != STATE_HEADER)
-		return -1;
+	uint32_t v = get32_host(h + 8), size = get32_host(h + 12);
+	if (memcmp(h, GT_TRAIN_STATE_MAGIC, 8))
+		return 0;
+	return v == 1 && size == STATE_HEADER_V1 ? STATE_HEADER_V1 :
+	       v == STATE_VERSION && size == STATE_HEADER ? STATE_HEADER : 0;
+}
+
+/* h: a header of head_size bytes */
+static void head_unpack(const uint8_t *h, state_head *s)
+{
+	s->version = get32_host(h + 8);
 	memcpy(s->start, h + 16, 32);
 	for (int i = 0; i < 9; i++)
 		s->arch[i] = (int32_t)get32_host(h + 48 + 4 * i);
@@ -424,7 +489,11 @@ static int head_unpack(const uint8_t h[STATE_HEADER], state_head *s)
 	s->ostep = (int64_t)get64_host(h + 172);
 	s->nparams = get64_host(h + 180);
 	s->nvec = get32_host(h + 188);
-	return 0;
+	s->base_rows = s->version >= 2 ? (int64_t)get64_host(h + 192) : -1;
+	s->ema = 0;
+	if (s->version >= 2)
+		memcpy(&s->ema, h + 200, 8);
+	s->avg_n = s->version >= 2 ? (int64_t)get64_host(h + 208) : 0;
 }
 
 static int write_crc(int fd, const void *p, size_t n, uLong *crc)
@@ -451,7 +520,10 @@ int gt_train_save(const gt_trainer *t, const char *path, gt_error *e)
 	s.rng = t->rng;
 	s.ostep = *ostep;
 	s.nparams = np;
-	s.nvec = v ? 3 : 2;
+	s.nvec = (v ? 3 : 2) + (t->avg != NULL);
+	s.base_rows = t->base_rows;
+	s.ema = t->avg ? t->c.ema : 0;
+	s.avg_n = t->avg_n;
 	uint8_t h[STATE_HEADER];
 	head_pack(&s, h);
 
@@ -460,7 +532,7 @@ int gt_train_save(const gt_trainer *t, const char *path, gt_error *e)
 	if (rc)
 		return rc;
 	uLong crc = crc32(0, NULL, 0);
-	const float *vec[3] = {gt_nn_params(t->nn), m, v};
+	const float *vec[4] = {gt_nn_params(t->nn), m, v ? v : t->avg, t->avg};
 	int ok = write_crc(a.fd, h, sizeof h, &crc) == 0;
 	for (uint32_t i = 0; ok && i < s.nvec; i++)
 		ok = write_crc(a.fd, vec[i], np * sizeof(float), &crc) == 0;
@@ -502,10 +574,14 @@ int gt_train_load(gt_trainer *t, const char *path, gt_error *e)
 	state_head s;
 	int rc = 0;
 	uLong crc = crc32(0, NULL, 0);
-	if (read_all(f, h, sizeof h, &crc) || head_unpack(h, &s)) {
-		rc = gt_error_set(e, GT_EFORMAT, -1, 0, "%s: not a gt-train state file", path);
+	size_t hsize = 0;
+	if (read_all(f, h, 16, &crc) || !(hsize = head_size(h)) ||
+	    read_all(f, h + 16, hsize - 16, &crc)) {
+		rc = gt_error_set(e, GT_EFORMAT, -1, 0, "%s: not a gt-train state file%s", path,
+		                  hsize ? " (truncated header)" : "");
 		goto out;
 	}
+	head_unpack(h, &s);
 	float *m, *v;
 	int64_t *ostep;
 	size_t np = gt_optim_state(t->opt, &m, &v, &ostep);
@@ -531,8 +607,18 @@ int gt_train_load(gt_trainer *t, const char *path, gt_error *e)
 		rc = other_run(e, path, "the seed");
 		goto out;
 	}
-	if (s.nparams != np || s.nvec != (v ? 3u : 2u) || s.k.step < 0 || s.k.good < 0 ||
-	    s.k.bad < 0 || s.k.bad_run < 0 || s.k.samples < 0 || s.ostep < 0) {
+	if (s.base_rows >= 0 && s.base_rows != t->base_rows) {
+		rc = other_run(e, path, "the starting model's rows seen");
+		goto out;
+	}
+	double ema = t->avg ? t->c.ema : 0;
+	if (memcmp(&s.ema, &ema, sizeof ema)) {
+		rc = other_run(e, path, "the --ema decay");
+		goto out;
+	}
+	if (s.nparams != np || s.nvec != (v ? 3u : 2u) + (t->avg != NULL) || s.k.step < 0 ||
+	    s.k.good < 0 || s.k.bad < 0 || s.k.bad_run < 0 || s.k.samples < 0 || s.ostep < 0 ||
+	    s.avg_n < 0 || s.avg_n > s.k.good || s.k.samples > INT64_MAX / 2) {
 		rc = gt_error_set(e, GT_EFORMAT, -1, 0, "%s: bad header", path);
 		goto out;
 	}
@@ -543,7 +629,7 @@ int gt_train_load(gt_trainer *t, const char *path, gt_error *e)
 		size_t k = total - off < (1u << 20) ? total - off : (1u << 20);
 		if (read_all(f, buf, k, &crc)) {
 			free(buf);
-			rc = gt_error_set(e, GT_EFORMAT, -1, (long)(STATE_HEADER + off), "%s: truncated",
+			rc = gt_error_set(e, GT_EFORMAT, -1, (long)(hsize + off), "%s: truncated",
 			                  path);
 			goto out;
 		}
@@ -553,13 +639,13 @@ int gt_train_load(gt_trainer *t, const char *path, gt_error *e)
 	uint8_t tail[5];
 	size_t got = fread(tail, 1, 5, f);
 	if (got != 4 || get32_host(tail) != (uint32_t)crc) {
-		rc = gt_error_set(e, GT_EFORMAT, -1, (long)(STATE_HEADER + total), "%s: %s", path,
+		rc = gt_error_set(e, GT_EFORMAT, -1, (long)(hsize + total), "%s: %s", path,
 		                  got < 4 ? "truncated" : got > 4 ? "trailing bytes" : "CRC mismatch");
 		goto out;
 	}
 	/* pass 2: into place */
-	float *vec[3] = {gt_nn_params(t->nn), m, v};
-	if (fseek(f, STATE_HEADER, SEEK_SET) != 0) {
+	float *vec[4] = {gt_nn_params(t->nn), m, v ? v : t->avg, t->avg};
+	if (fseek(f, (long)hsize, SEEK_SET) != 0) {
 		rc = gt_error_set(e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
 		goto out;
 	}
@@ -573,6 +659,7 @@ int gt_train_load(gt_trainer *t, const char *path, gt_error *e)
 	*ostep = s.ostep;
 	t->k = s.k;
 	t->rng = s.rng;
+	t->avg_n = s.avg_n;
 out:
 	fclose(f);
 	return rc;

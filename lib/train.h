@@ -10,6 +10,8 @@
  *            generator (so the state file holds the sampler's state)
  *   zero_grad; forward(train); backward(targets, loss weights)
  *   if loss and gradient norm are finite: optimizer step (a "good" step)
+ *            at the schedule's rate for the rows seen after it (with
+ *            conf.sched), then the moving average updated (with conf.ema)
  *   else: parameters and optimizer state untouched (a "bad" step, counted)
  *
  * Ownership: rows whose game carried no ownership (ownership_mask 0, e.g.
@@ -39,10 +41,14 @@ typedef struct gt_train_conf {
 	gt_nn_lossw lossw;     /* loss weights (GT_NN_LOSSW_DEFAULT) */
 	uint64_t seed;         /* the sampler's generator */
 	const char *backend;   /* lib/nn backend; NULL: "cpu" */
+	gt_lr_sched sched;     /* the rate by rows seen (optim.h gt_lr_at, base
+	                          optim.lr); all zero: optim.lr left as it is */
+	double ema;            /* decay a good step of the parameters' moving
+	                          average (optim.h gt_ema_update), 0..1; 0: none */
 } gt_train_conf;
 
 /* gt_train_conf_init: batch 256, AdamW defaults (optim.h), default loss
- * weights, seed 0, CPU backend. */
+ * weights, seed 0, CPU backend, constant rate, no average. */
 void gt_train_conf_init(gt_train_conf *c);
 
 /* Counters of a run; saved in the state file. */
@@ -110,24 +116,43 @@ int gt_train_step(gt_trainer *t, gt_shard_window *w, gt_train_step_info *info, g
 int gt_train_eval(gt_trainer *t, const gt_shard_window *w, long rows, int batch,
                   gt_train_eval_info *info, gt_error *e);
 
+/* gt_train_rows_seen: the network's rows seen, its start's meta.rows
+ * and the samples of the run: what the schedule's R counts. */
+int64_t gt_train_rows_seen(const gt_trainer *t);
+
+/* gt_train_average: the moving average of the parameters (borrowed,
+ * gt_nn_nparams floats; the start's parameters before the first good
+ * step), or NULL without conf.ema. */
+const float *gt_train_average(const gt_trainer *t);
+
+/* gt_train_eval_average: gt_train_eval of the moving average's
+ * parameters in place of the current ones, which are put back bit for
+ * bit after it. GT_EINVAL without conf.ema; else as gt_train_eval. */
+int gt_train_eval_average(gt_trainer *t, const gt_shard_window *w, long rows, int batch,
+                          gt_train_eval_info *info, gt_error *e);
+
 /* gt_train_model: a new model (caller frees) holding the current
- * parameters, with parent's architecture and series, meta.steps =
- * parent's + good steps, meta.rows = parent's + samples, meta.parent =
- * parent_sha (NULL: all zero). */
-gt_model *gt_train_model(gt_trainer *t, const gt_model *parent, const uint8_t parent_sha[32]);
+ * parameters (avg 1 with conf.ema: the moving average's), with parent's
+ * architecture and series, meta.steps = parent's + good steps, meta.rows
+ * = parent's + samples, meta.parent = parent_sha (NULL: all zero). */
+gt_model *gt_train_model(gt_trainer *t, const gt_model *parent, const uint8_t parent_sha[32],
+                         int avg);
 
 /* gt_train_save: write the state file to path atomically (temporary name
  * in the same directory, fsync, rename): magic, the start's digest,
  * architecture, optimizer kind, batch, seed, counters, sampler state, the
- * optimizer's step count, then parameters and optimizer moments as raw
- * little-endian float32, and a CRC-32 of everything before it.
- * Returns 0 or GT_EIO. */
+ * optimizer's step count, the start's rows seen, the average's decay and
+ * updates, then parameters, optimizer moments and the average as raw
+ * little-endian float32, and a CRC-32 of everything before it (version 2;
+ * gt-train(1) "The state file"). Returns 0 or GT_EIO. */
 int gt_train_save(const gt_trainer *t, const char *path, gt_error *e);
 
 /* gt_train_load: restore parameters, optimizer state, sampler and counters
  * from a state file written by gt_train_save for the same start, and the
- * same architecture, optimizer kind, batch and seed (learning rate and
- * other hyperparameters may differ). Returns 0; GT_ENOTFOUND when path
+ * same architecture, optimizer kind, batch, seed and average's decay
+ * (learning rate, schedule and other hyperparameters may differ); version
+ * 1 files (before the average) load as runs without one. Returns 0;
+ * GT_ENOTFOUND when path
  * does not exist; GT_EIO; GT_EFORMAT (not a state file, truncated, CRC);
  * GT_EINVAL when it belongs to another run (what differs said in e). The
  * trainer is unchanged on any error. */

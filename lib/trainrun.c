@@ -38,6 +38,22 @@ static int json_num(char *buf, size_t size, const char *key, double v)
 	                     snprintf(buf, size, ",\"%s\":null", key);
 }
 
+/* v's fields ",\"<pre>policy\":x" ... "<pre>top1" at buf + n (size
+ * bytes in all); returns the new n */
+static size_t eval_json(char *buf, size_t n, size_t size, const char *pre,
+                        const gt_train_eval_info *v)
+{
+	static const char *const key[] = {"policy", "value", "score", "ownership", "total", "top1"};
+	double x[] = {v->loss.policy, v->loss.value, v->loss.score, v->loss.own, v->loss.total,
+	              v->top1};
+	for (int i = 0; i < 6 && n < size; i++) {
+		char k[32];
+		snprintf(k, sizeof k, "%s%s", pre, key[i]);
+		n += json_num(buf + n, size - n, k, x[i]);
+	}
+	return n;
+}
+
 char *gt_trainrun_metrics_json(const gt_trainrun_metrics *m, char *buf, size_t size)
 {
 	double g = m->good ? (double)m->good : NAN;
@@ -58,13 +74,10 @@ char *gt_trainrun_metrics_json(const gt_trainrun_metrics *m, char *buf, size_t s
 	PUT(",\"bad_steps\":%lld", (long long)m->k->bad);
 	if (m->val) {
 		PUT(",\"val_rows\":%ld", m->val->rows);
-		NUM("val_policy", m->val->loss.policy);
-		NUM("val_value", m->val->loss.value);
-		NUM("val_score", m->val->loss.score);
-		NUM("val_ownership", m->val->loss.own);
-		NUM("val_total", m->val->loss.total);
-		NUM("val_top1", m->val->top1);
+		n = eval_json(buf, n, size, "val_", m->val);
 	}
+	if (m->val_avg)
+		n = eval_json(buf, n, size, "ema_val_", m->val_avg);
 	PUT("}");
 #undef NUM
 #undef PUT
@@ -126,6 +139,10 @@ gt_trainrun *gt_trainrun_open(const gt_model *parent, const uint8_t *parent_sha,
 	if ((r->has_parent_sha = parent_sha != NULL))
 		memcpy(r->parent_sha, parent_sha, 32);
 	uint64_t seed = c->train.seed;
+	if (c->export_avg && !(c->train.ema > 0)) {
+		gt_error_set(e, GT_EINVAL, -1, -1, "--export ema without --ema");
+		goto fail;
+	}
 	if (!(r->t = gt_train_new(parent, &c->train, e)))
 		goto fail;
 	if (!(r->w = gt_shard_window_open(c->data, c->window, c->board_size, seed, e)))
@@ -182,12 +199,16 @@ const gt_train_counts *gt_trainrun_counts(const gt_trainrun *r)
  * when val; 0 or an error */
 static int metrics(gt_trainrun *r, int val, gt_error *e)
 {
-	gt_train_eval_info vi;
-	int err;
+	gt_train_eval_info vi, va;
+	int err, avg = val && gt_train_average(r->t);
 	if (val && (err = gt_train_eval(r->t, r->vw, r->c.val_rows, r->c.train.batch, &vi, e)))
+		return prefixed(e, err, "--validate");
+	if (avg && (err = gt_train_eval_average(r->t, r->vw, r->c.val_rows, r->c.train.batch, &va,
+	                                        e)))
 		return prefixed(e, err, "--validate");
 	r->iv.lr = gt_optim_conf_get(gt_train_optim(r->t))->lr;
 	r->iv.val = val ? &vi : NULL;
+	r->iv.val_avg = avg ? &va : NULL;
 	if (r->out.line)
 		r->out.line(r->out.ctx, &r->iv);
 	const gt_train_counts *k = r->iv.k;
@@ -248,7 +269,8 @@ int gt_trainrun_save(gt_trainrun *r, gt_error *e)
 const char *gt_trainrun_write(gt_trainrun *r, const char *series, const char *out, char *buf,
                               size_t size, char **line, gt_error *e)
 {
-	gt_model *m = gt_train_model(r->t, r->parent, r->has_parent_sha ? r->parent_sha : NULL);
+	gt_model *m = gt_train_model(r->t, r->parent, r->has_parent_sha ? r->parent_sha : NULL,
+	                             r->c.export_avg);
 	char name[160], hex[65];
 	uint8_t dg[32];
 	if (series)

@@ -34,6 +34,8 @@ typedef struct gt_trainrun_conf {
 	long val_rows;         /* held-out rows evaluated, 4096 */
 	long max_bad;          /* stop after this many non-finite steps in a row, 10 */
 	int verbose;           /* 1: a note on the window even when no shard was skipped */
+	int export_avg;        /* 1: write the moving average (train.ema), not the
+	                          last parameters */
 } gt_trainrun_conf;
 
 /* gt_trainrun_conf_init: gt_train_conf_init and the defaults above. */
@@ -49,6 +51,7 @@ typedef struct gt_trainrun_metrics {
 	double lr;                     /* the optimizer's learning rate */
 	int batch;                     /* rows per step */
 	const gt_train_eval_info *val; /* held-out figures, or NULL */
+	const gt_train_eval_info *val_avg; /* the same of the moving average, or NULL */
 } gt_trainrun_metrics;
 
 /* gt_trainrun_metrics_json: the metrics line of gt-train(1) without its
@@ -56,7 +59,8 @@ typedef struct gt_trainrun_metrics {
  * "policy","value","score","ownership","total" (means over the good
  * steps), "lr","grad_norm" (mean), "samples_per_s","data_share" (of the
  * time), "bad_steps", and with held-out figures "val_rows","val_policy",
- * "val_value","val_score","val_ownership","val_total","val_top1"}, numbers
+ * "val_value","val_score","val_ownership","val_total","val_top1", and of
+ * the moving average "ema_val_policy" ... "ema_val_top1"}, numbers
  * %.6g, null where not finite. Returns buf. */
 char *gt_trainrun_metrics_json(const gt_trainrun_metrics *m, char *buf, size_t size);
 
@@ -97,7 +101,8 @@ const gt_train_counts *gt_trainrun_counts(const gt_trainrun *r);
  * NULL), or c->max_bad bad steps in a row. A fresh run with held-out rows
  * first reports the starting network's figures as step 0. A metrics line
  * comes every log_every steps and after the last, with the held-out
- * figures every val_every steps and after the last; a note for each bad
+ * figures every val_every steps and after the last (those of the
+ * moving average beside them with train.ema); a note for each bad
  * step; a checkpoint to the state file every checkpoint_every steps
  * before the last. Returns 0 (all steps done, or stopped), 1 (stopped by
  * bad steps: the parameters are the last good ones), or a negative gt_err
@@ -108,7 +113,8 @@ int gt_trainrun_steps(gt_trainrun *r, volatile sig_atomic_t *stop, gt_error *e);
  * gt_train_save). Returns 0 or GT_EIO with e filled. */
 int gt_trainrun_save(gt_trainrun *r, gt_error *e);
 
-/* gt_trainrun_write: the new network (gt_train_model; series replaced by
+/* gt_trainrun_write: the new network (gt_train_model, the moving
+ * average's parameters with c->export_avg; series replaced by
  * series when not NULL) written to out, or, out NULL, to its name
  * (gt_model_name) and ".bin.gz" in the current folder, held in buf (size
  * bytes; 200 hold any); and for stdout the line {"model","name","sha256",

@@ -7,6 +7,7 @@
  *   slurp(path, &len)               a whole file in memory
  *   test_window(path)               a shard window over path's shards
  *   test_trainer(m, kind, lr, seed) a trainer of batch 16
+ *   test_trainer_sched(...)         the same with a schedule and an average
  * (tests/unit/record_gen.h makes records and shards to train on.)
  */
 #ifndef GT_TEST_UTIL_H
@@ -75,11 +76,15 @@ static __attribute__((unused)) gt_shard_window *test_window(const char *path)
 	return w;
 }
 
-/* test_trainer: a trainer of m (borrowed) with batch 16, the defaults of
- * optimizer kind (GT_OPTIM_*) but learning rate lr, and seed; NULL with a
- * diag line when it cannot be made. */
-static __attribute__((unused)) gt_trainer *test_trainer(const gt_model *m, int kind, float lr,
-                                                        uint64_t seed)
+/* test_trainer_sched: a trainer of m (borrowed) with batch 16, the
+ * defaults of optimizer kind (GT_OPTIM_*) but learning rate lr, seed, the
+ * schedule sched (NULL: none) and the average's decay ema (0: none); NULL
+ * with a diag line when it cannot be made. test_trainer: without schedule
+ * and average. */
+static __attribute__((unused)) gt_trainer *test_trainer_sched(const gt_model *m, int kind,
+                                                              float lr, uint64_t seed,
+                                                              const gt_lr_sched *sched,
+                                                              double ema)
 {
 	gt_train_conf c;
 	gt_train_conf_init(&c);
@@ -87,10 +92,19 @@ static __attribute__((unused)) gt_trainer *test_trainer(const gt_model *m, int k
 	c.optim = gt_optim_defaults(kind);
 	c.optim.lr = lr;
 	c.seed = seed;
+	if (sched)
+		c.sched = *sched;
+	c.ema = ema;
 	gt_error e = {0};
 	gt_trainer *t = gt_train_new(m, &c, &e);
 	if (!t)
 		diag("trainer: %s", e.text);
 	return t;
+}
+
+static __attribute__((unused)) gt_trainer *test_trainer(const gt_model *m, int kind, float lr,
+                                                        uint64_t seed)
+{
+	return test_trainer_sched(m, kind, lr, seed, NULL, 0);
 }
 #endif

@@ -73,6 +73,14 @@ static void test_metrics_format(void)
 	is_str(gt_trainrun_metrics_text(&m, buf, sizeof buf),
 	       "step 30 loss nan (policy nan) held-out policy 1.5000 top-1 0.375, 0 samples/s, 2 bad",
 	       "in words");
+	gt_train_eval_info va = { .rows = 20, .loss = { .total = 1.75, .policy = 1.25, .value = 0.5,
+	                                               .score = 0.0625, .own = 0.125 },
+	                          .top1 = 0.5 };
+	m.val_avg = &va;
+	is_str(strstr(gt_trainrun_metrics_json(&m, buf, sizeof buf), "\"val_top1\""),
+	       "\"val_top1\":0.375,\"ema_val_policy\":1.25,\"ema_val_value\":0.5,"
+	       "\"ema_val_score\":0.0625,\"ema_val_ownership\":0.125,\"ema_val_total\":1.75,"
+	       "\"ema_val_top1\":0.5}", "the moving average's held-out figures after them");
 }
 
 static void conf(gt_trainrun_conf *c, const char *data, long steps)
