@@ -125,6 +125,44 @@ sh "$X/9x9-levers" -b "$R" -d "$T/lev2" visits2 bogus > /dev/null 2>&1
 
 # the units mode: two learning units, a unit or the outer process killed
 # every second or so, one unit slow
+# the growing network and window: b1c8 first, b1c12 trained beside it from
+# generation 2 (20 steps first, then `steps`), matched at equal CPU; the
+# window grows with the rows played (KataGo's formula, c = window)
+cat "$T/tiny.cfg" > "$T/grow.cfg"
+cat >> "$T/grow.cfg" <<'CFG'
+gnugo_every = 100
+window = 100
+window_growth = 1
+grow_arch = b1c12
+grow_from = 2
+grow_first_steps = 20
+grow_visits = 8
+grow_games = 2
+CFG
+G=$T/grow
+sh "$X/9x9-from-zero" -d "$G" -c "$T/grow.cfg" -g 3 > /dev/null 2> "$T/errg"
+ok $? "three generations with a growing network"
+is "$(jq -r '.generation' "$G/grow.ndjson" 2>/dev/null | head -n 1)" 2 "the larger network's first line at generation 2"
+is "$(jq -r 'select(.generation == 2) | "\(.arch) \(.steps) \(.visits) \(.against_visits) \(.match.games)"' "$G/grow.ndjson")" \
+	"b1c12 20 8 8 2" "it trained 20 steps and played 2 games at 8 visits against 8"
+awk -v g="$(cat "$G/eval/0002/grow.cpu")" '/"generation":2,/ { t = $0; sub(/.*"train_cpu_s":/, "", t); sub(/,.*/, "", t)
+	exit !(g > 0 && t >= g) }' "$G/results.ndjson"
+ok $? "its CPU counted in the generation's training CPU"
+if [ "$(jq -r 'select(.generation == 2) | .switched' "$G/grow.ndjson")" = true ]; then
+	is "$(gt-model describe "$G/eval/0003/z9-gen3.bin.gz" | jq -r .arch)" b1c12 "switched: generation 3 is the larger network"
+	is "$(cat "$G/grow/switched")" 2 "and the switch is kept"
+else
+	is "$(gt-model describe "$G/eval/0003/z9-gen3.bin.gz" | jq -r .arch)" b1c8 "not switched: generation 3 is the first network"
+	is "$(jq -r 'select(.generation == 3) | .steps' "$G/grow.ndjson")" 50 "and the larger one trained 30 more steps"
+fi
+rows=$(jq -n '[inputs | select(.generation <= 2) | .rows] | add' "$G/trainer/generations.ndjson")
+want=$(/usr/bin/python3 -c '
+import sys
+n, c = float(sys.argv[1]), 100.0
+w = c if n <= c else c * (1 + 0.4 * ((n / c) ** 0.75 - 1) / 0.75)
+print(int(max(min(w, n), c)))' "$rows")
+is "$(sed -n 's/^window = //p' "$G/trainer.cfg")" "$want" "generation 3's window from $rows rows: KataGo's formula"
+
 command -v jq >/dev/null || { done_testing; exit; }
 { cat "$T/tiny.cfg"; printf 'batch_games = 2\ninner_steps = 5\nquorum = 1\nfault_every = 2\n'; } > "$T/units.cfg"
 U=$T/units
