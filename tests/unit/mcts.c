@@ -67,7 +67,7 @@ static gt_mcts *searched(const gt_board *b, const gt_mcts_params *p, const gt_ev
 static int best_move(const gt_board *b, int visits, int leaves, double *value)
 {
 	area_ctx ac = { 0, 0, -1 };
-	gt_evaluator ev = { &ac, area_eval, NULL, "area" };
+	gt_evaluator ev = { &ac, area_eval, NULL, "area", NULL };
 	gt_mcts_params p;
 	gt_mcts_params_default(&p);
 	p.leaves = leaves;
@@ -176,7 +176,7 @@ static void test_noise(void)
 	gt_board b;
 	gt_board_init(&b, 5, rules, 0.5);
 	area_ctx ac = { 0, 0, 12 };  /* C3 favoured */
-	gt_evaluator ev = { &ac, area_eval, NULL, "area" };
+	gt_evaluator ev = { &ac, area_eval, NULL, "area", NULL };
 	gt_mcts *m = searched(&b, NULL, &ev, 1);
 	float clean[26], noised[26];
 	double mean[26] = { 0 }, var0 = 0;
@@ -220,7 +220,7 @@ static void test_choose(void)
 	gt_board b;
 	gt_board_init(&b, 5, rules, 0.5);
 	area_ctx ac = { 0, 0, 12 };
-	gt_evaluator ev = { &ac, area_eval, NULL, "area" };
+	gt_evaluator ev = { &ac, area_eval, NULL, "area", NULL };
 	gt_mcts *m = searched(&b, NULL, &ev, 300);
 	int vis[26], best = 0;
 	int sum = gt_mcts_child_visits(m, vis);
@@ -294,7 +294,7 @@ static void test_batching(void)
 	gt_mcts *alone[K], *together[K];
 	gt_rng ra[K], rt[K];
 	area_ctx a1 = { 0, 0, -1 }, a2 = { 0, 0, -1 };
-	gt_evaluator e1 = { &a1, area_eval, NULL, "area" }, e2 = { &a2, area_eval, NULL, "area" };
+	gt_evaluator e1 = { &a1, area_eval, NULL, "area", NULL }, e2 = { &a2, area_eval, NULL, "area", NULL };
 	gt_mcts_params p;
 	gt_mcts_params_default(&p);
 	p.leaves = 6;
@@ -342,7 +342,7 @@ static void test_reuse(void)
 	gt_board b;
 	gt_board_init(&b, 9, rules, 7);
 	area_ctx ac = { 0, 0, -1 };
-	gt_evaluator ev = { &ac, area_eval, NULL, "area" };
+	gt_evaluator ev = { &ac, area_eval, NULL, "area", NULL };
 	gt_mcts *m = searched(&b, NULL, &ev, 400);
 	int vis[82];
 	gt_mcts_child_visits(m, vis);
@@ -482,7 +482,7 @@ static void test_analysis(void)
 	      ". . X . ."
 	      ". . . . .", GT_BLACK);
 	area_ctx ac = { 0, 0, -1 };
-	gt_evaluator ev = { &ac, own_eval, NULL, "own" };
+	gt_evaluator ev = { &ac, own_eval, NULL, "own", NULL };
 	gt_mcts_params p;
 	gt_mcts_params_default(&p);
 	p.leaves = 1;
@@ -577,7 +577,7 @@ static int fixed_eval(void *ctx, int n, int nb, const gt_board *const *boards,
 
 static void fixed_search(gt_mcts *m, const gt_board *b, int visits, int noise)
 {
-	gt_evaluator ev = { NULL, fixed_eval, NULL, "fixed" };
+	gt_evaluator ev = { NULL, fixed_eval, NULL, "fixed", NULL };
 	gt_rng r;
 	gt_rng_seed(&r, 11);
 	gt_mcts_set_root(m, b);
