@@ -125,7 +125,7 @@ static void uniform_part(double secs)
 	gt_selfplay_params p;
 	gt_selfplay_params_default(&p);
 	timed tv = { gt_evaluator_uniform(), 0 };
-	gt_evaluator ev = { &tv, timed_eval, NULL, "none" };
+	gt_evaluator ev = { &tv, timed_eval, NULL, "none", NULL };
 	tally ta = { 0, 0, 0, NULL };
 	gt_selfplay_stats st, sum;
 	memset(&sum, 0, sizeof sum);
@@ -274,7 +274,7 @@ static void network_part(double secs, int threads, int games)
 	gt_evaluator *evs = gt_xcalloc(threads, sizeof *evs);
 	for (int t = 0; t < threads; t++) {
 		bn[t].nn = gt_model_nn(m, NULL, NULL);
-		evs[t] = (gt_evaluator){ &bn[t], bnet_eval, NULL, "b6c64" };
+		evs[t] = (gt_evaluator){ &bn[t], bnet_eval, NULL, "b6c64", NULL };
 	}
 	volatile sig_atomic_t stop = 0;
 	tally ta = { 0, 0, 0, &stop };

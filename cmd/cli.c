@@ -82,6 +82,17 @@ void cli_bad_value(const char *opt, const char *want, const char *got)
 	exit(2);
 }
 
+const char *cli_word(const char *opt, const char *s)
+{
+	size_t n = strlen(s);
+	for (size_t i = 0; i < n; i++)
+		if (s[i] <= ' ' || s[i] >= 127)
+			n = 0;
+	if (n < 1 || n > 100)
+		cli_bad_value(opt, "a word of 1..100 printable characters", s);
+	return s;
+}
+
 long long cli_int(const char *opt, const char *s, long long lo, long long hi)
 {
 	char *end;

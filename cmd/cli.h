@@ -63,6 +63,11 @@ long long cli_int(const char *opt, const char *s, long long lo, long long hi);
  * lo..hi, for values up to 2^64-1 such as seeds; else cli_bad_value. */
 uint64_t cli_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi);
 
+/* cli_word: s when it is one word of 1 to 100 printable ASCII characters
+ * (no space or control character: a GTP answer's first word), else
+ * cli_bad_value(opt, "a word of 1..100 printable characters", s). */
+const char *cli_word(const char *opt, const char *s);
+
 /* cli_double: s as a finite number in lo..hi (NaN and out of range
  * refused), or cli_bad_value(opt, "a number in LO..HI", s). */
 double cli_double(const char *opt, const char *s, double lo, double hi);

@@ -19,7 +19,7 @@ static void usage(FILE *f)
 	fprintf(f,
 	    "usage: gt-gtp [-q] [--model FILE|none] [--visits N] [--board-size N] [--komi K]\n"
 	    "              [--rules NAME] [--seed S] [--resign-threshold V] [--backend NAME]\n"
-	    "              [--precision P] [--max-file BYTES]\n"
+	    "              [--precision P] [--max-file BYTES] [--name NAME] [--version-string V]\n"
 	    "A Go engine speaking GTP version 2 on stdin and stdout, with live analysis.\n"
 	    "  --model FILE|none     network, or none: uniform priors (random moves if absent)\n"
 	    "  --visits N            search visits per move, kept tree included (100)\n"
@@ -31,12 +31,14 @@ static void usage(FILE *f)
 	    "  --backend NAME        network backend: cpu, cuda, auto (cpu)\n"
 	    "  --precision P         network arithmetic: fp32, bf16, int8 (AMX CPUs) (fp32)\n"
 	    "  --max-file BYTES      largest file loadsgf reads (suffix K, M, G; 16M)\n"
+	    "  --name NAME           what 'name' answers (gt); KataGo for Lizzie's KataGo mode\n"
+	    "  --version-string V    what 'version' answers (gt's version)\n"
 	    "  -q, --quiet           no search summary on stderr after each genmove\n");
 }
 
 int main(int argc, char **argv)
 {
-	enum { O_MODEL = 256, O_VISITS, O_RESIGN, O_BACKEND, O_PREC, O_MAXFILE };
+	enum { O_MODEL = 256, O_VISITS, O_RESIGN, O_BACKEND, O_PREC, O_MAXFILE, O_NAME, O_VERSTR };
 	static const struct option opts[] = {
 		{ "model", required_argument, 0, O_MODEL },
 		{ "visits", required_argument, 0, O_VISITS },
@@ -46,10 +48,12 @@ int main(int argc, char **argv)
 		{ "backend", required_argument, 0, O_BACKEND },
 		{ "precision", required_argument, 0, O_PREC },
 		{ "max-file", required_argument, 0, O_MAXFILE },
+		{ "name", required_argument, 0, O_NAME },
+		{ "version-string", required_argument, 0, O_VERSTR },
 		{ "quiet", no_argument, 0, 'q' },
 		CLI_OPTS_END,
 	};
-	const char *model = NULL, *backend = NULL;
+	const char *model = NULL, *backend = NULL, *name = "gt", *version = GT_VERSION;
 	int size = 19, c, prec = GT_PREC_FP32;
 	size_t max_file = GT_GTP_MAX_FILE;
 	double komi = 7.5;
@@ -68,6 +72,8 @@ int main(int argc, char **argv)
 		case O_BACKEND: backend = optarg; break;
 		case O_PREC: prec = cli_precision("--precision", optarg); break;
 		case O_MAXFILE: max_file = (size_t)cli_size("--max-file", optarg, 1, 1ULL << 40); break;
+		case O_NAME: name = cli_word("--name", optarg); break;
+		case O_VERSTR: version = cli_word("--version-string", optarg); break;
 		case 'q': ep.log = NULL; break;
 		default:
 			if (!cli_game_opt(&gm, c, optarg))
@@ -76,7 +82,7 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		cli_usage_fail(usage, "unexpected argument '%s'", argv[optind]);
-	gt_gtp *g = gt_gtp_new(size, rules, komi, "gt", GT_VERSION);
+	gt_gtp *g = gt_gtp_new(size, rules, komi, name, version);
 	gt_engine *e = NULL;
 	gt_gtp_seed(g, seed);
 	gt_gtp_set_max_file(g, max_file);

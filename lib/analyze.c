@@ -29,7 +29,8 @@ typedef struct query {
 	int nmoves;
 	int16_t *moves;
 	uint8_t *colors;
-	int visits, pv_len, ownership, policy;
+	int visits, pv_len, ownership, policy, moves_own, pv_visits;
+	gt_mcts_avoid *avoid; /* avoidMoves and allowMoves; NULL: none */
 	double report_every; /* seconds; 0: no reports during the search */
 	double root_fpu;     /* < 0: the default */
 } query;
@@ -48,6 +49,8 @@ typedef struct slot {
 	gt_mcts *m;
 	double next_report;
 	int off, k;          /* this round's slice of the batch */
+	int have_raw;        /* raw: 1 computed, -1 none, 0 not yet (raw_root) */
+	gt_eval_raw raw;
 } slot;
 
 struct gt_analyzer {
@@ -100,7 +103,7 @@ static void query_unref(query *q)
 {
 	if (!q || --q->refs > 0)
 		return;
-	gt_free_all(q->id, q->setup_pt, q->setup_color, q->moves, q->colors, q);
+	gt_free_all(q->id, q->setup_pt, q->setup_color, q->moves, q->colors, q->avoid, q);
 }
 
 void gt_analyzer_free(gt_analyzer *a)
@@ -345,15 +348,16 @@ static int parse_pairs(gt_analyzer *a, const char *id, json_t *v, const char *fi
 /* fields gt cannot honour: answered with a warning when they ask for
  * something */
 static const char *const unsupported[] = {
-	"includeOwnershipStdev", "includeMovesOwnership", "includeMovesOwnershipStdev",
-	"includeNoResultValue", "includePVVisits", "avoidMoves", "allowMoves", "overrideSettings",
+	"includeOwnershipStdev", "includeMovesOwnershipStdev",
+	"includeNoResultValue", "overrideSettings",
 	"rootPolicyTemperature", "whiteHandicapBonus", "priority", "priorities", "humanSLProfile",
 	NULL
 };
 static const char *const known[] = {
 	"id", "moves", "initialStones", "initialPlayer", "rules", "komi", "boardXSize",
 	"boardYSize", "analyzeTurns", "maxVisits", "includeOwnership", "includePolicy",
-	"analysisPVLen", "rootFpuReductionMax", "reportDuringSearchEvery", NULL
+	"analysisPVLen", "rootFpuReductionMax", "reportDuringSearchEvery", "includeMovesOwnership",
+	"includePVVisits", "avoidMoves", "allowMoves", NULL
 };
 
 static int in_list(const char *const *l, const char *k)
@@ -431,6 +435,58 @@ static int parse_rules(gt_analyzer *a, const char *id, json_t *v, const gt_rules
 		        s, (*r)->name);
 	else if (strcmp(s, (*r)->name))
 		warning(a, id, "rules", "%.64s played as %s", s, (*r)->name);
+	return 0;
+}
+
+/* avoidMoves or allowMoves (field) of a query on an n board into q->avoid
+ * (KataGo's Analysis_Engine.md: dicts of player, moves and untilDepth;
+ * allowMoves at most one per player and not with avoidMoves for it);
+ * seen[c] has bit 1 for avoid, 2 for allow. 0, or -1 with the error
+ * answered */
+static int parse_avoid(gt_analyzer *a, const char *id, json_t *v, const char *field, int n,
+                       query *q, int *seen)
+{
+	int allow = field[0] == 'a' && field[1] == 'l';
+	if (!v)
+		return 0;
+	if (!json_is_array(v) || json_array_size(v) > 64) {
+		error(a, id, field, "%s must be an array of at most 64 objects", field);
+		return -1;
+	}
+	for (size_t i = 0; i < json_array_size(v); i++) {
+		json_t *d = json_array_get(v, i), *mv = json_object_get(d, "moves");
+		json_t *ud = json_object_get(d, "untilDepth");
+		const char *pl = json_string_value(json_object_get(d, "player"));
+		int color = pl ? gt_color_parse(pl) : -1;
+		if (!json_is_object(d) || color < 0 || !json_is_array(mv) || !json_is_integer(ud) ||
+		    json_integer_value(ud) < 1 || json_integer_value(ud) > 1000000000) {
+			error(a, id, field, "%s[%zu] must be {\"player\": B or W, \"moves\": [...], "
+			      "\"untilDepth\": a positive integer}", field, i);
+			return -1;
+		}
+		int c = color == GT_WHITE, d0 = (int)json_integer_value(ud);
+		if ((allow && seen[c]) || (!allow && (seen[c] & 2))) {
+			error(a, id, field, "%s[%zu]: allowMoves at most once for %s, and not with avoidMoves",
+			      field, i, pl);
+			return -1;
+		}
+		seen[c] |= allow ? 2 : 1;
+		if (!q->avoid)
+			q->avoid = gt_xcalloc(1, sizeof *q->avoid);
+		int *u = q->avoid->until[c];
+		if (allow)
+			for (int p = 0; p <= n * n; p++)
+				u[p] = d0;
+		for (size_t j = 0; j < json_array_size(mv); j++) {
+			json_t *l = json_array_get(mv, j);
+			int pt = json_is_string(l) ? parse_loc(n, json_string_value(l)) : GT_EFORMAT;
+			if (pt < 0) {
+				error(a, id, field, "%s[%zu].moves[%zu] is not a location on %dx%d", field, i, j, n, n);
+				return -1;
+			}
+			u[pt] = allow ? 0 : d0;
+		}
+	}
 	return 0;
 }
 
@@ -526,10 +582,15 @@ static void add_query(gt_analyzer *a, json_t *o)
 	          num_field(a, id, o, "reportDuringSearchEvery", 0.001, 1e6, 0, 0, &every) ||
 	          bool_field(a, id, o, "includeOwnership", 0, &q->ownership) ||
 	          bool_field(a, id, o, "includePolicy", 0, &q->policy) ||
+	          bool_field(a, id, o, "includeMovesOwnership", 0, &q->moves_own) ||
+	          bool_field(a, id, o, "includePVVisits", 0, &q->pv_visits) ||
 	          parse_pairs(a, id, json_object_get(o, "moves"), "moves", q->n, &q->nmoves, &q->moves,
 	                      &q->colors) ||
 	          parse_pairs(a, id, json_object_get(o, "initialStones"), "initialStones", q->n,
 	                      &q->nsetup, &q->setup_pt, &q->setup_color);
+	int seen[2] = { 0, 0 };
+	bad = bad || parse_avoid(a, id, json_object_get(o, "avoidMoves"), "avoidMoves", q->n, q, seen) ||
+	      parse_avoid(a, id, json_object_get(o, "allowMoves"), "allowMoves", q->n, q, seen);
 	if (!bad && !json_is_array(json_object_get(o, "moves"))) {
 		error(a, id, "moves", "moves is required (an array)");
 		bad = 1;
@@ -683,6 +744,41 @@ static int flip(const gt_analyzer *a, int to_move)
 	       a->p.report == GT_REPORT_BLACK ? to_move == GT_WHITE : 0;
 }
 
+/* ownership own (Black's view) as reported */
+static json_t *own_array(const gt_analyzer *a, const gt_board *r, const float *own)
+{
+	double os = a->p.report == GT_REPORT_WHITE || (a->p.report == GT_REPORT_SIDE &&
+	            r->to_move == GT_WHITE) ? -1 : 1;
+	json_t *ar = json_array();
+	for (int p = 0; p < r->npts; p++)
+		json_array_append_new(ar, json_real(os * own[p]));
+	return ar;
+}
+
+/* the raw evaluation of s's root into s->raw (once): the evaluator's raw
+ * outputs when it has more than the search's (a KataGo network: one more
+ * evaluation), else the search's own evaluation of the root. 0, or -1
+ * when there is none */
+static int raw_root(gt_analyzer *a, slot *s)
+{
+	if (s->have_raw)
+		return s->have_raw > 0 ? 0 : -1;
+	double v, sc;
+	s->have_raw = -1;
+	if (a->ev->raw) {
+		float *lg = gt_xmalloc((GT_MAX_PTS + 1) * sizeof *lg), *ow = gt_xmalloc(GT_MAX_PTS * sizeof *ow);
+		if (gt_evaluator_raw(a->ev, gt_mcts_root(s->m), lg, ow, &s->raw) == 0)
+			s->have_raw = 1;
+		gt_free_all(lg, ow);
+	} else if (gt_mcts_root_eval(s->m, &v, &sc)) {
+		s->raw = (gt_eval_raw){ .win = (1 + v) / 2, .loss = (1 - v) / 2, .lead = sc,
+		                        .score_mean = sc, .score_mean_sq = sc * sc, .var_time_left = -1,
+		                        .st_wr_error = -1, .st_score_error = -1 };
+		s->have_raw = 1;
+	}
+	return s->have_raw > 0 ? 0 : -1;
+}
+
 static json_t *answer(gt_analyzer *a, const slot *s, int during)
 {
 	const query *q = s->t.q;
@@ -704,12 +800,29 @@ static json_t *answer(gt_analyzer *a, const slot *s, int during)
 		json_object_set_new(m, "scoreLead", json_real(sg * x->score));
 		json_object_set_new(m, "scoreMean", json_real(sg * x->score));
 		json_object_set_new(m, "scoreSelfplay", json_real(sg * x->score));
+		json_object_set_new(m, "scoreStdev", json_real(x->score_stdev));
 		json_object_set_new(m, "prior", json_real(x->prior));
 		json_object_set_new(m, "lcb", json_real(lcb));
+		/* gt's utility is the value alone, and every visit weighs 1 */
+		json_object_set_new(m, "utility", json_real(sg * x->value));
+		json_object_set_new(m, "utilityLcb", json_real(sg * x->lcb));
+		json_object_set_new(m, "weight", json_real(x->visits));
 		json_object_set_new(m, "order", json_integer(x->order));
 		for (int j = 0; j < x->npv; j++)
 			json_array_append_new(pv, json_string(gt_vertex_str(r->n, x->pv[j], v)));
 		json_object_set_new(m, "pv", pv);
+		if (q->pv_visits) {
+			json_t *pvv = json_array();
+			for (int j = 0; j < x->npv; j++)
+				json_array_append_new(pvv, json_integer(x->pv_visits[j]));
+			json_object_set_new(m, "pvEdgeVisits", json_deep_copy(pvv));
+			json_object_set_new(m, "pvVisits", pvv);
+		}
+		if (q->moves_own) {
+			float own[GT_MAX_PTS];
+			gt_mcts_move_ownership(s->m, x->move, own);
+			json_object_set_new(m, "ownership", own_array(a, r, own));
+		}
 		json_array_append_new(infos, m);
 	}
 	json_object_set_new(o, "moveInfos", infos);
@@ -719,17 +832,31 @@ static json_t *answer(gt_analyzer *a, const slot *s, int during)
 	json_object_set_new(ri, "visits", json_integer(gt_mcts_visits(s->m)));
 	json_object_set_new(ri, "winrate", json_real((1 + sg * val) / 2));
 	json_object_set_new(ri, "scoreLead", json_real(sg * sc));
+	json_object_set_new(ri, "scoreMean", json_real(sg * sc));
 	json_object_set_new(ri, "scoreSelfplay", json_real(sg * sc));
+	json_object_set_new(ri, "scoreStdev", json_real(gt_mcts_root_score_stdev(s->m)));
+	json_object_set_new(ri, "utility", json_real(sg * val));
+	json_object_set_new(ri, "weight", json_real(gt_mcts_visits(s->m)));
+	if (raw_root(a, (slot *)s) == 0) {
+		const gt_eval_raw *w = &s->raw;
+		double sd = w->score_mean_sq - w->score_mean * w->score_mean;
+		json_object_set_new(ri, "rawWinrate", json_real((1 + sg * (w->win - w->loss)) / 2));
+		json_object_set_new(ri, "rawLead", json_real(sg * w->lead));
+		json_object_set_new(ri, "rawScoreSelfplay", json_real(sg * w->score_mean));
+		json_object_set_new(ri, "rawScoreSelfplayStdev", json_real(sd > 0 ? sqrt(sd) : 0));
+		json_object_set_new(ri, "rawNoResultProb", json_real(w->noresult));
+		if (w->st_wr_error >= 0) {
+			json_object_set_new(ri, "rawStWrError", json_real(w->st_wr_error));
+			json_object_set_new(ri, "rawStScoreError", json_real(w->st_score_error));
+		}
+		if (w->var_time_left >= 0)
+			json_object_set_new(ri, "rawVarTimeLeft", json_real(w->var_time_left));
+	}
 	json_object_set_new(o, "rootInfo", ri);
 	if (q->ownership) {
 		float own[GT_MAX_PTS];
 		gt_mcts_ownership(s->m, own); /* Black's view */
-		double os = a->p.report == GT_REPORT_WHITE || (a->p.report == GT_REPORT_SIDE &&
-		            r->to_move == GT_WHITE) ? -1 : 1;
-		json_t *ar = json_array();
-		for (int p = 0; p < r->npts; p++)
-			json_array_append_new(ar, json_real(os * own[p]));
-		json_object_set_new(o, "ownership", ar);
+		json_object_set_new(o, "ownership", own_array(a, r, own));
 	}
 	if (q->policy) {
 		float pr[GT_MAX_PTS + 1];
@@ -786,9 +913,12 @@ static int start(gt_analyzer *a)
 	memset(s, 0, sizeof *s);
 	s->t = t;
 	s->m = gt_mcts_new(&mp);
-	gt_mcts_track_ownership(s->m, t.q->ownership);
+	gt_mcts_track_ownership(s->m, t.q->ownership || t.q->moves_own);
+	gt_mcts_track_moves_ownership(s->m, t.q->moves_own);
 	if (!err)
 		err = gt_mcts_set_root(s->m, b);
+	if (!err)
+		gt_mcts_set_avoid(s->m, t.q->avoid);
 	if (!err)
 		err = gt_mcts_begin(s->m, t.q->visits, 0, NULL);
 	free(b);

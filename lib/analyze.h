@@ -8,8 +8,10 @@
  * (analyzeTurns; default the last); each turn is searched to maxVisits
  * (mcts.h, the search of gt-gtp) and answered with the moves searched
  * (moveInfos: move, visits, edgeVisits, winrate, scoreLead, scoreMean,
- * scoreSelfplay, prior, lcb, order, pv), rootInfo, and on request the
- * ownership (averaged over the search, mcts.h) and the network's policy.
+ * scoreSelfplay, scoreStdev, prior, lcb, utility, utilityLcb, weight, order,
+ * pv, and on request pvVisits and the move's ownership), rootInfo (with
+ * the network's raw values), and on request the ownership (averaged over
+ * the search, mcts.h) and the network's policy.
  * A gt game record (gt-record(5)) is a query too: every turn of the game,
  * its id the game_id. Positions of many queries are searched side by side,
  * their leaves evaluated in one call (the network's batch); with an
@@ -19,8 +21,9 @@
  * first; error, warning and action lines at once.
  *
  * Errors are KataGo's {"id":..,"error":..,"field":..} lines (the query is
- * then not searched); a field gt cannot honour (includeOwnershipStdev,
- * avoidMoves, overrideSettings, ...), a field it does not know, and rules
+ * then not searched); avoidMoves and allowMoves restrict the search
+ * (gt_mcts_set_avoid); a field gt cannot honour (includeOwnershipStdev,
+ * overrideSettings, ...), a field it does not know, and rules
  * it plays differently are answered with a {"id":..,"warning":..,"field":..}
  * line, and the query goes on. Actions: query_version, query_models,
  * clear_cache, terminate, terminate_all.

@@ -9,6 +9,7 @@
 
 #include "neteval.h"
 #include "score.h"
+#include "sym.h"
 #include "util.h"
 
 enum { A_LZ = 1, A_KATA, A_SABAKI };
@@ -19,14 +20,19 @@ typedef struct an_args {
 	int color;         /* analyse for this colour; 0: the side to move */
 	double interval;   /* seconds between lines */
 	int minmoves, maxmoves;
-	int ownership, root_info;
+	int ownership, root_info, pv_visits, pv_edge_visits, moves_own;
+	int has_avoid;     /* avoid or allow given: the search is restricted by avoid */
+	gt_mcts_avoid avoid;
 } an_args;
 
 struct gt_engine {
 	gt_engine_params p;
+	gt_mcts_params mp; /* the search's parameters (kata-set-param) */
 	gt_evaluator ev;
 	int network;       /* the evaluator has an ownership head */
 	gt_mcts *m;        /* the game's search (its tree is kept) */
+	int have_raw;      /* root_raw holds the raw evaluation of the search's root */
+	gt_eval_raw root_raw;
 	int has_root;
 	gt_mcts *sm;       /* the search behind the judgement of dead stones */
 	const gt_board *boards[1];
@@ -59,6 +65,7 @@ gt_engine *gt_engine_new(const gt_engine_params *p, gt_evaluator *ev)
 	gt_mcts_params mp;
 	gt_mcts_params_default(&mp);
 	mp.leaves = 1; /* as gt-elo: the same search, move for move */
+	e->mp = mp;
 	e->m = gt_mcts_new(&mp);
 	gt_mcts_track_ownership(e->m, 1);
 	mp.pass_from = INT_MAX; /* the status search plays the game out */
@@ -171,7 +178,20 @@ static void lput(gt_engine *e, const char *fmt, ...)
 	}
 }
 
-/* the line of the moves searched so far (and ownership), in e->line */
+/* n*n ownership values o (Black's view) from the side to move's */
+static void put_own(gt_engine *e, const gt_board *r, const float *o)
+{
+	double sg = r->to_move == GT_WHITE ? -1 : 1;
+	for (int p = 0; p < r->npts; p++)
+		lput(e, " %.6f", sg * o[p]);
+}
+
+/* the line of the moves searched so far (and ownership), in e->line.
+ * lz-analyze: Leela Zero's integers (1/10000); analyze: the same integers
+ * (what Sabaki reads: an integer win rate in 1/10000, since 0.60 always
+ * for analyze) with scoreLead; kata-analyze: KataGo's keys and fractions.
+ * gt's search utility is the value alone (KataGo's winLossUtilityFactor
+ * 1, no score utility) and every visit weighs 1. */
 static void build_line(gt_engine *e, const an_args *a)
 {
 	const gt_board *r = gt_mcts_root(e->m);
@@ -184,32 +204,54 @@ static void build_line(gt_engine *e, const an_args *a)
 		if (x->visits == 0 && i >= a->minmoves)
 			break;
 		double wr = (1 + x->value) / 2, lcb = x->visits ? (1 + x->lcb) / 2 : 0;
+		double ulcb = x->visits ? x->lcb : -1;
 		lput(e, "%sinfo move %s visits %d", shown++ ? " " : "", gt_vertex_str(r->n, x->move, v),
 		     x->visits);
-		if (a->kind == A_LZ) {
+		if (a->kind != A_KATA) {
 			lcb = lcb < 0 ? 0 : lcb > 1 ? 1 : lcb;
-			lput(e, " winrate %d prior %d lcb %d", (int)lround(wr * 10000),
-			     (int)lround(x->prior * 10000), (int)lround(lcb * 10000));
+			lput(e, " winrate %d", (int)lround(wr * 10000));
+			if (a->kind == A_SABAKI)
+				lput(e, " scoreLead %.6f", x->score);
+			lput(e, " prior %d lcb %d", (int)lround(x->prior * 10000), (int)lround(lcb * 10000));
 		} else {
-			lput(e, " edgeVisits %d winrate %.6f scoreMean %.6f scoreLead %.6f scoreSelfplay %.6f"
-			     " prior %.6f lcb %.6f", x->visits, wr, x->score, x->score, x->score, x->prior, lcb);
+			lput(e, " edgeVisits %d utility %.6f winrate %.6f scoreMean %.6f scoreStdev %.6f"
+			     " scoreLead %.6f scoreSelfplay %.6f prior %.6f lcb %.6f utilityLcb %.6f weight %d",
+			     x->visits, x->value, wr, x->score, x->score_stdev, x->score, x->score, x->prior,
+			     lcb, ulcb, x->visits);
 		}
 		lput(e, " order %d pv", x->order);
 		for (int j = 0; j < x->npv; j++)
 			lput(e, " %s", gt_vertex_str(r->n, x->pv[j], v));
+		for (int t = 0; t < 2; t++)
+			if (t ? a->pv_edge_visits : a->pv_visits) {
+				lput(e, t ? " pvEdgeVisits" : " pvVisits");
+				for (int j = 0; j < x->npv; j++)
+					lput(e, " %d", x->pv_visits[j]);
+			}
+		if (a->moves_own) {
+			float o[GT_MAX_PTS];
+			gt_mcts_move_ownership(e->m, x->move, o);
+			lput(e, " movesOwnership");
+			put_own(e, r, o);
+		}
 	}
 	if (a->root_info) {
 		double s, val = gt_mcts_root_value(e->m, &s);
-		lput(e, " rootInfo visits %d winrate %.6f scoreMean %.6f scoreLead %.6f scoreSelfplay %.6f",
-		     gt_mcts_visits(e->m), (1 + val) / 2, s, s, s);
+		int nv = gt_mcts_visits(e->m);
+		lput(e, " rootInfo visits %d utility %.6f winrate %.6f scoreMean %.6f scoreStdev %.6f"
+		     " scoreLead %.6f scoreSelfplay %.6f weight %d", nv, val, (1 + val) / 2, s,
+		     gt_mcts_root_score_stdev(e->m), s, s, nv);
+		const gt_eval_raw *w = &e->root_raw;
+		if (e->have_raw && w->st_wr_error >= 0)
+			lput(e, " rawStWrError %.6f rawStScoreError %.6f", w->st_wr_error, w->st_score_error);
+		if (e->have_raw && w->var_time_left >= 0)
+			lput(e, " rawVarTimeLeft %.6f", w->var_time_left);
 	}
 	if (a->ownership) {
 		float o[GT_MAX_PTS];
 		gt_mcts_ownership(e->m, o);
-		double sg = r->to_move == GT_WHITE ? -1 : 1; /* the side to move's view */
 		lput(e, " ownership");
-		for (int p = 0; p < r->npts; p++)
-			lput(e, " %.6f", sg * o[p]);
+		put_own(e, r, o);
 	}
 }
 
@@ -222,7 +264,22 @@ static int search(gt_engine *e, const gt_board *b, int color, int visits, double
                   gt_gtp_io *io, const an_args *a)
 {
 	prepare(e, b, color);
+	int mo = a && a->moves_own;
+	if (mo) { /* per-move averages need the whole tree's visits: a new tree */
+		gt_board *c = gt_xmalloc(sizeof *c);
+		gt_board_copy(c, gt_mcts_root(e->m));
+		gt_mcts_set_root(e->m, c);
+		free(c);
+	}
+	gt_mcts_track_moves_ownership(e->m, mo);
+	gt_mcts_set_avoid(e->m, a && a->has_avoid ? &a->avoid : NULL);
 	int err = io && a->ownership ? seed_ownership(e) : 0;
+	e->have_raw = 0;
+	if (!err && a && a->root_info) {
+		float lg[GT_MAX_PTS + 1], ow[GT_MAX_PTS];
+		err = gt_evaluator_raw(&e->ev, gt_mcts_root(e->m), lg, ow, &e->root_raw);
+		e->have_raw = !err;
+	}
 	if (!err)
 		err = gt_mcts_begin(e->m, visits, 0, NULL);
 	double t0 = gt_now(), next = t0 + (a ? a->interval : 0);
@@ -318,10 +375,42 @@ static int genmove(void *user, const gt_board *b, int color, double budget_s, in
 
 /* ---- analysis commands ---- */
 
-static int parse_args(gt_gtp_io *io, int kind, int argc, char **argv, an_args *a)
+/* avoid|allow COLOR V,V,... DEPTH (KataGo's GTP extensions) at argv[0..3]
+ * into a; seen[c] counts avoid (1) and allow (2) keys per colour so far */
+static int parse_avoid(gt_gtp_io *io, int n, char **argv, an_args *a, int *seen)
+{
+	int allow = argv[0][1] == 'l', color = gt_color_parse(argv[1]);
+	char *end;
+	long d = strtol(argv[3], &end, 10);
+	if (color < 0 || end == argv[3] || *end || d < 1 || d > 1000000000)
+		return gt_gtp_io_fail(io, "syntax error: %s %s %s %s", argv[0], argv[1], argv[2], argv[3]);
+	int c = color == GT_WHITE;
+	if ((allow && seen[c]) || (!allow && (seen[c] & 2)))
+		return gt_gtp_io_fail(io, "syntax error: allow given twice or with avoid for %s", argv[1]);
+	seen[c] |= allow ? 2 : 1;
+	int *u = a->avoid.until[c];
+	if (allow)
+		for (int p = 0; p <= n * n; p++)
+			u[p] = (int)d;
+	for (char *s = argv[2], *t; *s; s = t) {
+		char v[16];
+		size_t k = strcspn(s, ",");
+		t = s + k + (s[k] == ',');
+		if (k == 0)
+			continue;
+		int pt = k < sizeof v ? (memcpy(v, s, k), v[k] = 0, gt_vertex_parse(n, v)) : GT_EFORMAT;
+		if (pt < 0)
+			return gt_gtp_io_fail(io, "syntax error: %s: bad vertex %.*s", argv[0], (int)(k < 16 ? k : 16), s);
+		u[pt] = allow ? 0 : (int)d;
+	}
+	a->has_avoid = 1;
+	return 0;
+}
+
+static int parse_args(gt_gtp_io *io, int kind, int n, int argc, char **argv, an_args *a)
 {
 	char *end;
-	int i = 0;
+	int i = 0, seen[2] = { 0, 0 };
 	memset(a, 0, sizeof *a);
 	a->kind = kind;
 	a->interval = 1;
@@ -341,6 +430,14 @@ static int parse_args(gt_gtp_io *io, int kind, int argc, char **argv, an_args *a
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!v)
 			return gt_gtp_io_fail(io, "syntax error: %s without a value", k);
+		if (!strcmp(k, "avoid") || !strcmp(k, "allow")) {
+			if (i + 3 >= argc)
+				return gt_gtp_io_fail(io, "syntax error: %s COLOR VERTICES UNTILDEPTH", k);
+			if (parse_avoid(io, n, argv + i, a, seen))
+				return -1;
+			i += 2;
+			continue;
+		}
 		int isbool = !strcmp(v, "true") || !strcmp(v, "false");
 		long x = strtol(v, &end, 10);
 		double t = strtod(v, &end);
@@ -353,6 +450,12 @@ static int parse_args(gt_gtp_io *io, int kind, int argc, char **argv, an_args *a
 			a->ownership = v[0] == 't';
 		} else if (kind != A_LZ && !strcmp(k, "rootInfo") && isbool) {
 			a->root_info = v[0] == 't';
+		} else if (kind != A_LZ && !strcmp(k, "pvVisits") && isbool) {
+			a->pv_visits = v[0] == 't';
+		} else if (kind != A_LZ && !strcmp(k, "pvEdgeVisits") && isbool) {
+			a->pv_edge_visits = v[0] == 't';
+		} else if (kind != A_LZ && !strcmp(k, "movesOwnership") && isbool) {
+			a->moves_own = v[0] == 't';
 		} else {
 			return gt_gtp_io_fail(io, "syntax error: %s %s", k, v);
 		}
@@ -366,9 +469,9 @@ static int analyze_kind(int kind, void *user, gt_gtp *g, int argc, char **argv, 
 {
 	gt_engine *e = user;
 	an_args a;
-	if (parse_args(io, kind, argc, argv, &a))
-		return -1;
 	const gt_board *b = gt_gtp_board(g);
+	if (parse_args(io, kind, b->n, argc, argv, &a))
+		return -1;
 	gt_gtp_io_begin(io);
 	if (search(e, b, a.color ? a.color : b->to_move, INT_MAX, -1, io, &a))
 		e->has_root = 0; /* the response ends empty: the search failed */
@@ -381,7 +484,7 @@ static int genmove_kind(int kind, void *user, gt_gtp *g, int argc, char **argv, 
 	an_args a;
 	char v[8];
 	int move, err;
-	if (parse_args(io, kind, argc, argv, &a))
+	if (parse_args(io, kind, gt_gtp_board(g)->n, argc, argv, &a))
 		return -1;
 	if (!a.color)
 		return gt_gtp_io_fail(io, "syntax error: no colour");
@@ -414,7 +517,7 @@ static int c_ownership(void *user, gt_gtp *g, int argc, char **argv, char *out, 
 {
 	gt_engine *e = user;
 	const gt_board *b = gt_gtp_board(g);
-	an_args a = { A_KATA, 0, 1, 0, INT_MAX, 1, 0 };
+	an_args a = { .kind = A_KATA, .interval = 1, .maxmoves = INT_MAX, .ownership = 1 };
 	int err = search(e, b, b->to_move, e->p.visits, -1, NULL, &a);
 	if (!err)
 		err = seed_ownership(e);
@@ -429,6 +532,244 @@ static int c_ownership(void *user, gt_gtp *g, int argc, char **argv, char *out, 
 	for (int p = 0; p < b->npts && k < size; p++)
 		k += (size_t)snprintf(out + k, size - k, "%s%.2f", p == 0 ? "" : p % b->n ? " " : "\n",
 		                      o[p]);
+	return 0;
+}
+
+/* ---- KataGo's commands ---- */
+
+/* KataGo's symmetry k (its getSymLoc: flip x by bit 1, y by bit 0, then
+ * transpose by bit 2) as gt's (sym.h) */
+static const int kata_sym[GT_NSYM] = { 0, 7, 5, 2, 4, 1, 3, 6 };
+
+/* dst = src with every stone and move moved by gt symmetry k (the same
+ * game, turned): 0 or the error of a move (none for a legal game) */
+static int sym_board(gt_board *dst, const gt_board *src, int k)
+{
+	int n = src->n, err = gt_board_init(dst, n, src->rules, src->komi);
+	for (int p = 0; p < src->npts && !err; p++)
+		if (src->setup[p] != GT_EMPTY)
+			err = gt_board_setup(dst, src->setup[p], gt_sym_point(n, k, p));
+	dst->max_moves = src->max_moves;
+	gt_board_set_to_move(dst, src->setup_to_move);
+	for (int i = 0; i < src->nmoves && !err; i++)
+		err = gt_board_play(dst, src->hist_color[i], gt_sym_point(n, k, src->hist_move[i]));
+	if (!err && dst->to_move != src->to_move)
+		gt_board_set_to_move(dst, src->to_move);
+	return err;
+}
+
+/* the position of the game for color to move (a finished game goes on as
+ * a new start), in a new board */
+static gt_board *position_for(const gt_board *b, int color)
+{
+	gt_board *c = gt_xmalloc(sizeof *c);
+	if (gt_board_over(b))
+		gt_score_board_from(c, b);
+	else
+		gt_board_copy(c, b);
+	if (c->to_move != color)
+		gt_board_set_to_move(c, color);
+	return c;
+}
+
+/* one kata-raw-nn block of the position b under KataGo's symmetry ks */
+static int raw_nn(gt_engine *e, const gt_board *b, int ks, char *out, size_t size, size_t *k)
+{
+	int n = b->n, np = b->npts, gs = kata_sym[ks];
+	gt_board *t = gt_xmalloc(sizeof *t);
+	float lg[GT_MAX_PTS + 1], ow[GT_MAX_PTS];
+	gt_eval_raw r;
+	int err = sym_board(t, b, gs);
+	if (!err)
+		err = gt_evaluator_raw(&e->ev, t, lg, ow, &r);
+	/* softmax over the legal moves of the turned board */
+	double pr[GT_MAX_PTS + 1], mx = -INFINITY, sum = 0;
+	for (int p = 0; !err && p <= np; p++) {
+		pr[p] = p == np || gt_board_legal(t, t->to_move, p) == 0 ? lg[p] : NAN;
+		if (!isnan(pr[p]) && pr[p] > mx)
+			mx = pr[p];
+	}
+	for (int p = 0; !err && p <= np; p++)
+		if (!isnan(pr[p]))
+			sum += pr[p] = exp(pr[p] - mx);
+	free(t);
+	if (err)
+		return err;
+	double w = b->to_move == GT_WHITE ? 1 : -1; /* to White's view */
+#define OUT(...) (*k += (size_t)snprintf(out + *k, *k < size ? size - *k : 0, __VA_ARGS__))
+	OUT("%ssymmetry %d\nwhiteWin %.6f\nwhiteLoss %.6f\nnoResult %.6f\nwhiteLead %.3f\n"
+	    "whiteScoreSelfplay %.3f\nwhiteScoreSelfplaySq %.3f\nvarTimeLeft %.3f\n"
+	    "shorttermWinlossError %.3f\nshorttermScoreError %.3f\npolicy\n", *k ? "\n" : "", ks,
+	    w > 0 ? r.win : r.loss, w > 0 ? r.loss : r.win, r.noresult, w * r.lead, w * r.score_mean,
+	    r.score_mean_sq, r.var_time_left, r.st_wr_error, r.st_score_error);
+	for (int p = 0; p < np; p++) {
+		double q = pr[gt_sym_point(n, gs, p)];
+		if (isnan(q))
+			OUT("    NAN%s", (p + 1) % n ? " " : "\n");
+		else
+			OUT("%8.6f%s", q / sum, (p + 1) % n ? " " : "\n");
+	}
+	OUT("policyPass %8.6f\nwhiteOwnership\n", pr[np] / sum);
+	for (int p = 0; p < np; p++)
+		OUT("%9.7f%s", w * ow[gt_sym_point(n, gs, p)], (p + 1) % n ? " " : "\n");
+#undef OUT
+	return 0;
+}
+
+/* kata-raw-nn [COLOR] SYMMETRY [OPTIMISM]: the network's outputs for the
+ * position (KataGo's format, White's view); OPTIMISM is accepted and
+ * ignored (gt's networks have no optimistic policy) */
+static int c_raw_nn(void *user, gt_gtp *g, int argc, char **argv, char *out, size_t size)
+{
+	gt_engine *e = user;
+	const gt_board *b = gt_gtp_board(g);
+	int i = 0, color = b->to_move, s0 = 0, s1 = GT_NSYM;
+	char *end;
+	if (i < argc && gt_color_parse(argv[i]) > 0)
+		color = gt_color_parse(argv[i++]);
+	int bad = i >= argc;
+	if (!bad && strcmp(argv[i], "all") != 0) {
+		long x = strtol(argv[i], &end, 10);
+		bad = end == argv[i] || *end || x < 0 || x >= GT_NSYM;
+		s0 = (int)x, s1 = s0 + 1;
+	}
+	i++;
+	if (!bad && i < argc) {
+		double opt = strtod(argv[i], &end);
+		bad = end == argv[i] || *end || !(opt >= 0 && opt <= 1);
+		i++;
+	}
+	if (bad || i != argc) {
+		snprintf(out, size, "syntax error: kata-raw-nn [COLOR] SYMMETRY [OPTIMISM] (SYMMETRY 0-7 or all)");
+		return -1;
+	}
+	gt_board *c = position_for(b, color);
+	size_t k = 0;
+	int err = 0;
+	for (int ks = s0; ks < s1 && !err; ks++)
+		err = raw_nn(e, c, ks, out, size, &k);
+	free(c);
+	if (err || k >= size) {
+		snprintf(out, size, "kata-raw-nn failed: %s", err ? gt_strerror(err) : "answer too long");
+		return -1;
+	}
+	return 0;
+}
+
+/* clear_cache: forget the search tree (KataGo: the tree and its cache) */
+static int c_clear_cache(void *user, gt_gtp *g, int argc, char **argv, char *out, size_t size)
+{
+	gt_engine *e = user;
+	e->has_root = 0;
+	out[0] = 0;
+	return 0;
+}
+
+/* the parameters of kata-get-param and kata-set-param: KataGo's names of
+ * gt's search settings */
+enum { P_INT, P_DBL, P_BOOL };
+static const struct param {
+	const char *name;
+	int type;
+	double lo, hi;
+} params[] = {
+	{ "maxVisits", P_INT, 1, 1e9 },
+	{ "numSearchThreads", P_INT, 1, 1 },
+	{ "cpuctExploration", P_DBL, 0, 100 },
+	{ "cpuctExplorationLog", P_DBL, 0, 100 },
+	{ "cpuctExplorationBase", P_DBL, 1, 1e9 },
+	{ "fpuReductionMax", P_DBL, 0, 10 },
+	{ "rootFpuReductionMax", P_DBL, 0, 10 },
+	{ "useLcbForSelection", P_BOOL, 0, 1 },
+	{ "minVisitPropForLCB", P_DBL, 0, 1 },
+	{ "analysisPVLen", P_INT, 1, GT_MCTS_PV_MAX },
+};
+#define NPARAMS (int)(sizeof params / sizeof params[0])
+
+/* the setting of parameter i */
+static double *param_dbl(gt_engine *e, int i)
+{
+	double *d[] = { NULL, NULL, &e->mp.cpuct, &e->mp.cpuct_log, &e->mp.cpuct_base,
+	                &e->mp.fpu_reduction, &e->mp.root_fpu_reduction, NULL, &e->mp.lcb_min_visits,
+	                NULL };
+	return d[i];
+}
+
+static int *param_int(gt_engine *e, int i)
+{
+	static int one = 1;
+	int *d[] = { &e->p.visits, &one, NULL, NULL, NULL, NULL, NULL, &e->mp.lcb_select, NULL,
+	             &e->p.pv_len };
+	return d[i];
+}
+
+static int find_param(const char *name)
+{
+	for (int i = 0; i < NPARAMS; i++)
+		if (!strcmp(params[i].name, name))
+			return i;
+	return -1;
+}
+
+static int c_get_param(void *user, gt_gtp *g, int argc, char **argv, char *out, size_t size)
+{
+	gt_engine *e = user;
+	int i = argc == 1 ? find_param(argv[0]) : -1;
+	if (i < 0) {
+		snprintf(out, size, argc == 1 ? "unknown parameter %.64s" : "syntax error", argv[0]);
+		return -1;
+	}
+	if (params[i].type == P_DBL)
+		snprintf(out, size, "%g", *param_dbl(e, i));
+	else if (params[i].type == P_BOOL)
+		snprintf(out, size, "%s", *param_int(e, i) ? "true" : "false");
+	else
+		snprintf(out, size, "%d", *param_int(e, i));
+	return 0;
+}
+
+static int c_set_param(void *user, gt_gtp *g, int argc, char **argv, char *out, size_t size)
+{
+	gt_engine *e = user;
+	int i = argc == 2 ? find_param(argv[0]) : -1;
+	if (i < 0) {
+		snprintf(out, size, argc == 2 ? "unknown parameter %.64s" : "syntax error", argv[0]);
+		return -1;
+	}
+	const struct param *q = &params[i];
+	char *end;
+	double x = strtod(argv[1], &end);
+	int bad = end == argv[1] || *end || !(x >= q->lo && x <= q->hi) ||
+	          (q->type == P_INT && x != floor(x));
+	if (q->type == P_BOOL) {
+		bad = strcmp(argv[1], "true") && strcmp(argv[1], "false");
+		x = argv[1][0] == 't';
+	}
+	if (bad) {
+		snprintf(out, size, "%s: %.64s is not %s in %g..%g", q->name, argv[1],
+		         q->type == P_BOOL ? "true or false, or" : q->type == P_INT ? "an integer" :
+		         "a number", q->lo, q->hi);
+		return -1;
+	}
+	if (q->type == P_DBL)
+		*param_dbl(e, i) = x;
+	else
+		*param_int(e, i) = (int)x;
+	/* a new search with the new settings (the tree is dropped) */
+	gt_mcts_free(e->m);
+	e->m = gt_mcts_new(&e->mp);
+	gt_mcts_track_ownership(e->m, 1);
+	e->has_root = 0;
+	out[0] = 0;
+	return 0;
+}
+
+static int c_list_params(void *user, gt_gtp *g, int argc, char **argv, char *out, size_t size)
+{
+	size_t k = 0;
+	out[0] = 0;
+	for (int i = 0; i < NPARAMS && k < size; i++)
+		k += (size_t)snprintf(out + k, size - k, "%s%s", i ? " " : "", params[i].name);
 	return 0;
 }
 
@@ -479,8 +820,19 @@ int gt_engine_attach(gt_engine *e, gt_gtp *g)
 	int err = 0;
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0] && !err; i++)
 		err = gt_gtp_register_stream(g, cmds[i].name, cmds[i].fn, e);
-	if (!err)
-		err = gt_gtp_register(g, "gt-ownership", c_ownership, e);
+	static const struct {
+		const char *name;
+		gt_gtp_command_fn fn;
+	} plain[] = {
+		{ "gt-ownership", c_ownership },
+		{ "kata-raw-nn", c_raw_nn },
+		{ "clear_cache", c_clear_cache },
+		{ "kata-get-param", c_get_param },
+		{ "kata-set-param", c_set_param },
+		{ "kata-list-params", c_list_params },
+	};
+	for (size_t i = 0; i < sizeof plain / sizeof plain[0] && !err; i++)
+		err = gt_gtp_register(g, plain[i].name, plain[i].fn, e);
 	if (!err)
 		err = gt_gtp_add_analyze(g, "dboard/Ownership/gt-ownership");
 	return err;

@@ -5,8 +5,9 @@
  *
  * Analysis commands (streaming, gtp.h), each "[color] [interval]" then
  * "key value" pairs as Leela Zero and KataGo take them (interval in
- * centiseconds; keys interval, minmoves, maxmoves, and for the kata- forms
- * ownership, pvVisits, rootInfo):
+ * centiseconds; keys interval, minmoves, maxmoves, KataGo's avoid and
+ * allow (gt_mcts_set_avoid), and for the kata- forms and analyze
+ * ownership, rootInfo, pvVisits, pvEdgeVisits, movesOwnership):
  *   lz-analyze, lz-genmove_analyze      Leela Zero's info lines: winrate,
  *                                       prior and lcb in 1/10000
  *   kata-analyze, kata-genmove_analyze  KataGo's keys: winrate, scoreMean,
@@ -14,7 +15,9 @@
  *                                       and points, "ownership" after the
  *                                       moves
  *   analyze, genmove_analyze            Sabaki's (its engine-analysis
- *                                       guide): the kata- lines
+ *                                       guide): the lz- integers, which
+ *                                       Sabaki 0.60 reads for analyze,
+ *                                       with scoreLead
  * Every "interval" one line lists the searched moves ("info move ... pv
  * ..."), values from the side to move's view. The search goes on from the
  * tree kept so far for as long as no command arrives (pondering); the
@@ -59,6 +62,8 @@ void gt_engine_free(gt_engine *e);
  * gt_neteval_max_n), and register the analysis commands above and
  * gt-ownership (the ownership map of a search, for GoGui: its
  * gogui-analyze_commands line is added).
+ * Also KataGo's kata-raw-nn, kata-get-param, kata-set-param,
+ * kata-list-params and clear_cache (gt-gtp(1)).
  * Returns 0 or gt_gtp_register's error. */
 int gt_engine_attach(gt_engine *e, gt_gtp *g);
 

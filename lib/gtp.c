@@ -2,6 +2,7 @@
 #include "gtp.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -818,6 +819,8 @@ static int c_time_left(gt_gtp *g, int argc, char **argv, int *quit)
 	return 0;
 }
 
+static void set_rules(gt_gtp *g, const gt_rules *r);
+
 static int c_rules(gt_gtp *g, int argc, char **argv, int *quit)
 {
 	const gt_rules *r;
@@ -840,10 +843,89 @@ static int c_kgs_rules(gt_gtp *g, int argc, char **argv, int *quit)
 		return fail(g, "syntax error");
 	if (gt_sgfrec_rules(argv[0], &r) == GT_COUNT_UNKNOWN)
 		return fail(g, "unknown rules");
+	set_rules(g, r);
+	return 0;
+}
+
+/* the game under rules r, kept (replayed; cleared when a move is no
+ * longer legal) */
+static void set_rules(gt_gtp *g, const gt_rules *r)
+{
 	g->rules = r;
 	g->base->rules = r;
 	if (replay(g, &g->b, g->nhist) != 0)
 		reset(g, g->n);
+}
+
+/* kata-get-rules: KataGo's JSON of the rules in play (its rules page);
+ * gt scores by area without a handicap bonus, and friendlyPassOk is false
+ * for Tromp-Taylor's combination (positional superko with suicide) as in
+ * KataGo's table */
+static int c_kata_get_rules(gt_gtp *g, int argc, char **argv, int *quit)
+{
+	static const char *const ko[] = { "SIMPLE", "POSITIONAL", "SITUATIONAL" };
+	const gt_rules *r = g->rules;
+	int friendly = !(r->ko == GT_KO_POSITIONAL && r->multi_suicide);
+	putf(g, "{\"friendlyPassOk\":%s,\"hasButton\":false,\"ko\":\"%s\",\"scoring\":\"AREA\","
+	     "\"suicide\":%s,\"tax\":\"NONE\",\"whiteHandicapBonus\":\"0\"}",
+	     friendly ? "true" : "false", ko[r->ko], r->multi_suicide ? "true" : "false");
+	return 0;
+}
+
+/* kata-set-rules RULES: a name (as kgs-rules and gt-rules: territory
+ * rules are played by area) or KataGo's JSON, matched on ko and suicide
+ * among gt's rulesets (scoring AREA, tax NONE, no button; the handicap
+ * bonus and friendlyPassOk are not rules gt plays by) */
+static int c_kata_set_rules(gt_gtp *g, int argc, char **argv, int *quit)
+{
+	const gt_rules *r = NULL;
+	if (argc < 1)
+		return fail(g, "syntax error");
+	if (argv[0][0] != '{') {
+		if (argc != 1 || (!(r = gt_rules_find(argv[0])) &&
+		                  gt_sgfrec_rules(argv[0], &r) == GT_COUNT_UNKNOWN))
+			return fail(g, "unknown rules");
+		set_rules(g, r);
+		return 0;
+	}
+	size_t len = 0;
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	char *text = gt_xmalloc(len + 1);
+	text[0] = 0;
+	for (int i = 0; i < argc; i++)
+		strcat(strcat(text, i ? " " : ""), argv[i]);
+	json_t *o = json_loads(text, 0, NULL);
+	free(text);
+	const char *ko = json_string_value(json_object_get(o, "ko"));
+	const char *sc = json_string_value(json_object_get(o, "scoring"));
+	const char *tax = json_string_value(json_object_get(o, "tax"));
+	json_t *su = json_object_get(o, "suicide"), *bt = json_object_get(o, "hasButton");
+	const char *why = !json_is_object(o) ? "not a JSON object" :
+	                  !ko || !sc || !json_is_boolean(su) ? "ko, scoring and suicide are required" :
+	                  strcmp(sc, "AREA") ? "only AREA scoring" :
+	                  tax && strcmp(tax, "NONE") ? "only tax NONE" :
+	                  json_is_true(bt) ? "no button" : NULL;
+	int k = ko && !strcmp(ko, "SIMPLE") ? GT_KO_SIMPLE : ko && !strcmp(ko, "POSITIONAL") ?
+	        GT_KO_POSITIONAL : ko && !strcmp(ko, "SITUATIONAL") ? GT_KO_SITUATIONAL : -1;
+	for (int i = 0; !why && i < GT_NRULES; i++) {
+		const gt_rules *x = gt_rules_get(i);
+		if (x->ko == k && x->multi_suicide == json_is_true(su))
+			r = x;
+	}
+	json_decref(o);
+	if (why || !r) {
+		putf(g, "rules not supported: %s", why ? why : "no ruleset of gt has that ko and suicide");
+		return -1;
+	}
+	set_rules(g, r);
+	return 0;
+}
+
+/* stop: KataGo's end of pondering; an analysis here already stops at any
+ * command, so there is nothing left to stop */
+static int c_stop(gt_gtp *g, int argc, char **argv, int *quit)
+{
 	return 0;
 }
 
@@ -1001,6 +1083,10 @@ static const struct {
 	{ "printsgf", c_printsgf },
 	{ "gogui-analyze_commands", c_gogui_analyze_commands },
 	{ "gt-rules", c_rules },
+	{ "kata-get-rules", c_kata_get_rules },
+	{ "kata-set-rules", c_kata_set_rules },
+	{ "stop", c_stop },
+	{ "clear_cache", c_stop },
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 

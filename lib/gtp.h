@@ -15,7 +15,8 @@
  * play genmove undo showboard fixed_handicap place_free_handicap
  * set_free_handicap final_score final_status_list time_settings time_left
  * kgs-time_settings kgs-rules kgs-genmove_cleanup loadsgf printsgf
- * gogui-analyze_commands gt-rules, and those registered. Error texts are
+ * gogui-analyze_commands gt-rules kata-get-rules kata-set-rules stop
+ * clear_cache, and those registered. Error texts are
  * the spec's: "unknown command", "syntax error", "illegal move",
  * "unacceptable size", "cannot undo", "board not empty", "invalid number
  * of stones", "bad vertex list", "cannot load file".

@@ -15,6 +15,29 @@ typedef struct kataeval {
 	int exact;
 } kataeval;
 
+/* win, loss and no-result probabilities from the value logits v[3] of a
+ * position on b: the no-result outcome dropped under superko rules (area
+ * scoring only), as KataGo does */
+static void wln(const float *v, const gt_board *b, double *w, double *l, double *nr)
+{
+	int superko = b->rules->ko != GT_KO_SIMPLE;
+	double m = v[0] > v[1] ? v[0] : v[1];
+	if (!superko && v[2] > m)
+		m = v[2];
+	*w = exp(v[0] - m);
+	*l = exp(v[1] - m);
+	*nr = superko ? 0.0 : exp(v[2] - m);
+	double s = *w + *l + *nr;
+	*w /= s;
+	*l /= s;
+	*nr /= s;
+}
+
+static double softplus(double x)
+{
+	return x > 30 ? x : log1p(exp(x));
+}
+
 static int ke_eval(void *ctx, int n, int nb, const gt_board *const *boards, float *logits,
                    float *value, float *score, float *own)
 {
@@ -39,20 +62,59 @@ static int ke_eval(void *ctx, int n, int nb, const gt_board *const *boards, floa
 			return r;
 		memcpy(logits + (size_t)i * (np + 1), out.policy, (size_t)k * (np + 1) * sizeof(float));
 		for (int j = 0; j < k; j++) {
-			const float *v = out.value + 3 * j;
-			int superko = boards[i + j]->rules->ko != GT_KO_SIMPLE;
-			double m = v[0] > v[1] ? v[0] : v[1];
-			if (!superko && v[2] > m)
-				m = v[2];
-			double w = exp(v[0] - m), l = exp(v[1] - m), nr = superko ? 0.0 : exp(v[2] - m);
-			double s = w + l + nr;
-			value[i + j] = (float)((w - l) / s);
+			double w, l, nr;
+			wln(out.value + 3 * j, boards[i + j], &w, &l, &nr);
+			value[i + j] = (float)(w - l);
 			if (score)
-				score[i + j] = (float)(out.score[(size_t)j * S + 2] * in->lead_mult * (1.0 - nr / s));
+				score[i + j] = (float)(out.score[(size_t)j * S + 2] * in->lead_mult * (1.0 - nr));
 		}
 		if (own)
 			for (size_t q = 0; q < (size_t)k * np; q++)
 				own[(size_t)i * np + q] = tanhf(out.own[q]);
+	}
+	return 0;
+}
+
+/* every output of one position, post-processed as KataGo's NNEvaluator
+ * does (cpp/neuralnet/nneval.cpp, v1.17.2): score mean and lead times
+ * their multipliers and 1 - P(no result), the stdev and varTimeLeft
+ * through softplus; the short-term errors from score outputs 5 and 6
+ * (absent before model version 9: -1) */
+static int ke_raw(void *ctx, const gt_board *b, float *logits, float *own, gt_eval_raw *o)
+{
+	kataeval *ke = ctx;
+	int n = b->n, np = n * n;
+	gt_feat_buf_fit(&ke->in, 1, n, GT_KATAFEAT_PLANES, GT_KATAFEAT_GLOBALS);
+	int r = gt_katafeat_encode(b, -1, -1, ke->ws, ke->in.planes, ke->in.globals);
+	gt_kata_out out;
+	if (!r)
+		r = gt_kata_forward(ke->k, 1, n, ke->in.planes, ke->in.globals, &out);
+	if (r)
+		return r;
+	const gt_kata_info *in = gt_kata_info_of(ke->k);
+	const float *sc = out.score;
+	memcpy(logits, out.policy, (size_t)(np + 1) * sizeof *logits);
+	for (int p = 0; p < np; p++)
+		own[p] = tanhf(out.own[p]);
+	wln(out.value, b, &o->win, &o->loss, &o->noresult);
+	double mean = sc[0] * in->score_mean_mult, sd = softplus(sc[1]) * in->score_stdev_mult;
+	o->score_mean = mean * (1 - o->noresult);
+	o->score_mean_sq = (mean * mean + sd * sd) * (1 - o->noresult);
+	o->lead = sc[2] * in->lead_mult * (1 - o->noresult);
+	o->var_time_left = softplus(sc[3]) * in->var_time_mult;
+	o->st_wr_error = o->st_score_error = -1;
+	if (in->score_outputs >= 6) {
+		if (in->version >= 14) {
+			double s = softplus(sc[4] * 0.5), t = softplus(sc[5] * 0.5);
+			o->st_wr_error = sqrt(s * s * in->st_value_mult);
+			o->st_score_error = sqrt(t * t * in->st_score_mult);
+		} else if (in->version >= 10) {
+			o->st_wr_error = sqrt(softplus(sc[4]) * in->st_value_mult);
+			o->st_score_error = sqrt(softplus(sc[5]) * in->st_score_mult);
+		} else {
+			o->st_wr_error = softplus(sc[4]);
+			o->st_score_error = softplus(sc[5]) * 10.0;
+		}
 	}
 	return 0;
 }
@@ -83,6 +145,7 @@ int gt_kataeval_open(const char *path, const char *backend, gt_evaluator *ev, gt
 	ev->eval = ke_eval;
 	ev->close = ke_close;
 	ev->name = "katago";
+	ev->raw = ke_raw;
 	return 0;
 }
 

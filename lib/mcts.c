@@ -21,6 +21,7 @@ typedef struct node {
 	uint8_t state;    /* N_* */
 	double w, s;
 	double w2;        /* sum of squared values (for the LCB) */
+	double s2;        /* sum of squared scores (for their deviation) */
 } node;
 
 /* A move out of an expanded node; child is -1 until first visited. */
@@ -44,6 +45,7 @@ struct gt_mcts {
 	/* leaves in flight between collect and apply */
 	int nleaves;
 	int32_t *leaf_node;
+	int16_t *leaf_move;       /* the root move a leaf's path went through; -1: the root */
 	gt_board *leaf_board;
 	gt_mcts_stats st;
 	/* ownership averaged over the evaluations since the root was set
@@ -51,6 +53,16 @@ struct gt_mcts {
 	int own_on;
 	long own_n;
 	double own_sum[GT_MAX_PTS];
+	/* per root move (gt_mcts_track_moves_ownership): sums [move * npts + p]
+	 * and counts [move], Black's view */
+	double *own_mv;
+	long *own_mv_n;
+	/* gt_mcts_set_avoid: on, the deepest depth restricted, and the depths */
+	int avoid_on, avoid_max;
+	gt_mcts_avoid avoid;
+	/* the evaluation that expanded the root (gt_mcts_root_eval) */
+	int root_eval;
+	double root_value, root_score;
 };
 
 /* ---- evaluators ---- */
@@ -75,8 +87,24 @@ static int uniform_eval(void *ctx, int n, int nb, const gt_board *const *boards,
 
 gt_evaluator gt_evaluator_uniform(void)
 {
-	gt_evaluator ev = { NULL, uniform_eval, NULL, "none" };
+	gt_evaluator ev = { NULL, uniform_eval, NULL, "none", NULL };
 	return ev;
+}
+
+int gt_evaluator_raw(const gt_evaluator *ev, const gt_board *b, float *logits, float *own,
+                     gt_eval_raw *out)
+{
+	if (ev->raw)
+		return ev->raw(ev->ctx, b, logits, own, out);
+	float v = 0, sc = 0;
+	int err = ev->eval(ev->ctx, b->n, 1, &b, logits, &v, &sc, own);
+	if (err)
+		return err;
+	double x = v > 1 ? 1 : v < -1 ? -1 : v;
+	*out = (gt_eval_raw){ .win = (1 + x) / 2, .loss = (1 - x) / 2, .noresult = 0, .lead = sc,
+	                      .score_mean = sc, .score_mean_sq = (double)sc * sc, .var_time_left = -1,
+	                      .st_wr_error = -1, .st_score_error = -1 };
+	return 0;
 }
 
 void gt_evaluator_close(gt_evaluator *ev)
@@ -107,6 +135,7 @@ gt_mcts *gt_mcts_new(const gt_mcts_params *p)
 	if (m->p.leaves < 1)
 		m->p.leaves = 1;
 	m->leaf_node = gt_xmalloc(m->p.leaves * sizeof *m->leaf_node);
+	m->leaf_move = gt_xmalloc(m->p.leaves * sizeof *m->leaf_move);
 	m->leaf_board = gt_xmalloc(m->p.leaves * sizeof *m->leaf_board);
 	return m;
 }
@@ -115,7 +144,8 @@ void gt_mcts_free(gt_mcts *m)
 {
 	if (!m)
 		return;
-	gt_free_all(m->nodes, m->nodes2, m->edges, m->edges2, m->leaf_node, m->leaf_board, m);
+	gt_free_all(m->nodes, m->nodes2, m->edges, m->edges2, m->leaf_node, m->leaf_move,
+	            m->leaf_board, m->own_mv, m->own_mv_n, m);
 }
 
 static size_t pool_bytes(size_t capn, size_t cape)
@@ -178,15 +208,27 @@ static void own_reset(gt_mcts *m)
 	m->own_n = 0;
 	if (m->own_on)
 		memset(m->own_sum, 0, sizeof m->own_sum);
+	if (m->own_mv) {
+		memset(m->own_mv, 0, (size_t)(GT_MAX_PTS + 1) * GT_MAX_PTS * sizeof *m->own_mv);
+		memset(m->own_mv_n, 0, (GT_MAX_PTS + 1) * sizeof *m->own_mv_n);
+	}
 }
 
-/* add one ownership sample: own[npts] from the view of colour `view` */
-static void own_add(gt_mcts *m, const float *own, int view)
+/* add one ownership sample: own[npts] from the view of colour `view`, of
+ * a visit through root move mv (-1: none) */
+static void own_add(gt_mcts *m, const float *own, int view, int mv)
 {
 	double sg = view == GT_WHITE ? -1 : 1;
-	for (int i = 0; i < m->root_board.npts; i++)
+	int np = m->root_board.npts;
+	for (int i = 0; i < np; i++)
 		m->own_sum[i] += sg * own[i];
 	m->own_n++;
+	if (m->own_mv && mv >= 0) {
+		double *d = m->own_mv + (size_t)mv * np;
+		for (int i = 0; i < np; i++)
+			d[i] += sg * own[i];
+		m->own_mv_n[mv]++;
+	}
 }
 
 static void clear_tree(gt_mcts *m)
@@ -201,6 +243,7 @@ static void clear_tree(gt_mcts *m)
 	m->active = m->full = m->noised = 0;
 	m->nleaves = 0;
 	m->rng = NULL;
+	m->root_eval = 0;
 	own_reset(m);
 }
 
@@ -210,8 +253,34 @@ int gt_mcts_set_root(gt_mcts *m, const gt_board *b)
 		return GT_EINVAL;
 	gt_board_copy(&m->root_board, b);
 	m->have_root = 1;
+	m->avoid_on = 0;
 	clear_tree(m);
 	return 0;
+}
+
+void gt_mcts_set_avoid(gt_mcts *m, const gt_mcts_avoid *a)
+{
+	int on = 0, mx = 0;
+	for (int c = 0; a && c < 2; c++)
+		for (int i = 0; i <= GT_MAX_PTS; i++)
+			if (a->until[c][i] > 0) {
+				on = 1;
+				mx = a->until[c][i] > mx ? a->until[c][i] : mx;
+			}
+	if (on == m->avoid_on && (!on || !memcmp(&m->avoid, a, sizeof *a)))
+		return;
+	m->avoid_on = on;
+	m->avoid_max = mx;
+	if (on)
+		m->avoid = *a;
+	if (m->have_root)
+		clear_tree(m);
+}
+
+/* 1 when the search must not explore move for colour c at depth d */
+static int avoided(const gt_mcts *m, int c, int d, int move)
+{
+	return m->avoid_on && d < m->avoid_max && d < m->avoid.until[c == GT_WHITE][move];
 }
 
 const gt_board *gt_mcts_root(const gt_mcts *m)
@@ -284,10 +353,12 @@ int gt_mcts_advance(gt_mcts *m, int move)
 		m->active = m->full = m->noised = 0;
 		m->nleaves = 0;
 		m->rng = NULL;
+		m->root_eval = 0;
 		own_reset(m); /* the kept subtree's evaluations are not in the sums */
 	} else {
 		clear_tree(m);
 	}
+	m->avoid_on = 0;
 	return 0;
 }
 
@@ -348,6 +419,7 @@ static void backup(gt_mcts *m, int32_t c, double v, double sc, int unvl)
 		nd->w += v;
 		nd->w2 += v * v;
 		nd->s += sc;
+		nd->s2 += sc * sc;
 		if (unvl)
 			nd->vl--;
 		v = -v;
@@ -382,6 +454,8 @@ static int forced_child(const gt_mcts *m, const node *nd, const edge *e)
 	int bi = -1;
 	double most = 0;
 	for (int i = 0; i < nd->nedge && ntot > 0; i++) {
+		if (avoided(m, m->root_board.to_move, 0, e[i].move))
+			continue;
 		double nc = e[i].child >= 0 ? m->nodes[e[i].child].n + m->nodes[e[i].child].vl : 0;
 		double lack = sqrt(m->p.forced_k * e[i].prior * ntot) - nc;
 		if (lack > most) {
@@ -392,7 +466,9 @@ static int forced_child(const gt_mcts *m, const node *nd, const edge *e)
 	return bi;
 }
 
-static int select_edge(const gt_mcts *m, int32_t cur)
+/* select_edge: the edge to descend from node cur at depth d with colour
+ * c to move (PUCT, skipping moves forbidden there) */
+static int select_edge(const gt_mcts *m, int32_t cur, int c, int d)
 {
 	const node *nd = &m->nodes[cur];
 	const edge *e = &m->edges[nd->edge];
@@ -412,48 +488,56 @@ static int select_edge(const gt_mcts *m, int32_t cur)
 	}
 	double r = cur != 0 ? m->p.fpu_reduction : m->noise ? 0 : m->p.root_fpu_reduction;
 	double fpu = parent_q - r * sqrt(mass);
-	double best = -INFINITY;
-	int bi = 0;
-	for (int i = 0; i < nd->nedge; i++) {
-		int32_t c = e[i].child;
-		double q = fpu, nc = 0;
-		if (c >= 0) {
-			const node *ch = &m->nodes[c];
-			nc = ch->n + ch->vl;
-			if (nc > 0)
-				q = (ch->w - ch->vl) / nc;
+	int filter = m->avoid_on && d < m->avoid_max;
+	for (;;) {
+		double best = -INFINITY;
+		int bi = -1;
+		for (int i = 0; i < nd->nedge; i++) {
+			if (filter && avoided(m, c, d, e[i].move))
+				continue;
+			int32_t ci = e[i].child;
+			double q = fpu, nc = 0;
+			if (ci >= 0) {
+				const node *ch = &m->nodes[ci];
+				nc = ch->n + ch->vl;
+				if (nc > 0)
+					q = (ch->w - ch->vl) / nc;
+			}
+			double u = q + cp * e[i].prior * sq / (1 + nc);
+			if (u > best || bi < 0) {
+				best = u;
+				bi = i;
+			}
 		}
-		double u = q + cp * e[i].prior * sq / (1 + nc);
-		if (u > best) {
-			best = u;
-			bi = i;
-		}
+		if (bi >= 0 || !filter)
+			return bi < 0 ? 0 : bi;
+		filter = 0; /* everything forbidden: search them all */
 	}
-	return bi;
 }
 
 /* a visit that ended in a finished position: its area ownership */
-static void own_terminal(gt_mcts *m, const gt_board *b)
+static void own_terminal(gt_mcts *m, const gt_board *b, int mv)
 {
 	float own[GT_MAX_PTS];
 	gt_board_area(b, own);
-	own_add(m, own, GT_BLACK);
+	own_add(m, own, GT_BLACK, mv);
 }
 
 /* descend: one path from the root into b. Returns 1 with *leaf set for a
  * node to evaluate (virtual loss added on its path), 0 after backing up an
  * ended position, 2 for a collision with a leaf in flight, or an error. */
-static int descend(gt_mcts *m, gt_board *b, int32_t *leaf)
+static int descend(gt_mcts *m, gt_board *b, int32_t *leaf, int16_t *root_move)
 {
 	gt_board_copy(b, &m->root_board);
 	int32_t cur = 0;
-	for (;;) {
+	*root_move = -1;
+	for (int d = 0;; d++) {
 		node *nd = &m->nodes[cur];
 		if (nd->state == N_TERMINAL) {
 			backup(m, cur, nd->w / nd->n, nd->s / nd->n, 0);
 			m->st.terminal++;
 			if (m->own_on)
-				own_terminal(m, b);
+				own_terminal(m, b, *root_move);
 			return 0;
 		}
 		if (nd->state == N_PENDING) {
@@ -467,8 +551,10 @@ static int descend(gt_mcts *m, gt_board *b, int32_t *leaf)
 			*leaf = cur;
 			return 1;
 		}
-		int i = select_edge(m, cur);
+		int i = select_edge(m, cur, b->to_move, d);
 		edge *e = &m->edges[nd->edge + i];
+		if (d == 0)
+			*root_move = e->move;
 		/* the edges were the legal moves of this very position */
 		int err = gt_board_play_legal(b, b->to_move, e->move);
 		if (err)
@@ -483,7 +569,7 @@ static int descend(gt_mcts *m, gt_board *b, int32_t *leaf)
 				backup(m, c, sc > 0 ? 1 : sc < 0 ? -1 : 0, sc, 0);
 				m->st.terminal++;
 				if (m->own_on)
-					own_terminal(m, b);
+					own_terminal(m, b, *root_move);
 				return 0;
 			}
 		}
@@ -514,7 +600,7 @@ int gt_mcts_collect(gt_mcts *m, int max_leaves, const gt_board **boards)
 			break;
 		}
 		int32_t leaf = -1;
-		int r = descend(m, &m->leaf_board[m->nleaves], &leaf);
+		int r = descend(m, &m->leaf_board[m->nleaves], &leaf, &m->leaf_move[m->nleaves]);
 		if (r < 0) {
 			gt_mcts_set_root(m, &m->root_board);
 			return r;
@@ -590,8 +676,13 @@ int gt_mcts_apply_own(gt_mcts *m, const float *logits, const float *value, const
 		err = expand(m, c, &m->leaf_board[i], logits + i * stride);
 		if (err)
 			break;
-		if (c == 0 && m->noise)
-			apply_noise(m);
+		if (c == 0) {
+			m->root_eval = 1;
+			m->root_value = v;
+			m->root_score = sc;
+			if (m->noise)
+				apply_noise(m);
+		}
 		backup(m, c, -v, -sc, 1);
 		if (own && m->own_on) {
 			const float *o = own + (size_t)i * m->root_board.npts;
@@ -599,7 +690,7 @@ int gt_mcts_apply_own(gt_mcts *m, const float *logits, const float *value, const
 				if (isnan(o[k]))
 					err = GT_EINVAL;
 			if (!err)
-				own_add(m, o, m->leaf_board[i].to_move);
+				own_add(m, o, m->leaf_board[i].to_move, m->leaf_move[i]);
 		}
 	}
 	m->nleaves = 0;
@@ -715,17 +806,27 @@ static int child_n(const gt_mcts *m, const edge *e)
 	return e->child >= 0 ? m->nodes[e->child].n : 0;
 }
 
-/* the root's most visited edge (ties: higher clean prior, lower index) */
+/* 1 when root edge i is forbidden (gt_mcts_set_avoid) */
+static int root_avoided(const gt_mcts *m, int i)
+{
+	return avoided(m, m->root_board.to_move, 0, m->edges[m->nodes[0].edge + i].move);
+}
+
+/* the root's most visited edge (ties: higher clean prior, lower index),
+ * among the allowed ones when one is */
 static int most_visited(const gt_mcts *m)
 {
 	const node *r = &m->nodes[0];
 	const edge *e = &m->edges[r->edge];
-	int best = 0;
-	for (int i = 1; i < r->nedge; i++) {
-		int v = child_n(m, &e[i]), vb = child_n(m, &e[best]);
-		if (v > vb || (v == vb && clean_prior(m, i) > clean_prior(m, best)))
-			best = i;
-	}
+	int best = -1;
+	for (int pass = 0; pass < 2 && best < 0; pass++)
+		for (int i = 0; i < r->nedge; i++) {
+			if (!pass && root_avoided(m, i))
+				continue;
+			int v = child_n(m, &e[i]), vb = best < 0 ? -1 : child_n(m, &e[best]);
+			if (v > vb || (v == vb && clean_prior(m, i) > clean_prior(m, best)))
+				best = i;
+		}
 	return best;
 }
 
@@ -809,7 +910,7 @@ int gt_mcts_choose(const gt_mcts *m, double t, gt_rng *rng)
 		int pick = best;
 		for (int i = 0; i < k; i++) {
 			int v = child_n(m, &e[i]);
-			if (i == best || v == 0 || v < m->p.lcb_min_visits * vmax)
+			if (i == best || v == 0 || v < m->p.lcb_min_visits * vmax || root_avoided(m, i))
 				continue;
 			double l = node_lcb(&m->nodes[e[i].child]);
 			if (l > lb) {
@@ -847,6 +948,50 @@ void gt_mcts_track_ownership(gt_mcts *m, int on)
 	m->own_on = on != 0;
 	m->own_n = 0;
 	memset(m->own_sum, 0, sizeof m->own_sum);
+	own_reset(m);
+}
+
+void gt_mcts_track_moves_ownership(gt_mcts *m, int on)
+{
+	if (on && !m->own_mv) {
+		m->own_mv = gt_xmalloc((size_t)(GT_MAX_PTS + 1) * GT_MAX_PTS * sizeof *m->own_mv);
+		m->own_mv_n = gt_xmalloc((GT_MAX_PTS + 1) * sizeof *m->own_mv_n);
+	} else if (!on) {
+		gt_free_all(m->own_mv, m->own_mv_n);
+		m->own_mv = NULL;
+		m->own_mv_n = NULL;
+	}
+	own_reset(m);
+}
+
+long gt_mcts_move_ownership(const gt_mcts *m, int move, float *own)
+{
+	int np = m->root_board.npts;
+	long k = m->own_mv && move >= 0 && move <= np ? m->own_mv_n[move] : 0;
+	for (int i = 0; i < np; i++)
+		own[i] = k ? (float)(m->own_mv[(size_t)move * np + i] / k) : 0.0f;
+	return k;
+}
+
+/* the standard deviation of the scores backed up at a node */
+static double node_score_stdev(const node *nd)
+{
+	if (nd->n < 2)
+		return 0;
+	double mean = nd->s / nd->n, var = nd->s2 / nd->n - mean * mean;
+	return var > 0 ? sqrt(var) : 0;
+}
+
+double gt_mcts_root_score_stdev(const gt_mcts *m)
+{
+	return node_score_stdev(&m->nodes[0]);
+}
+
+int gt_mcts_root_eval(const gt_mcts *m, double *value, double *score)
+{
+	*value = m->root_eval ? m->root_value : 0;
+	*score = m->root_eval ? m->root_score : 0;
+	return m->root_eval;
 }
 
 int gt_mcts_tracks_ownership(const gt_mcts *m)
@@ -857,7 +1002,7 @@ int gt_mcts_tracks_ownership(const gt_mcts *m)
 void gt_mcts_ownership_add(gt_mcts *m, const float *own)
 {
 	if (m->own_on)
-		own_add(m, own, m->root_board.to_move);
+		own_add(m, own, m->root_board.to_move, -1);
 }
 
 long gt_mcts_ownership(const gt_mcts *m, float *own)
@@ -916,35 +1061,42 @@ int gt_mcts_analysis(const gt_mcts *m, gt_mcts_move_info *info, int pv_max)
 	if (pv_max > GT_MCTS_PV_MAX)
 		pv_max = GT_MCTS_PV_MAX;
 	double rq = r->n ? -r->w / r->n : 0, rs = r->n ? -r->s / r->n : 0;
+	int k = 0;
 	for (int i = 0; i < r->nedge; i++) {
 		const edge *e = &m->edges[r->edge + i];
-		gt_mcts_move_info *x = &info[i];
+		if (root_avoided(m, i) && child_n(m, e) == 0)
+			continue; /* forbidden (and not searched all the same) */
+		gt_mcts_move_info *x = &info[k++];
 		memset(x, 0, sizeof *x);
 		x->move = e->move;
 		x->prior = clean_prior(m, i);
 		x->value = rq;
 		x->score = rs;
+		x->score_stdev = node_score_stdev(r);
 		x->lcb = -INFINITY;
 		if (e->child >= 0 && m->nodes[e->child].n > 0) {
 			const node *ch = &m->nodes[e->child];
 			x->visits = ch->n;
 			x->value = ch->w / ch->n;
 			x->score = ch->s / ch->n;
+			x->score_stdev = node_score_stdev(ch);
 			x->lcb = node_lcb(ch);
 		}
 		x->pv[0] = e->move;
+		x->pv_visits[0] = x->visits;
 		x->npv = pv_max > 0 ? 1 : 0;
 		for (int32_t c = e->child; c >= 0 && x->npv < pv_max; ) {
-			int k = best_child(m, c);
-			if (k < 0)
+			int j = best_child(m, c);
+			if (j < 0)
 				break;
-			const edge *ce = &m->edges[m->nodes[c].edge + k];
+			const edge *ce = &m->edges[m->nodes[c].edge + j];
+			x->pv_visits[x->npv] = m->nodes[ce->child].n;
 			x->pv[x->npv++] = ce->move;
 			c = ce->child;
 		}
 	}
-	qsort(info, r->nedge, sizeof *info, info_cmp);
-	for (int i = 0; i < r->nedge; i++)
+	qsort(info, k, sizeof *info, info_cmp);
+	for (int i = 0; i < k; i++)
 		info[i].order = i;
-	return r->nedge;
+	return k;
 }

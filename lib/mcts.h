@@ -67,13 +67,43 @@
  * other positions of the batch) for self-play to be reproducible.
  * close(ctx), if not NULL, frees ctx (gt_evaluator_close).
  */
+/*
+ * The outputs of one evaluation beyond the search's (KataGo's kata-raw-nn
+ * and the raw values of its analysis rootInfo), from the side to move's
+ * view. A quantity the network does not predict is -1, as KataGo writes
+ * the outputs an older network lacks.
+ */
+typedef struct gt_eval_raw {
+	double win, loss, noresult; /* probabilities (sum 1); noresult 0 without such a head */
+	double lead;                /* score lead, points */
+	double score_mean;          /* expected final score (KataGo's scoreSelfplay), points */
+	double score_mean_sq;       /* its expected square, points^2 (score_mean^2
+	                               without a variance head, as KataGo's old nets) */
+	double var_time_left;       /* KataGo's varTimeLeft; -1: none */
+	double st_wr_error;         /* short-term win/loss error; -1: none */
+	double st_score_error;      /* short-term score error, points; -1: none */
+} gt_eval_raw;
+
 typedef struct gt_evaluator {
 	void *ctx;
 	int (*eval)(void *ctx, int n, int nb, const gt_board *const *boards,
 	            float *logits, float *value, float *score, float *ownership);
 	void (*close)(void *ctx);
 	const char *name;       /* for messages and records, e.g. "none" */
+	/* raw (may be NULL): one position's outputs with everything the network
+	 * predicts: logits[n*n+1] and own[n*n] as eval's, *out the rest.
+	 * Returns 0 or a negative gt_err. gt_evaluator_raw falls back to eval. */
+	int (*raw)(void *ctx, const gt_board *b, float *logits, float *own, gt_eval_raw *out);
 } gt_evaluator;
+
+/* gt_evaluator_raw: one evaluation of b with everything ev predicts:
+ * ev->raw when set, else ev->eval of b alone with win = (1 + value) / 2,
+ * loss = 1 - win, noresult 0, lead = score_mean = score, score_mean_sq
+ * = score^2, the others -1.
+ * logits[n*n+1], own[n*n] (side to move's view) as eval's. Returns 0 or
+ * the evaluator's error. */
+int gt_evaluator_raw(const gt_evaluator *ev, const gt_board *b, float *logits, float *own,
+                     gt_eval_raw *out);
 
 /* gt_evaluator_uniform: the evaluator of `--model none`: every logit 0
  * (uniform priors over the legal moves), value 0, score 0. Stateless and
@@ -139,6 +169,28 @@ const gt_board *gt_mcts_root(const gt_mcts *m);
  * tree if it was never visited). Any search in progress is abandoned.
  * Returns 0 or gt_board_play's error (then nothing changed). */
 int gt_mcts_advance(gt_mcts *m, int move);
+
+/*
+ * Moves the search must not explore (KataGo's avoid and allow of its
+ * analysis commands, avoidMoves and allowMoves of its analysis engine):
+ * until[c][move] (c 0 for Black, 1 for White; move a point or pass) is the
+ * depth, in plies below the root (the root's own moves at depth 0), from
+ * which colour c may play move in the search: the move is not explored at
+ * a depth below it; 0 (or less) allows it everywhere. allow is avoid on
+ * every other move. A node where every legal move is forbidden searches
+ * them all as if nothing were (so the search never stalls).
+ */
+typedef struct gt_mcts_avoid {
+	int until[2][GT_MAX_PTS + 1];
+} gt_mcts_avoid;
+
+/* gt_mcts_set_avoid: search under a (copied), or without restrictions for
+ * NULL. A change of the restrictions drops the tree (its visits were
+ * spent under the old ones); the restrictions are dropped by
+ * gt_mcts_set_root and gt_mcts_advance (their depths count from a root).
+ * Forbidden root moves are left out of gt_mcts_analysis, and
+ * gt_mcts_choose never plays one while another move is allowed. */
+void gt_mcts_set_avoid(gt_mcts *m, const gt_mcts_avoid *a);
 
 /* gt_mcts_begin: start a search that ends when the root has `visits` visits
  * in all (visits kept from earlier searches count; at least 1). With noise
@@ -248,14 +300,18 @@ typedef struct gt_mcts_move_info {
 	                      s2 = (sum of squared deviations + 1) / (n + 1), a variance
 	                      with a prior of one pseudo-sample of variance 1 (so one
 	                      visit is uncertain); -INFINITY for an unvisited move */
+	double score_stdev;/* standard deviation of the scores backed up through the
+	                      move (0 for one visit; the root's for an unvisited move) */
 	int order;         /* rank: most visits first (ties: higher prior, lower index) */
 	int npv;           /* moves in pv */
 	int16_t pv[GT_MCTS_PV_MAX]; /* the move, then the most visited child down the
 	                              tree (ties: higher prior) while it was visited */
+	int pv_visits[GT_MCTS_PV_MAX]; /* visits of the position after each move of pv */
 } gt_mcts_move_info;
 
-/* gt_mcts_analysis: every move of the expanded root into info (room for
- * n*n+1 entries), ranked by order, with principal variations of at most
+/* gt_mcts_analysis: every move of the expanded root (but those forbidden
+ * there, gt_mcts_set_avoid) into info (room for n*n+1 entries), ranked by
+ * order, with principal variations of at most
  * pv_max moves (<= GT_MCTS_PV_MAX). Returns the number of moves; 0 when
  * the root was never expanded. */
 int gt_mcts_analysis(const gt_mcts *m, gt_mcts_move_info *info, int pv_max);
@@ -272,6 +328,27 @@ int gt_mcts_tracks_ownership(const gt_mcts *m);
  * move's view (e.g. the evaluator's ownership of the root position, for a
  * kept tree whose evaluations are not in the average). */
 void gt_mcts_ownership_add(gt_mcts *m, const float *own);
+/* gt_mcts_track_moves_ownership: with on (and ownership tracked), each
+ * sample of the average is also added to the average of the root move its
+ * visit went through (KataGo's per-move ownership); the root's own
+ * evaluation belongs to no move. Costs (n*n+1) * n*n doubles while on.
+ * Clears the averages. */
+void gt_mcts_track_moves_ownership(gt_mcts *m, int on);
+/* gt_mcts_move_ownership: the average of the visits through root move
+ * `move` into own[n*n], Black's view; 0 everywhere without samples.
+ * Returns the samples. */
+long gt_mcts_move_ownership(const gt_mcts *m, int move, float *own);
+
+/* gt_mcts_root_score_stdev: standard deviation of the scores backed up at
+ * the root (0 before two visits). */
+double gt_mcts_root_score_stdev(const gt_mcts *m);
+
+/* gt_mcts_root_eval: the evaluator's value and score of the root position
+ * (the side to move's view) from the evaluation that expanded it; 0 when
+ * the root was expanded in an earlier tree (kept by gt_mcts_advance) or
+ * not yet, else 1. */
+int gt_mcts_root_eval(const gt_mcts *m, double *value, double *score);
+
 /* gt_mcts_ownership: the average into own[n*n], Black's view (+1 Black's),
  * in [-1, 1]; 0 everywhere without samples. Returns the samples. */
 long gt_mcts_ownership(const gt_mcts *m, float *own);

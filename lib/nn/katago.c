@@ -444,13 +444,23 @@ static int rd_model(rd *r, gt_kata *k)
 		return gt_error_set(r->e, GT_EUNSUPPORTED, -1, -1,
 		                    "katago model version %d: %d planes and %d globals (only KataGo's 22 and 19)",
 		                    in->version, in->in_planes, in->globals);
-	in->lead_mult = 20.0;
+	in->lead_mult = in->score_mean_mult = in->score_stdev_mult = 20.0;
+	in->var_time_mult = 40.0;
+	in->st_value_mult = 0.25;
+	in->st_score_mult = 30.0;
 	if (in->version >= 13) {
+		/* tdScore, scoreMean, scoreStdev, lead, varianceTime,
+		 * shorttermValueError, shorttermScoreError */
 		float m[7];
 		for (int i = 0; i < 7; i++)
 			if ((rc = rd_float(r, "post-process multipliers", &m[i])))
 				return rc;
+		in->score_mean_mult = m[1];
+		in->score_stdev_mult = m[2];
 		in->lead_mult = m[3];
+		in->var_time_mult = m[4];
+		in->st_value_mult = m[5];
+		in->st_score_mult = m[6];
 	}
 	if (in->version >= 15) {
 		int meta, pa;

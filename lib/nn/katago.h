@@ -59,6 +59,10 @@ typedef struct gt_kata_info {
 	int activation;         /* trunk activation: 0 relu, 1 mish, 2 silu, 3 identity */
 	int binary;             /* 1: floats were "@BIN@" blocks; 0: text */
 	double lead_mult;       /* lead = raw * lead_mult (20 before version 13) */
+	/* KataGo's other post-process multipliers (the file's from version 13,
+	 * else KataGo's defaults): score mean 20, score stdev 20, varTimeLeft
+	 * 40, short-term value error 0.25, short-term score error 30 */
+	double score_mean_mult, score_stdev_mult, var_time_mult, st_value_mult, st_score_mult;
 	size_t params;          /* floats read */
 } gt_kata_info;
 

@@ -92,11 +92,11 @@ END
 ok $? "moveInfos: move visits winrate scoreLead scoreMean prior lcb order pv, ranked"
 
 # warnings for what gt cannot honour; the query still answered
-echo '{"id":"w","moves":[],"rules":"japanese","komi":6.5,"boardXSize":9,"boardYSize":9,"maxVisits":5,"includeOwnershipStdev":true,"avoidMoves":[{"player":"B","moves":["E5"],"untilDepth":1}],"priority":0,"frobnicate":1}' |
+echo '{"id":"w","moves":[],"rules":"japanese","komi":6.5,"boardXSize":9,"boardYSize":9,"maxVisits":5,"includeOwnershipStdev":true,"includeNoResultValue":true,"priority":0,"frobnicate":1}' |
 	gt-analyze --model none >"$T/out" 2>&1
 ok $? "warnings are not errors: exit 0"
-is "$(grep -c '"warning"' "$T/out")" 4 "four warnings: ownership stdev, avoidMoves, japanese rules, an unknown field"
-grep -q '"field":"avoidMoves"' "$T/out" && grep -q '"field":"rules"' "$T/out"
+is "$(grep -c '"warning"' "$T/out")" 4 "four warnings: ownership stdev, no-result value, japanese rules, an unknown field"
+grep -q '"field":"includeNoResultValue"' "$T/out" && grep -q '"field":"rules"' "$T/out"
 ok $? "each names its field"
 grep -q '"priority"' "$T/out"
 is $? 1 "priority 0 asks for nothing: no warning"
@@ -132,6 +132,48 @@ ids = [r["id"] + ("/" + str(r["rootInfo"]["visits"] < 10**9) if "rootInfo" in r 
        for r in map(json.loads, open(sys.argv[1]))]
 print(("t" if ids.count("t") == 1 else "no-t"), " ".join(i for i in ids if i != "t"))' "$T/out")" "t long/True next/True" \
 	"the action echoed, the search answered with what it has, the next query answered"
+
+# avoidMoves and allowMoves (KataGo's Analysis_Engine.md), as KaTrain's
+# "find alternatives" and "region of interest" send them; the new fields
+cat >"$T/q" <<'END'
+{"id":"av","moves":[["B","E5"]],"rules":"chinese","komi":7.5,"boardXSize":9,"boardYSize":9,"maxVisits":200,"avoidMoves":[{"player":"W","moves":["D5","F5","E4","E6","D4"],"untilDepth":1},{"player":"W","moves":["C3","pass"],"untilDepth":3}],"includePVVisits":true}
+{"id":"al","moves":[["B","E5"]],"rules":"chinese","komi":7.5,"boardXSize":9,"boardYSize":9,"maxVisits":150,"allowMoves":[{"player":"W","moves":["C3","G7","(2,2)"],"untilDepth":2}],"includeMovesOwnership":true,"includeOwnership":true}
+{"id":"raw","moves":[["B","E5"],["W","C4"]],"rules":"chinese","komi":7.5,"boardXSize":9,"boardYSize":9,"maxVisits":1}
+{"id":"e1","moves":[],"rules":"chinese","komi":7.5,"boardXSize":9,"boardYSize":9,"allowMoves":[{"player":"B","moves":["E5"],"untilDepth":1},{"player":"B","moves":["C3"],"untilDepth":1}]}
+{"id":"e2","moves":[],"rules":"chinese","komi":7.5,"boardXSize":9,"boardYSize":9,"avoidMoves":[{"player":"B","moves":["Z9"],"untilDepth":1}]}
+{"id":"e3","moves":[],"rules":"chinese","komi":7.5,"boardXSize":9,"boardYSize":9,"avoidMoves":[{"player":"B","moves":["E5"],"untilDepth":0}]}
+END
+gt-analyze --model "$T/net.bin.gz" <"$T/q" >"$T/out" 2>"$T/err"
+is $? 1 "avoidMoves, allowMoves, includePVVisits, includeMovesOwnership (exit 1: three bad queries)"
+$PY - "$T/out" <<'END'
+import json, sys
+rs = {}
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    rs.setdefault(d["id"], []).append(d)
+av = rs["av"][0]["moveInfos"]
+moves = {m["move"] for m in av} | {m["pv"][0] for m in av}
+assert not moves & {"D5", "F5", "E4", "E6", "D4", "C3", "pass"}, moves
+assert len(av) >= 20 and sum(m["visits"] for m in av) == 199, (len(av), sum(m["visits"] for m in av))
+assert all(len(m["pvVisits"]) == len(m["pv"]) and m["pvVisits"][0] == m["visits"] and
+           m["pvEdgeVisits"] == m["pvVisits"] for m in av)
+# white's C3 (forbidden until depth 3) never the reply in a pv below Black's move
+assert all(m["pv"][2] != "C3" for m in av if len(m["pv"]) > 2), [m["pv"] for m in av]
+al = rs["al"][0]
+assert sorted(m["move"] for m in al["moveInfos"]) == ["C3", "C7", "G7"], al["moveInfos"]
+assert all(len(m["ownership"]) == 81 for m in al["moveInfos"]) and len(al["ownership"]) == 81
+for m in al["moveInfos"] + av:
+    for k in ("utility", "utilityLcb", "scoreStdev", "weight", "scoreMean", "scoreSelfplay"):
+        assert isinstance(m.get(k), float), (k, m)
+    assert m["weight"] == m["visits"] and abs(m["utility"] - (2 * m["winrate"] - 1)) < 1e-6, m
+ri = rs["raw"][0]["rootInfo"]
+# one visit: the root's own evaluation, so the search's values are the raw ones
+assert abs(ri["winrate"] - ri["rawWinrate"]) < 1e-9 and abs(ri["scoreLead"] - ri["rawLead"]) < 1e-9, ri
+assert ri["rawNoResultProb"] == 0 and ri["rawScoreSelfplay"] == ri["rawLead"] and ri["weight"] == 1, ri
+for e, f in (("e1", "allowMoves"), ("e2", "avoidMoves"), ("e3", "avoidMoves")):
+    assert rs[e][0].get("field") == f and "error" in rs[e][0], rs[e]
+END
+ok $? "avoided moves never in moveInfos or first in a pv, allowed ones only, pvVisits, moves' ownership, rootInfo raw values, errors for a second allow, a bad location and depth 0"
 
 # a gt record is a query for every turn of its game
 S=$GT_SRC/../shared/data/sgf

@@ -6,8 +6,8 @@
 # a game with moves after two passes replayed by Sabaki's state tracker
 # (the "History cannot be replayed on engine" of issue 19), lz-analyze and
 # kata-analyze parsed by the client while the search runs and stopped by
-# the next command, Sabaki's analyze and genmove_analyze (its tracker takes
-# the move), then final_status_list dead and final_score on a hand-made
+# the next command, Sabaki's analyze (its win rates read as Sabaki 0.60 and
+# 0.52 read them) and genmove_analyze (its tracker takes the move), then final_status_list dead and final_score on a hand-made
 # finished 9x9 position, compared with GNU Go's (--chinese-rules).
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 command -v gt-gtp >/dev/null || skip_all "gt-gtp not built"
@@ -151,6 +151,16 @@ async function main() {
   r = await c.sendCommand({name: 'final_score'})
   out.score = r.content
   await c.stop()
+
+  // --model none: every value 0, so the win rate is exactly 50%; the raw
+  // win rate strings of analyze and kata-analyze, for the readings below
+  let c2 = new Controller(engine, ['--model', 'none', '-q'])
+  c2.start()
+  await c2.sendCommand({name: 'boardsize', args: ['9']})
+  let an = await analyze(c2, 'analyze', ['B', '5'], 2)
+  let ka = await analyze(c2, 'kata-analyze', ['B', '5'], 2)
+  out.none = {analyze: an.infos[1].map(x => x.winrate), kata: ka.infos[1].map(x => x.winrate)}
+  await c2.stop()
   console.log(JSON.stringify(out))
 }
 main().catch(e => { console.log(JSON.stringify({error: String(e)})); process.exit(1) })
@@ -208,10 +218,25 @@ ok $([ "$(j sabaki.lines)" -ge 2 ] && echo 0 || echo 1) \
 python3 - "$T/result" <<'END'
 import json, sys
 f = json.load(open(sys.argv[1]))["sabaki"]["first"]
-assert "." in f["winrate"] and 0 <= float(f["winrate"]) <= 1 and float(f["visits"]) > 0, f
+assert f["winrate"].isdigit() and 0 <= int(f["winrate"]) <= 10000 and float(f["visits"]) > 0, f
 float(f["scoreLead"])
 END
-ok $? "with its win rate as a fraction (a '.'), and scoreLead"
+ok $? "with its win rate an integer in 1/10000, and scoreLead"
+# Sabaki's readings of a win rate (src/modules/analysis.js): 0.60 reads
+# analyze and lz-analyze as integers in 1/10000 and kata-analyze as a
+# fraction; 0.52 and earlier guessed: a '.' means a fraction. On the
+# uniform evaluator every win rate is 50%.
+python3 - "$T/result" <<'END'
+import json, sys
+r = json.load(open(sys.argv[1]))["none"]
+def s060(w, cmd): return float(w) * 100 if cmd.startswith("kata") else float(w) / 100
+def s052(w): return float(w) * 100 if "." in w else float(w) / 100
+a, k = r["analyze"], r["kata"]
+assert len(a) >= 2 and len(k) >= 2, r
+assert all(s060(w, "analyze") == 50 and s052(w) == 50 for w in a), a
+assert all(s060(w, "kata-analyze") == 50 and s052(w) == 50 for w in k), k
+END
+ok $? "win rate 50% as Sabaki 0.60 and 0.52 read analyze and kata-analyze"
 j gma.last | grep -Eq '^play ([A-HJ][1-9]|pass)$'
 ok $? "genmove_analyze ends with 'play VERTEX' ($(j gma.last))"
 ok $([ "$(j gma.info)" -ge 1 ] && echo 0 || echo 1) "after its info lines ($(j gma.info))"

@@ -75,6 +75,10 @@ loadsgf
 printsgf
 gogui-analyze_commands
 gt-rules
+kata-get-rules
+kata-set-rules
+stop
+clear_cache
 lz-analyze
 lz-genmove_analyze
 kata-analyze
@@ -82,6 +86,10 @@ kata-genmove_analyze
 analyze
 genmove_analyze
 gt-ownership
+kata-raw-nn
+kata-get-param
+kata-set-param
+kata-list-params
 
 ?7 unacceptable size
 
@@ -235,7 +243,7 @@ grep '^info move [A-HJ]' "$T/aout" | head -1 |
 	grep -Eq '^info move [A-HJ][1-9] visits [0-9]+ winrate [0-9]+ prior [0-9]+ lcb [0-9]+ order 0 pv( [A-HJ][1-9]| pass)+( info |$)'
 ok $? "lz-analyze: Leela Zero's line"
 sed -n '/^=3$/,/^$/p' "$T/aout" | grep '^info' | head -1 >"$T/kline"
-grep -Eq '^info move [A-HJ][1-9] visits [0-9]+ edgeVisits [0-9]+ winrate 0\.[0-9]+ scoreMean -?[0-9.]+ scoreLead -?[0-9.]+ scoreSelfplay -?[0-9.]+ prior 0\.[0-9]+ lcb -?[0-9.]+ order 0 pv' "$T/kline"
+grep -Eq '^info move [A-HJ][1-9] visits [0-9]+ edgeVisits [0-9]+ utility -?[0-9.]+ winrate 0\.[0-9]+ scoreMean -?[0-9.]+ scoreStdev [0-9.]+ scoreLead -?[0-9.]+ scoreSelfplay -?[0-9.]+ prior 0\.[0-9]+ lcb -?[0-9.]+ utilityLcb -?[0-9.]+ weight [0-9]+ order 0 pv' "$T/kline"
 ok $? "kata-analyze: KataGo's keys"
 is "$(sed 's/.* ownership //' "$T/kline" | wc -w)" 81 "ownership: 81 values after the moves"
 grep -q '^play [A-HJ][1-9]$' "$T/aout"

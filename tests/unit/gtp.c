@@ -357,7 +357,8 @@ int main(void)
 	    "boardsize\nclear_board\nkomi\nget_komi\nplay\ngenmove\nundo\nshowboard\n"
 	    "fixed_handicap\nplace_free_handicap\nset_free_handicap\nfinal_score\n"
 	    "final_status_list\ntime_settings\ntime_left\nkgs-time_settings\nkgs-rules\n"
-	    "kgs-genmove_cleanup\nloadsgf\nprintsgf\ngogui-analyze_commands\ngt-rules\n\n",
+	    "kgs-genmove_cleanup\nloadsgf\nprintsgf\ngogui-analyze_commands\ngt-rules\n"
+	    "kata-get-rules\nkata-set-rules\nstop\nclear_cache\n\n",
 	    "list_commands");
 	say(g, "xyzzy", "? unknown command\n\n", "unknown command");
 	say(g, "7 xyzzy 1 2", "?7 unknown command\n\n", "unknown command with id");
@@ -552,7 +553,7 @@ int main(void)
 	say(g, "name", "= other\n\n", "replaced name");
 	{
 		const char *r = gt_gtp_exec(g, "list_commands", NULL);
-		ok(r && strstr(r, "\ngt-rules\ngt-echo\ngt-lines\ngt-stone\n\n") != NULL,
+		ok(r && strstr(r, "\nclear_cache\ngt-echo\ngt-lines\ngt-stone\n\n") != NULL,
 		   "list_commands lists extras after the built-ins");
 		const char *p = r ? strstr(r, "name") : NULL;
 		ok(p && !strstr(p + 1, "\nname\n"), "a replaced built-in is listed once");

@@ -67,7 +67,7 @@ static gt_mcts *searched(const gt_board *b, const gt_mcts_params *p, const gt_ev
 static int best_move(const gt_board *b, int visits, int leaves, double *value)
 {
 	area_ctx ac = { 0, 0, -1 };
-	gt_evaluator ev = { &ac, area_eval, NULL, "area" };
+	gt_evaluator ev = { &ac, area_eval, NULL, "area", NULL };
 	gt_mcts_params p;
 	gt_mcts_params_default(&p);
 	p.leaves = leaves;
@@ -176,7 +176,7 @@ static void test_noise(void)
 	gt_board b;
 	gt_board_init(&b, 5, rules, 0.5);
 	area_ctx ac = { 0, 0, 12 };  /* C3 favoured */
-	gt_evaluator ev = { &ac, area_eval, NULL, "area" };
+	gt_evaluator ev = { &ac, area_eval, NULL, "area", NULL };
 	gt_mcts *m = searched(&b, NULL, &ev, 1);
 	float clean[26], noised[26];
 	double mean[26] = { 0 }, var0 = 0;
@@ -220,7 +220,7 @@ static void test_choose(void)
 	gt_board b;
 	gt_board_init(&b, 5, rules, 0.5);
 	area_ctx ac = { 0, 0, 12 };
-	gt_evaluator ev = { &ac, area_eval, NULL, "area" };
+	gt_evaluator ev = { &ac, area_eval, NULL, "area", NULL };
 	gt_mcts *m = searched(&b, NULL, &ev, 300);
 	int vis[26], best = 0;
 	int sum = gt_mcts_child_visits(m, vis);
@@ -294,7 +294,7 @@ static void test_batching(void)
 	gt_mcts *alone[K], *together[K];
 	gt_rng ra[K], rt[K];
 	area_ctx a1 = { 0, 0, -1 }, a2 = { 0, 0, -1 };
-	gt_evaluator e1 = { &a1, area_eval, NULL, "area" }, e2 = { &a2, area_eval, NULL, "area" };
+	gt_evaluator e1 = { &a1, area_eval, NULL, "area", NULL }, e2 = { &a2, area_eval, NULL, "area", NULL };
 	gt_mcts_params p;
 	gt_mcts_params_default(&p);
 	p.leaves = 6;
@@ -342,7 +342,7 @@ static void test_reuse(void)
 	gt_board b;
 	gt_board_init(&b, 9, rules, 7);
 	area_ctx ac = { 0, 0, -1 };
-	gt_evaluator ev = { &ac, area_eval, NULL, "area" };
+	gt_evaluator ev = { &ac, area_eval, NULL, "area", NULL };
 	gt_mcts *m = searched(&b, NULL, &ev, 400);
 	int vis[82];
 	gt_mcts_child_visits(m, vis);
@@ -469,6 +469,18 @@ static int own_eval(void *ctx, int n, int nb, const gt_board *const *boards,
 	return 0;
 }
 
+/* ownership: +1 (Black's view) on the point of the game's first move */
+static int mark_eval(void *ctx, int n, int nb, const gt_board *const *boards,
+                     float *logits, float *value, float *score, float *own)
+{
+	area_eval(ctx, n, nb, boards, logits, value, score, NULL);
+	for (int b = 0; own && b < nb; b++)
+		for (int i = 0; i < n * n; i++)
+			own[b * n * n + i] = boards[b]->nmoves > 0 && boards[b]->hist_move[0] == i ?
+			                     (boards[b]->to_move == GT_BLACK ? 1.0f : -1.0f) : 0.0f;
+	return 0;
+}
+
 /* analysis: the moves ranked by visits with their values, bounds and
  * principal variations; ownership averaged over the evaluations */
 static void test_analysis(void)
@@ -482,7 +494,7 @@ static void test_analysis(void)
 	      ". . X . ."
 	      ". . . . .", GT_BLACK);
 	area_ctx ac = { 0, 0, -1 };
-	gt_evaluator ev = { &ac, own_eval, NULL, "own" };
+	gt_evaluator ev = { &ac, own_eval, NULL, "own", NULL };
 	gt_mcts_params p;
 	gt_mcts_params_default(&p);
 	p.leaves = 1;
@@ -577,7 +589,7 @@ static int fixed_eval(void *ctx, int n, int nb, const gt_board *const *boards,
 
 static void fixed_search(gt_mcts *m, const gt_board *b, int visits, int noise)
 {
-	gt_evaluator ev = { NULL, fixed_eval, NULL, "fixed" };
+	gt_evaluator ev = { NULL, fixed_eval, NULL, "fixed", NULL };
 	gt_rng r;
 	gt_rng_seed(&r, 11);
 	gt_mcts_set_root(m, b);
@@ -717,6 +729,131 @@ static void test_lcb(void)
 	gt_mcts_free(m);
 }
 
+/* avoid and allow (gt_mcts_set_avoid, KataGo's avoid/allow): every
+ * position the search evaluates is recorded with the moves that led to
+ * it; a forbidden move must never be among them at a forbidden depth */
+typedef struct rec_ctx {
+	area_ctx ac;
+	int root_to_move;
+	int seen[4][GT_MAX_PTS + 1]; /* [depth][move]: evaluated positions reached by it */
+	double s1, s2;               /* root-view scores returned: sum, sum of squares */
+	long k;
+} rec_ctx;
+
+static int rec_eval(void *ctx, int n, int nb, const gt_board *const *boards,
+                    float *logits, float *value, float *score, float *own)
+{
+	rec_ctx *r = ctx;
+	int err = area_eval(&r->ac, n, nb, boards, logits, value, score, own);
+	for (int b = 0; b < nb; b++) {
+		for (int d = 0; d < 4 && d < boards[b]->nmoves; d++)
+			r->seen[d][boards[b]->hist_move[d]]++;
+		double x = boards[b]->to_move == r->root_to_move ? score[b] : -score[b];
+		r->s1 += x;
+		r->s2 += x * x;
+		r->k++;
+	}
+	return err;
+}
+
+static void test_avoid(void)
+{
+	gt_board b;
+	gt_board_init(&b, 5, rules, 0.5);
+	int n = 5, c3 = gt_vertex_parse(n, "C3"), b2 = gt_vertex_parse(n, "B2"), d4 = gt_vertex_parse(n, "D4");
+	static rec_ctx r;
+	memset(&r, 0, sizeof r);
+	r.ac.bias_move = -1;
+	r.root_to_move = GT_BLACK;
+	gt_evaluator ev = { &r, rec_eval, NULL, "rec", NULL };
+	static gt_mcts_avoid av;
+	memset(&av, 0, sizeof av);
+	av.until[0][c3] = 1; /* Black: not C3 at the root */
+	av.until[1][d4] = 2; /* White: not D4 at depth 1, D4 from depth 3 */
+	gt_mcts *m = gt_mcts_new(NULL);
+	gt_mcts_set_root(m, &b);
+	gt_mcts_set_avoid(m, &av);
+	ok(gt_mcts_search(m, &ev, 3000, 0, NULL) == 0, "avoid: a search of 3000 visits");
+	ok(r.seen[0][c3] == 0, "Black's C3 never played at the root (%d positions)", r.seen[0][c3]);
+	ok(r.seen[1][d4] == 0, "White's D4 never played at depth 1 (%d)", r.seen[1][d4]);
+	ok(r.seen[2][c3] > 0, "Black's C3 searched at depth 2 (%d positions)", r.seen[2][c3]);
+	ok(r.seen[3][d4] > 0, "White's D4 searched at depth 3 (%d positions)", r.seen[3][d4]);
+	gt_mcts_move_info info[26];
+	int k = gt_mcts_analysis(m, info, 4), listed = 0;
+	for (int i = 0; i < k; i++)
+		listed |= info[i].move == c3;
+	ok(k == 25 && !listed, "the analysis leaves C3 out (%d moves)", k);
+	/* root scores: the deviation of what the evaluator returned, from the
+	 * root's view (no finished position in 5x5 at this depth) */
+	gt_mcts_stats st;
+	gt_mcts_get_stats(m, &st);
+	double mean = r.s1 / r.k, sd = sqrt(r.s2 / r.k - mean * mean);
+	ok(st.terminal == 0 && r.k == gt_mcts_visits(m) &&
+	   fabs(gt_mcts_root_score_stdev(m) - sd) < 1e-9,
+	   "root scoreStdev %.6f: the evaluator's root-view scores' %.6f", gt_mcts_root_score_stdev(m), sd);
+	int pvok = 1;
+	for (int i = 0; i < k; i++) {
+		pvok &= info[i].pv_visits[0] == info[i].visits;
+		for (int j = 1; j < info[i].npv; j++)
+			pvok &= info[i].pv_visits[j] > 0 && info[i].pv_visits[j] < info[i].pv_visits[j - 1];
+	}
+	ok(pvok, "pvVisits: the move's visits, then fewer down the variation");
+	double v, sc;
+	int have = gt_mcts_root_eval(m, &v, &sc);
+	ok(have && fabs(v - tanh(-0.5 / 4)) < 1e-6 && fabs(sc + 0.5) < 1e-6,
+	   "the root's own evaluation kept: value %.4f score %.2f (empty board, komi 0.5)", v, sc);
+
+	/* allow: only B2 and C3 for Black at the root */
+	memset(&av, 0, sizeof av);
+	for (int p = 0; p <= n * n; p++)
+		av.until[0][p] = p == b2 || p == c3 ? 0 : 1;
+	gt_mcts_set_avoid(m, &av);
+	ok(gt_mcts_visits(m) == 0, "new restrictions drop the tree");
+	memset(r.seen, 0, sizeof r.seen);
+	gt_mcts_search(m, &ev, 400, 0, NULL);
+	k = gt_mcts_analysis(m, info, 4);
+	ok(k == 2 && (info[0].move == b2 || info[0].move == c3) && (info[1].move == b2 || info[1].move == c3) &&
+	   info[0].visits + info[1].visits == 399, "allow B2,C3: only they, with all 399 child visits");
+	int other = 0;
+	for (int p = 0; p < n * n; p++)
+		other += p != b2 && p != c3 ? r.seen[2][p] : 0;
+	ok(other > 0, "Black plays other moves at depth 2 (%d positions)", other);
+	int mv = gt_mcts_choose(m, 0, NULL);
+	ok(mv == b2 || mv == c3, "the move chosen is allowed (%s)", vtx(n, mv));
+
+	/* every root move forbidden: the search goes on over all of them */
+	for (int p = 0; p <= n * n; p++)
+		av.until[0][p] = 1;
+	gt_mcts_set_avoid(m, &av);
+	gt_mcts_search(m, &ev, 100, 0, NULL);
+	ok(gt_mcts_visits(m) == 100 && gt_mcts_analysis(m, info, 4) > 0,
+	   "everything forbidden: all moves searched (%d visits)", gt_mcts_visits(m));
+	gt_mcts_set_avoid(m, NULL);
+	ok(gt_mcts_visits(m) == 0, "dropping the restrictions drops the tree too");
+
+	/* per-move ownership: the evaluator marks the point of the root move
+	 * a position came through (+1 for Black, in its side to move's view),
+	 * so each move's average is 1 on its own point and 0 elsewhere */
+	gt_mcts_track_ownership(m, 1);
+	gt_mcts_track_moves_ownership(m, 1);
+	gt_mcts_set_root(m, &b);
+	gt_evaluator oev = { &r.ac, mark_eval, NULL, "mark", NULL };
+	gt_mcts_search(m, &oev, 300, 0, NULL);
+	float one[25];
+	long parts = 0, bad = 0, moves = 0;
+	for (int mvp = 0; mvp < n * n; mvp++) {
+		long c = gt_mcts_move_ownership(m, mvp, one);
+		parts += c;
+		moves += c > 0;
+		for (int p = 0; c && p < 25; p++)
+			bad += fabs(one[p] - (p == mvp)) > 1e-6;
+	}
+	parts += gt_mcts_move_ownership(m, GT_PASS(n), one);
+	ok(moves > 20 && bad == 0, "each move's ownership is its own visits' (%ld moves, %ld wrong)", moves, bad);
+	ok(parts == gt_mcts_ownership(m, one) - 1, "their samples: all but the root's own (%ld)", parts);
+	gt_mcts_free(m);
+}
+
 int main(void)
 {
 	rules = gt_rules_find("tromp-taylor");
@@ -731,5 +868,6 @@ int main(void)
 	test_analysis();
 	test_forced();
 	test_lcb();
+	test_avoid();
 	return done_testing();
 }
