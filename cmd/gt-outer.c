@@ -28,10 +28,11 @@ static void usage(FILE *f)
 	    "usage: gt-outer --store URL --state DIR [--init MODEL] [--quorum K]\n"
 	    "                [--grace S] [--poll S] [--max-staleness S] [--lr LR]\n"
 	    "                [--momentum M] [--stale-decay C] [--versions N]\n"
-	    "                [--units U] [--lease-ttl S] [--owner ID] [--unit-keys DIR]\n"
+	    "                [--units U] [--lease-ttl S] [--owner ID]\n"
+	    "                (--unit-keys DIR | --insecure-units)\n"
 	    "                [--max-value X] [--norm-ratio K] [--clip-ratio C] [--norm-window N]\n"
 	    "                [--max-samples N] [--samples-ratio R] [--max-param X]\n"
-	    "                [--max-growth G] [--progress]\n");
+	    "                [--max-growth G] [--clip-center momentum|zero] [--progress]\n");
 	if (f != stdout)
 		return;
 	printf(
@@ -42,7 +43,7 @@ static void usage(FILE *f)
 	    "  --store URL           the store (required)\n"
 	    "  --state DIR           the outer state (master parameters, momentum, ledger)\n"
 	    "  --init MODEL          version 0 when DIR holds no state yet\n"
-	    "  --quorum K            admitted deltas that make a version (--units, else 1)\n"
+	    "  --quorum K            units whose deltas make a version (--units, else 1)\n"
 	    "  --grace S             seconds to wait for more once K are in (0.5)\n"
 	    "  --poll S              seconds between listings of the deltas (0.5)\n"
 	    "  --max-staleness S     admit deltas from versions V-S..V (2)\n"
@@ -54,10 +55,12 @@ static void usage(FILE *f)
 	    "  --lease-ttl S         seconds the lease on the store lasts unrenewed (30)\n"
 	    "  --owner ID            the lease's owner (host:state directory)\n"
 	    "  --unit-keys DIR       admit only deltas signed by DIR/UNIT.pub (Ed25519)\n"
+	    "  --insecure-units      no keys: anyone who can write to the store is a unit\n"
 	    "  --max-value X         refuse a delta with a value beyond +-X (1000; 0: off)\n"
-	    "  --norm-ratio K        refuse a delta over K x the median norm of the last (4)\n"
-	    "  --clip-ratio C        clip a delta to C x that median norm (2; 0: off)\n"
-	    "  --norm-window N       the last N admitted deltas of the medians (16)\n"
+	    "  --norm-ratio K        refuse a delta over K x the reference distance (4)\n"
+	    "  --clip-ratio C        clip a delta to C x that distance (2; 0: off)\n"
+	    "  --norm-window N       the last N admitted deltas of the reference (16)\n"
+	    "  --clip-center C       distances from the momentum's average (momentum) or 0 (zero)\n"
 	    "  --max-samples N       a delta's samples count at most N (0: no fixed cap)\n"
 	    "  --samples-ratio R     ... and at most R x the median samples (4; 0: off)\n"
 	    "  --max-param X         refuse a version with a parameter beyond +-X (10000)\n"
@@ -70,7 +73,7 @@ static void options(int argc, char **argv, gt_outerproc_conf *c, long *versions)
 {
 	enum { O_STORE = 256, O_STATE, O_INIT, O_QUORUM, O_GRACE, O_POLL, O_SMAX, O_LR, O_MOM,
 	       O_DECAY, O_VERSIONS, O_TTL, O_OWNER, O_UNITS, O_PROGRESS, O_KEYS, O_MAXVAL,
-	       O_NRATIO, O_CLIP, O_NWIN, O_MAXSAMP, O_SRATIO, O_MAXPAR, O_GROWTH };
+	       O_NRATIO, O_CLIP, O_NWIN, O_MAXSAMP, O_SRATIO, O_MAXPAR, O_GROWTH, O_INSECURE, O_CENTER };
 	static const struct option opts[] = {
 		{"store", 1, 0, O_STORE}, {"state", 1, 0, O_STATE}, {"init", 1, 0, O_INIT},
 		{"quorum", 1, 0, O_QUORUM}, {"grace", 1, 0, O_GRACE}, {"poll", 1, 0, O_POLL},
@@ -78,6 +81,7 @@ static void options(int argc, char **argv, gt_outerproc_conf *c, long *versions)
 		{"stale-decay", 1, 0, O_DECAY}, {"versions", 1, 0, O_VERSIONS},
 		{"lease-ttl", 1, 0, O_TTL}, {"units", 1, 0, O_UNITS}, {"owner", 1, 0, O_OWNER},
 		{"progress", 0, 0, O_PROGRESS}, {"unit-keys", 1, 0, O_KEYS},
+		{"insecure-units", 0, 0, O_INSECURE}, {"clip-center", 1, 0, O_CENTER},
 		{"max-value", 1, 0, O_MAXVAL}, {"norm-ratio", 1, 0, O_NRATIO},
 		{"clip-ratio", 1, 0, O_CLIP}, {"norm-window", 1, 0, O_NWIN},
 		{"max-samples", 1, 0, O_MAXSAMP}, {"samples-ratio", 1, 0, O_SRATIO},
@@ -103,6 +107,15 @@ static void options(int argc, char **argv, gt_outerproc_conf *c, long *versions)
 		case O_UNITS: c->units = (int)cli_int("--units", optarg, 0, 100000); break;
 		case O_PROGRESS: progress = 1; break;
 		case O_KEYS: c->unit_keys = optarg; break;
+		case O_INSECURE: c->insecure_units = 1; break;
+		case O_CENTER:
+			if (!strcmp(optarg, "momentum"))
+				c->guard.center = GT_OUTER_CENTER_MOMENTUM;
+			else if (!strcmp(optarg, "zero"))
+				c->guard.center = GT_OUTER_CENTER_ZERO;
+			else
+				cli_usage_die("--clip-center: momentum or zero (got '%s')", optarg);
+			break;
 		case O_MAXVAL: c->guard.max_value = cli_double("--max-value", optarg, 0, 1e30); break;
 		case O_NRATIO: c->guard.norm_ratio = cli_double("--norm-ratio", optarg, 0, 1e6); break;
 		case O_CLIP: c->guard.clip_ratio = cli_double("--clip-ratio", optarg, 0, 1e6); break;
@@ -122,6 +135,11 @@ static void options(int argc, char **argv, gt_outerproc_conf *c, long *versions)
 		cli_usage_die("--unit-keys %s: %s", c->unit_keys, strerror(errno));
 	if (!c->store || !c->dir)
 		cli_usage_fail(usage, "--store and --state are required");
+	if (!c->unit_keys && !c->insecure_units)
+		cli_usage_die("no --unit-keys: a unit is its key; --insecure-units admits unsigned "
+		              "deltas from anyone who can write to the store");
+	if (c->unit_keys && c->insecure_units)
+		cli_usage_die("--unit-keys and --insecure-units: one or the other");
 }
 
 static void print_delta(void *ctx, const gt_outerproc_delta *d)
@@ -142,8 +160,12 @@ static void print_delta(void *ctx, const gt_outerproc_delta *d)
 static void print_refused(void *ctx, const gt_outerproc_refusal *r)
 {
 	(void)ctx;
-	json_t *j = json_pack("{s:s,s:I,s:I,s:s}", "event", "refused", "version",
-	                      (json_int_t)r->version, "deltas", (json_int_t)r->deltas, "why", r->why);
+	json_t *names = json_array();
+	for (size_t i = 0; r->names && i < r->deltas; i++)
+		json_array_append_new(names, json_string(r->names[i]));
+	json_t *j = json_pack("{s:s,s:I,s:I,s:o,s:s}", "event", "refused", "version",
+	                      (json_int_t)r->version, "deltas", (json_int_t)r->deltas, "names", names,
+	                      "why", r->why);
 	char *str = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	printf("%s\n", str);
 	fflush(stdout);

@@ -47,7 +47,7 @@ void gt_outer_guard_default(gt_outer_guard *g)
 {
 	*g = (gt_outer_guard){ .max_value = 1000, .norm_ratio = 4, .clip_ratio = 2,
 	                       .samples_ratio = 4, .norm_window = 16, .max_param = 10000,
-	                       .max_growth = 10 };
+	                       .max_growth = 10, .center = GT_OUTER_CENTER_MOMENTUM };
 }
 
 static int nonneg(double x)
@@ -60,7 +60,8 @@ int gt_outer_guard_set(gt_outer *o, const gt_outer_guard *g, gt_error *e)
 	if (!nonneg(g->max_value) || !nonneg(g->norm_ratio) || !nonneg(g->clip_ratio)
 			|| !nonneg(g->samples_ratio)
 			|| g->norm_window < 1 || g->norm_window > 1024 || !nonneg(g->max_param)
-			|| !nonneg(g->max_growth))
+			|| !nonneg(g->max_growth)
+			|| (g->center != GT_OUTER_CENTER_ZERO && g->center != GT_OUTER_CENTER_MOMENTUM))
 		return gt_error_set(e, GT_EINVAL, -1, -1, "bad outer guard settings");
 	o->guard = *g;
 	return 0;
@@ -74,7 +75,7 @@ void gt_outer_guard_get(const gt_outer *o, gt_outer_guard *g)
 const char *gt_outer_decision_name(int d)
 {
 	static const char *names[] = { "fresh", "stale", "too-stale", "duplicate", "checksum",
-		"base-sha256", "future", "shape", "format", "value", "norm", "unsigned" };
+		"base-sha256", "future", "shape", "format", "value", "norm", "unsigned", "surplus" };
 	return d >= 0 && d < (int)(sizeof names / sizeof *names) ? names[d] : "unknown";
 }
 
@@ -150,11 +151,24 @@ void gt_outer_cfg_get(const gt_outer *o, gt_outer_cfg *cfg) { *cfg = o->cfg; }
 const float *gt_outer_params(const gt_outer *o) { return o->theta; }
 const float *gt_outer_momentum(const gt_outer *o) { return o->m; }
 size_t gt_outer_pending(const gt_outer *o) { return o->npend; }
+
+int gt_outer_unit_pending(const gt_outer *o, const char *unit)
+{
+	for (size_t i = 0; i < o->npend; i++)
+		if (!strncmp(o->pend[i].unit, unit, sizeof o->pend[i].unit))
+			return 1;
+	return 0;
+}
 size_t gt_outer_ledger_size(const gt_outer *o) { return o->nledger; }
 
 const gt_outer_entry *gt_outer_ledger(const gt_outer *o, size_t i)
 {
 	return i < o->nledger ? &o->ledger[i] : NULL;
+}
+
+const gt_outer_entry *gt_outer_pending_entry(const gt_outer *o, size_t i)
+{
+	return i < o->npend ? &o->pend[i] : NULL;
 }
 
 int gt_outer_version_sha256(const gt_outer *o, uint64_t v, uint8_t out[32])
@@ -190,26 +204,38 @@ static double median(double *x, size_t n)
 	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }
 
-/* the medians of the norms and samples of the last norm_window admitted
+/* the reference distance and samples of the last norm_window admitted
  * deltas (pending ones first, then the ledger's newest) with a known
- * norm; 1 when at least 3 are known, else 0 */
-static int recent_medians(const gt_outer *o, double *norm, double *samples)
+ * distance: the median over their units of each unit's median distance
+ * (a unit cannot move it while fewer than half of the units are its),
+ * and the median samples; 1 when at least 3 are known, else 0 */
+static int recent_reference(const gt_outer *o, double *dist, double *samples)
 {
-	double nv[1024], sv[1024];
-	size_t k = 0, want = (size_t)o->guard.norm_window;
-	for (size_t i = o->npend; i > 0 && k < want; i--)
-		if (o->pend[i - 1].norm > 0) {
-			nv[k] = o->pend[i - 1].norm;
-			sv[k++] = (double)o->pend[i - 1].samples;
+	double nv[1024], sv[1024], um[1024], uv[1024];
+	const char *un[1024];
+	size_t k = 0, want = (size_t)o->guard.norm_window, nu = 0;
+	for (size_t i = o->npend + o->nledger; i > 0 && k < want; i--) {
+		const gt_outer_entry *x = i > o->nledger ? &o->pend[i - 1 - o->nledger] : &o->ledger[i - 1];
+		if (x->norm > 0) {
+			un[k] = x->unit;
+			nv[k] = x->norm;
+			sv[k++] = (double)x->samples;
 		}
-	for (size_t i = o->nledger; i > 0 && k < want; i--)
-		if (o->ledger[i - 1].norm > 0) {
-			nv[k] = o->ledger[i - 1].norm;
-			sv[k++] = (double)o->ledger[i - 1].samples;
-		}
+	}
 	if (k < 3)
 		return 0;
-	*norm = median(nv, k);
+	for (size_t i = 0; i < k; i++) {
+		size_t j = 0, n = 0;
+		while (j < i && strcmp(un[j], un[i]))
+			j++;
+		if (j < i)
+			continue; /* that unit's median is taken */
+		for (j = i; j < k; j++)
+			if (!strcmp(un[j], un[i]))
+				uv[n++] = nv[j];
+		um[nu++] = median(uv, n);
+	}
+	*dist = median(um, nu);
 	*samples = median(sv, k);
 	return 1;
 }
@@ -250,9 +276,17 @@ int gt_outer_admit(gt_outer *o, const gt_delta_hdr *h, const float *delta, doubl
 			return gt_error_set(e, GT_REFUSE_DUPLICATE, -1, -1,
 				"%s generation %016llx seq %llu already pending", h->unit,
 				(unsigned long long)h->generation, (unsigned long long)h->seq);
+	if (gt_outer_unit_pending(o, h->unit))
+		return gt_error_set(e, GT_REFUSE_SURPLUS, -1, -1,
+			"%s already has a delta in version %llu (one a unit a version)", h->unit,
+			(unsigned long long)o->version + 1);
 	if (gt_outer_version_sha256(o, h->base_version, sha) || memcmp(sha, h->base_sha256, 32))
 		return gt_error_set(e, GT_REFUSE_BASE_SHA, -1, -1,
 			"base sha256 is not that of version %llu", (unsigned long long)h->base_version);
+	/* centred clipping (Karimireddy, He and Jaggi 2021): the distance
+	 * from the centre c = (1 - mu) m, the average of the past versions'
+	 * pseudo-gradients that the Nesterov buffer holds (or 0) */
+	const double cw = o->guard.center == GT_OUTER_CENTER_MOMENTUM ? 1 - o->cfg.momentum : 0;
 	double sq = 0;
 	for (size_t i = 0; i < o->n; i++) {
 		if (!isfinite(delta[i]))
@@ -260,19 +294,21 @@ int gt_outer_admit(gt_outer *o, const gt_delta_hdr *h, const float *delta, doubl
 		if (o->guard.max_value > 0 && fabs(delta[i]) > o->guard.max_value)
 			return gt_error_set(e, GT_REFUSE_VALUE, -1, -1, "value %zu is %g, beyond %g", i,
 				delta[i], o->guard.max_value);
-		sq += (double)delta[i] * delta[i];
+		double r = (double)delta[i] - cw * o->m[i];
+		sq += r * r;
 	}
 	double norm = sqrt(sq), med_norm, med_samples, clip = 1;
+	const char *what = cw > 0 ? "distance from the centre" : "norm";
 	uint64_t samples = h->samples;
 	char note[160] = "";
-	if (recent_medians(o, &med_norm, &med_samples)) {
+	if (recent_reference(o, &med_norm, &med_samples)) {
 		if (o->guard.norm_ratio > 0 && norm > o->guard.norm_ratio * med_norm)
 			return gt_error_set(e, GT_REFUSE_NORM, -1, -1,
-				"norm %g over %g x the median %g of the last admitted deltas", norm,
+				"%s %g over %g x the reference %g of the last admitted deltas", what, norm,
 				o->guard.norm_ratio, med_norm);
 		if (o->guard.clip_ratio > 0 && norm > o->guard.clip_ratio * med_norm) {
 			clip = o->guard.clip_ratio * med_norm / norm;
-			snprintf(note, sizeof note, ", norm %g clipped to %g", norm, norm * clip);
+			snprintf(note, sizeof note, ", %s %g clipped to %g", what, norm, norm * clip);
 		}
 		if (o->guard.samples_ratio > 0 && (double)samples > o->guard.samples_ratio * med_samples)
 			samples = (uint64_t)(o->guard.samples_ratio * med_samples);
@@ -285,8 +321,10 @@ int gt_outer_admit(gt_outer *o, const gt_delta_hdr *h, const float *delta, doubl
 			(unsigned long long)h->samples, (unsigned long long)samples);
 	}
 	w = (double)samples / (1 + o->cfg.stale_decay * (double)s);
-	for (size_t i = 0; i < o->n; i++)
-		o->acc[i] += (float)(w * clip) * delta[i];
+	for (size_t i = 0; i < o->n; i++) {
+		double c = cw * o->m[i];
+		o->acc[i] += (float)(w * (c + clip * ((double)delta[i] - c)));
+	}
 	o->wsum += w;
 	memset(&ent, 0, sizeof ent);
 	ent.version = o->version + 1;
@@ -297,7 +335,7 @@ int gt_outer_admit(gt_outer *o, const gt_delta_hdr *h, const float *delta, doubl
 	ent.seq = h->seq;
 	ent.samples = samples;
 	ent.weight = w;
-	ent.norm = norm;
+	ent.norm = norm * clip;
 	push(&o->pend, &o->npend, &o->cappend, &ent);
 	if (weight)
 		*weight = w;
