@@ -54,6 +54,7 @@ enum gt_outer_decision {
 	GT_REFUSE_NORM = 10,       /* L2 norm over guard.norm_ratio x the recent median */
 	GT_REFUSE_UNSIGNED = 11,   /* no valid signature by a known unit key (lib/outerproc) */
 	GT_REFUSE_SURPLUS = 12,    /* the unit already has a delta pending for V+1 */
+	GT_REFUSE_ASIDE = 13,      /* the unit is set aside (bounded influence) */
 };
 #define GT_OUTER_ADMITTED(d) ((d) == GT_ADMIT_FRESH || (d) == GT_ADMIT_STALE)
 
@@ -82,6 +83,23 @@ void gt_outer_cfg_default(gt_outer_cfg *cfg);
  * sum_i w_i, which is the plain weighted mean when nothing is clipped.
  * Before 3 distances are known, max_value and the check of the new
  * version below hold.
+ *
+ * Bounded influence: a unit's pull in a version is its applied delta
+ * (after clipping) less the version's average g. The outer state keeps,
+ * per unit, the decayed sum S of its pulls (decay 1 - 1/influence_window
+ * a version; as a count sketch of 1024 bins, Charikar, Chen and
+ * Farach-Colton 2002, which keeps norms within a few per cent): ||S|| is
+ * the displacement the unit has asked for along its own direction over
+ * about influence_window versions. From its 4th pull on, a unit whose
+ * ||S|| is over influence_ratio times the median ||S|| of the other units
+ * (those with a pull in the window, not set aside; at least 2) is set
+ * aside: its later deltas are refused ("aside") until gt_outer_readmit.
+ * Pulls at random cancel and grow ||S|| as the root of their number,
+ * pulls one way as their number, so a unit that pushes one direction,
+ * even under the clip, is set aside, and one that stays under the budget
+ * displaces the network along its own direction no more than
+ * influence_ratio honest units do. Versions of one delta teach nothing and are
+ * not counted. The records are saved with the state.
  * The weight's samples are clamped to max_samples and, once 3 are known,
  * to samples_ratio times the median samples of the same recent deltas. A new version
  * whose parameters are not finite, exceed max_param in magnitude, or
@@ -100,6 +118,8 @@ typedef struct gt_outer_guard {
 	double max_param;      /* refuse a version with |theta_i| over this (10000; 0: off) */
 	double max_growth;     /* refuse a version with ||theta|| grown over this factor (10; 0: off) */
 	int center;            /* enum gt_outer_center (GT_OUTER_CENTER_MOMENTUM) */
+	double influence_ratio; /* set a unit aside over this (1.5; 0: off), below */
+	int influence_window;  /* W, versions of the influence's decay 1 - 1/W (16), 2..100000 */
 } gt_outer_guard;
 enum gt_outer_center { GT_OUTER_CENTER_ZERO = 0, GT_OUTER_CENTER_MOMENTUM = 1 };
 
@@ -108,7 +128,8 @@ void gt_outer_guard_default(gt_outer_guard *g);
 
 /* gt_outer_decision_name: "fresh", "stale", "too-stale", "duplicate",
  * "checksum", "base-sha256", "future", "shape", "format", "value",
- * "norm", "unsigned", "surplus"; "unknown" otherwise. Static storage. */
+ * "norm", "unsigned", "surplus", "aside"; "unknown" otherwise. Static
+ * storage. */
 const char *gt_outer_decision_name(int d);
 
 /* The outer state. Opaque; gt_outer_new and gt_outer_load return a new
@@ -191,6 +212,18 @@ typedef struct gt_outer_entry {
 } gt_outer_entry;
 size_t gt_outer_ledger_size(const gt_outer *o);
 const gt_outer_entry *gt_outer_ledger(const gt_outer *o, size_t i); /* borrowed; NULL past the end */
+/* gt_outer_unit_influence: unit's ratio ||S|| / (the others' median) into *ratio and
+ * its pulls counted into *n; returns 1 when it is set aside, 0 when not,
+ * -1 for a unit without a record. */
+int gt_outer_unit_influence(const gt_outer *o, const char *unit, double *ratio, uint64_t *n);
+/* gt_outer_aside_new: the units the last step set aside: their number;
+ * with i below it, *unit (borrowed) and *ratio of the i-th (8 at most). */
+size_t gt_outer_aside_new(const gt_outer *o, size_t i, const char **unit, double *ratio);
+/* gt_outer_units_aside: how many units are set aside. */
+size_t gt_outer_units_aside(const gt_outer *o);
+/* gt_outer_readmit: unit admitted again, its record emptied; 0 or
+ * GT_ENOTFOUND (not set aside). */
+int gt_outer_readmit(gt_outer *o, const char *unit);
 /* gt_outer_pending_entry: pending delta i < gt_outer_pending, as its
  * ledger entry will be (borrowed until the next admit or step; NULL past
  * the end). */

@@ -377,6 +377,9 @@ static int start(gt_outerproc *op, int *how, gt_error *e)
 	}
 	if ((rc = gt_outer_guard_set(op->o, &op->c.guard, e)))
 		goto out;
+	for (const char *const *u = op->c.readmit; u && *u; u++)
+		if (gt_outer_readmit(op->o, *u))
+			warn(op, "--readmit %s: not set aside", *u);
 	uint64_t V = gt_outer_version(op->o);
 	rc = GT_EINVAL;
 	if (have_ptr == 0 && p.version > V) {
@@ -597,6 +600,11 @@ static void look_at_unit(gt_outerproc *op, const char *unit, const gt_store_entr
 			                        (int64_t)(V - l[j].v), 0, 0, why};
 			strset_add(&op->seen, key);
 			tell(op, &d);
+		} else if (gt_outer_unit_influence(op->o, unit, &(double){0}, &(uint64_t){0}) == 1) {
+			gt_outerproc_delta d = {unit, l[j].name, GT_REFUSE_ASIDE, (int64_t)(V - l[j].v), 0,
+			                        0, "the unit is set aside: its pulls kept one direction"};
+			strset_add(&op->seen, key);
+			tell(op, &d);
 		} else if (gt_outer_unit_pending(op->o, unit)) {
 			strset_add(&op->waited, key);
 		} else {
@@ -665,6 +673,13 @@ int gt_outerproc_step(gt_outerproc *op, gt_outerproc_version *v, gt_error *e)
 	} else {
 		drop_list_free(op);
 	}
+	const char *au = NULL;
+	double ar = 0;
+	size_t na = rc ? 0 : gt_outer_aside_new(op->o, 0, &au, &ar);
+	for (size_t i = 0; op->c.on_aside && i < na; i++) {
+		gt_outer_aside_new(op->o, i, &au, &ar);
+		op->c.on_aside(op->c.ctx, gt_outer_version(op->o), au, ar);
+	}
 	if (!rc)
 		rc = put_payload(op, &op->staged, e);
 	if (!rc)
@@ -711,7 +726,10 @@ int gt_outerproc_run(gt_outerproc *op, long versions, gt_error *e)
 			gt_sleep(op->c.poll, op->c.stop);
 			continue;
 		}
-		if (gt_outer_pending(op->o) < (size_t)op->c.quorum) {
+		size_t need = (size_t)op->c.quorum, aside = gt_outer_units_aside(op->o);
+		if (op->c.units > 0 && (size_t)op->c.units < need + aside)
+			need = (size_t)op->c.units > aside + 1 ? (size_t)op->c.units - aside : 1;
+		if (gt_outer_pending(op->o) < need) {
 			gt_sleep(op->c.poll, op->c.stop);
 			continue;
 		}

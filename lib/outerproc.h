@@ -93,7 +93,8 @@ typedef struct gt_outerproc_conf {
 	int insecure_units;      /* 1: run without unit_keys (anyone who can write
 	                          * to the store is a unit); 0: open refuses */
 	int units;               /* U: a version of k < U deltas scales g by k/U; 0: off */
-	int quorum;              /* units whose deltas make a version; 0: U, or 1 */
+	int quorum;              /* units whose deltas make a version; 0: U, or 1;
+	                          * with U, at most U less the units set aside */
 	double grace;            /* seconds to wait for more once quorum are in (0.5) */
 	double poll;             /* seconds between scans (0.5) */
 	double lease_ttl;        /* the lease's time to live, seconds (30) */
@@ -107,6 +108,9 @@ typedef struct gt_outerproc_conf {
 	void (*on_saved)(void *ctx, uint64_t version);
 	void (*on_version)(void *ctx, const gt_outerproc_version *v);
 	void (*on_refused)(void *ctx, const gt_outerproc_refusal *r);
+	/* on_aside: a step set `unit` aside (bounded influence, lib/outer.h) */
+	void (*on_aside)(void *ctx, uint64_t version, const char *unit, double ratio);
+	const char *const *readmit; /* units set aside to admit again at open, NULL-ended; may be NULL */
 	void *ctx;
 } gt_outerproc_conf;
 

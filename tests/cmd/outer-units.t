@@ -92,10 +92,12 @@ wait_ver() {
 # honest: one round of each honest unit, side by side
 honest() {
 	_pids=
+	_s=0
 	for _u in alice bob carol; do
+		_s=$((_s + 1))
 		gt-unit --store "$S" --data "$T/d" --unit "$_u" --rounds 1 --inner-steps 2 --batch 8 \
 			--window 1000 --codec fp32 --cache "$T/$1/c-$_u" --wait-version 0 --poll 0.05 \
-			--sign-key "$T/$_u.pem" --seed "$(printf %s "$_u" | wc -c)" >>"$T/$1/units.out" 2>>"$T/$1/units.err" &
+			--sign-key "$T/$_u.pem" --seed "$_s" >>"$T/$1/units.out" 2>>"$T/$1/units.err" &
 		_pids="$_pids $!"
 	done
 	# shellcheck disable=SC2086
@@ -177,5 +179,18 @@ is "$(grep -c '"unit":"\(alice\|bob\|carol\)".*"decision":"norm"' "$T/tiny/ev")"
 is "$(jq -s 'map(select(.version > 0) | [.deltas[] | select(.unit != "mallory") | .unit] | unique | length) | min' \
 	"$T/tiny/store/diloco/versions/"v*.json)" 3 "every version holds a delta of each honest unit"
 is "$(mallory_most tiny)" 1 "and one of mallory's at most"
+
+# --- one fixed direction just under the clip ---
+attack fixed fixed 1 16
+asv=$(jq -r 'select(.event == "aside" and .unit == "mallory") | .version' "$T/fixed/ev" | head -1)
+[ -n "$asv" ] && [ "$asv" -le 14 ]; ok $? "fixed direction: mallory set aside by version 14 (at ${asv:-none})"
+jq -c 'select(.event == "version") | .influence' "$T/fixed/ev" | tail -3 | while read -r l; do diag "influence: $l"; done
+is "$(jq -r 'select(.event == "aside") | .unit' "$T/fixed/ev" | sort -u | paste -sd, -)" mallory \
+	"no honest unit set aside"
+grep -q '"unit":"mallory".*"decision":"aside"' "$T/fixed/ev"; ok $? "her later deltas refused as set aside"
+V=$(ver)
+jq -e --argjson a "${asv:-0}" 'select(.version > $a) | [.deltas[].unit] | index("mallory") == null' \
+	"$T/fixed/store/diloco/versions/v$V.json" >/dev/null
+ok $? "and the versions after go on without her (version $V)"
 
 done_testing

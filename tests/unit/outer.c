@@ -223,7 +223,7 @@ static void test_toy(void)
 	static const int period[U] = { 1, 1, 2, 2, 4 };
 	gt_delta_ef *ef[U];
 	uint64_t v[U], gen[U], seq[U] = { 0 };
-	int due[U], counts[9] = { 0 };
+	int due[U], counts[16] = { 0 };
 	gt_outer *o;
 	gt_error e;
 	double d0 = 0, d1 = 0;
@@ -249,7 +249,7 @@ static void test_toy(void)
 			if (due[u] == t) {
 				gt_delta_hdr h;
 				size_t len;
-				char name[8];
+				char name[16];
 				snprintf(name, sizeof name, "toy%d", u);
 				hdr(&h, o, v[u], name, gen[u], seq[u]++, 256 * H, GT_DELTA_INT8);
 				gt_delta_compute(base[u], local[u], N, d);
@@ -285,7 +285,15 @@ static void test_toy(void)
 	ok(counts[GT_ADMIT_FRESH] > 0 && counts[GT_ADMIT_STALE] > 0, "both fresh and stale deltas admitted");
 	ok(counts[GT_REFUSE_TOO_STALE] > 0, "the period-4 unit's deltas refused as too stale");
 	is_int(counts[GT_REFUSE_DUPLICATE] + counts[GT_REFUSE_BASE_SHA] + counts[GT_REFUSE_FORMAT]
-		+ counts[GT_REFUSE_CHECKSUM], 0, "no other refusal");
+		+ counts[GT_REFUSE_CHECKSUM] + counts[GT_REFUSE_ASIDE], 0, "no other refusal (none set aside)");
+	for (int u = 0; u < U; u++) {
+		char name[16];
+		double r = 0;
+		uint64_t n = 0;
+		snprintf(name, sizeof name, "toy%d", u);
+		gt_outer_unit_influence(o, name, &r, &n);
+		diag("toy%d: influence ratio %.3f after %llu pulls", u, r, (unsigned long long)n);
+	}
 	for (int u = 0; u < U; u++)
 		gt_delta_ef_free(ef[u]);
 	gt_outer_free(o);
@@ -601,7 +609,7 @@ static void test_save_load(void)
 
 	/* corruption of the saved file */
 	FILE *f = fopen(path, "rb");
-	static uint8_t file[4096];
+	static uint8_t file[16384];
 	size_t n = fread(file, 1, sizeof file, f);
 	fclose(f);
 	snprintf(path2, sizeof path2, "%s/bad.state", dir);
