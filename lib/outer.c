@@ -13,11 +13,27 @@
 #include <openssl/evp.h>
 
 #define OUTER_MAGIC "gtouter\n"
-#define OUTER_FORMAT 2            /* 2: ledger entries carry the delta's norm */
+#define OUTER_FORMAT 3            /* 2: ledger entries carry the delta's norm;
+                                   * 3: the units' influence records follow */
 #define OUTER_HEADER 72
 #define ENTRY_BYTES_1 112
 #define ENTRY_BYTES 120
 #define LEDGER_MAX ((uint64_t)1 << 28)
+#define SKETCH 1024               /* count-sketch bins of a unit's pulls */
+#define UNITS_MAX 4096            /* influence records kept (least recent dropped) */
+#define UNIT_BYTES (64 + 8 + 8 + 8 + 8 + 4 * SKETCH)
+
+/* a unit's influence record: the count sketch of its decayed sum of pulls
+ * (its applied delta minus the version's average) and the decayed sum of
+ * their squared norms */
+typedef struct unitrec {
+	char unit[GT_DELTA_UNIT_MAX + 1];
+	uint64_t last;       /* the version its last pull went into */
+	uint64_t n;          /* pulls counted */
+	double q;            /* decayed sum of ||pull||^2 (sketched) */
+	int aside;
+	float sk[SKETCH];
+} unitrec;
 
 struct gt_outer {
 	gt_outer_cfg cfg;
@@ -33,6 +49,14 @@ struct gt_outer {
 	uint8_t (*sha)[32];
 	gt_outer_entry *ledger, *pend;
 	size_t nledger, capledger, npend, cappend;
+	uint32_t *bucket;    /* count sketch: bin (low bits) and sign (bit 31) of i */
+	float (*psk)[SKETCH]; /* the sketches of the pending applied deltas */
+	size_t cappsk;
+	unitrec *units;
+	size_t nunits, capunits;
+	char aside_new[8][GT_DELTA_UNIT_MAX + 1]; /* set aside by the last step */
+	double aside_ratio[8];
+	size_t naside_new;
 };
 
 void gt_outer_cfg_default(gt_outer_cfg *cfg)
@@ -47,7 +71,8 @@ void gt_outer_guard_default(gt_outer_guard *g)
 {
 	*g = (gt_outer_guard){ .max_value = 1000, .norm_ratio = 4, .clip_ratio = 2,
 	                       .samples_ratio = 4, .norm_window = 16, .max_param = 10000,
-	                       .max_growth = 10 };
+	                       .max_growth = 10, .center = GT_OUTER_CENTER_MOMENTUM,
+	                       .influence_ratio = 1.5, .influence_window = 16 };
 }
 
 static int nonneg(double x)
@@ -60,7 +85,9 @@ int gt_outer_guard_set(gt_outer *o, const gt_outer_guard *g, gt_error *e)
 	if (!nonneg(g->max_value) || !nonneg(g->norm_ratio) || !nonneg(g->clip_ratio)
 			|| !nonneg(g->samples_ratio)
 			|| g->norm_window < 1 || g->norm_window > 1024 || !nonneg(g->max_param)
-			|| !nonneg(g->max_growth))
+			|| !nonneg(g->max_growth) || !nonneg(g->influence_ratio)
+			|| g->influence_window < 2 || g->influence_window > 100000
+			|| (g->center != GT_OUTER_CENTER_ZERO && g->center != GT_OUTER_CENTER_MOMENTUM))
 		return gt_error_set(e, GT_EINVAL, -1, -1, "bad outer guard settings");
 	o->guard = *g;
 	return 0;
@@ -74,7 +101,7 @@ void gt_outer_guard_get(const gt_outer *o, gt_outer_guard *g)
 const char *gt_outer_decision_name(int d)
 {
 	static const char *names[] = { "fresh", "stale", "too-stale", "duplicate", "checksum",
-		"base-sha256", "future", "shape", "format", "value", "norm", "unsigned" };
+		"base-sha256", "future", "shape", "format", "value", "norm", "unsigned", "surplus", "aside" };
 	return d >= 0 && d < (int)(sizeof names / sizeof *names) ? names[d] : "unknown";
 }
 
@@ -99,6 +126,14 @@ static gt_outer *alloc(size_t n, const gt_outer_cfg *cfg)
 	o->sha = gt_xcalloc((size_t)cfg->s_max + 1, sizeof *o->sha);
 	for (int i = 0; i <= cfg->s_max; i++)
 		o->sha_v[i] = UINT64_MAX; /* empty slot */
+	o->bucket = gt_xmalloc(n * sizeof *o->bucket);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t z = (uint64_t)i + 0x9e3779b97f4a7c15ULL; /* splitmix64 */
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		z ^= z >> 31;
+		o->bucket[i] = (uint32_t)(z % SKETCH) | (uint32_t)(z >> 63) << 31;
+	}
 	return o;
 }
 
@@ -106,7 +141,8 @@ void gt_outer_free(gt_outer *o)
 {
 	if (!o)
 		return;
-	gt_free_all(o->theta, o->m, o->acc, o->scratch, o->sha_v, o->sha, o->ledger, o->pend, o);
+	gt_free_all(o->theta, o->m, o->acc, o->scratch, o->sha_v, o->sha, o->ledger, o->pend,
+	            o->bucket, o->psk, o->units, o);
 }
 
 static int record_sha(gt_outer *o)
@@ -150,11 +186,143 @@ void gt_outer_cfg_get(const gt_outer *o, gt_outer_cfg *cfg) { *cfg = o->cfg; }
 const float *gt_outer_params(const gt_outer *o) { return o->theta; }
 const float *gt_outer_momentum(const gt_outer *o) { return o->m; }
 size_t gt_outer_pending(const gt_outer *o) { return o->npend; }
+
+int gt_outer_unit_pending(const gt_outer *o, const char *unit)
+{
+	for (size_t i = 0; i < o->npend; i++)
+		if (!strncmp(o->pend[i].unit, unit, sizeof o->pend[i].unit))
+			return 1;
+	return 0;
+}
 size_t gt_outer_ledger_size(const gt_outer *o) { return o->nledger; }
 
 const gt_outer_entry *gt_outer_ledger(const gt_outer *o, size_t i)
 {
 	return i < o->nledger ? &o->ledger[i] : NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *x, size_t n)
+{
+	qsort(x, n, sizeof *x, cmp_double);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+static unitrec *unit_find(const gt_outer *o, const char *unit)
+{
+	for (size_t i = 0; i < o->nunits; i++)
+		if (!strncmp(o->units[i].unit, unit, GT_DELTA_UNIT_MAX))
+			return &o->units[i];
+	return NULL;
+}
+
+/* the record of unit, made (in the place of the least recent one when
+ * UNITS_MAX are kept, never one set aside) if there is none */
+static unitrec *unit_get(gt_outer *o, const char *unit)
+{
+	unitrec *r = unit_find(o, unit);
+	if (r)
+		return r;
+	if (o->nunits < UNITS_MAX) {
+		GT_GROW(o->units, o->nunits + 1, o->capunits, 8);
+		r = &o->units[o->nunits++];
+	} else {
+		for (size_t i = 0; i < o->nunits; i++)
+			if (!o->units[i].aside && (!r || o->units[i].last < r->last))
+				r = &o->units[i];
+		if (!r)
+			r = &o->units[0];
+	}
+	memset(r, 0, sizeof *r);
+	snprintf(r->unit, sizeof r->unit, "%s", unit);
+	return r;
+}
+
+static double sk_sq(const float *sk)
+{
+	double q = 0;
+	for (int b = 0; b < SKETCH; b++)
+		q += (double)sk[b] * sk[b];
+	return q;
+}
+
+/* the record decayed to version v: gamma^(v - last) */
+static void unit_decay(const gt_outer *o, unitrec *r, uint64_t v)
+{
+	double gm = 1 - 1.0 / o->guard.influence_window;
+	double f = v > r->last ? pow(gm, (double)(v - r->last)) : 1;
+	for (int b = 0; b < SKETCH; b++)
+		r->sk[b] = (float)(r->sk[b] * f);
+	r->q *= f * f;
+	r->last = v > r->last ? v : r->last;
+}
+
+/* ||S_r|| over the median of the other units' ||S|| at version v (those
+ * with a pull in the last influence_window versions, not set aside),
+ * decayed alike; 0 with fewer than 2 others */
+static double unit_ratio(const gt_outer *o, const unitrec *r, uint64_t v)
+{
+	double gm = 1 - 1.0 / o->guard.influence_window, nv[UNITS_MAX];
+	size_t k = 0;
+	for (size_t i = 0; i < o->nunits; i++) {
+		const unitrec *x = &o->units[i];
+		if (x == r || x->aside || x->n == 0 || x->last + (uint64_t)o->guard.influence_window < v)
+			continue;
+		nv[k++] = sqrt(sk_sq(x->sk)) * pow(gm, (double)(v > x->last ? v - x->last : 0));
+	}
+	if (k < 2)
+		return 0;
+	double med = median(nv, k);
+	return med > 0 ? sqrt(sk_sq(r->sk)) * pow(gm, (double)(v > r->last ? v - r->last : 0)) / med : 0;
+}
+
+int gt_outer_unit_influence(const gt_outer *o, const char *unit, double *ratio, uint64_t *n)
+{
+	const unitrec *r = unit_find(o, unit);
+	if (!r)
+		return -1;
+	*ratio = unit_ratio(o, r, o->version);
+	*n = r->n;
+	return r->aside;
+}
+
+size_t gt_outer_aside_new(const gt_outer *o, size_t i, const char **unit, double *ratio)
+{
+	if (i < o->naside_new) {
+		*unit = o->aside_new[i];
+		*ratio = o->aside_ratio[i];
+	}
+	return o->naside_new;
+}
+
+size_t gt_outer_units_aside(const gt_outer *o)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < o->nunits; i++)
+		k += o->units[i].aside != 0;
+	return k;
+}
+
+int gt_outer_readmit(gt_outer *o, const char *unit)
+{
+	unitrec *r = unit_find(o, unit);
+	if (!r || !r->aside)
+		return GT_ENOTFOUND;
+	memset(r->sk, 0, sizeof r->sk);
+	r->q = 0;
+	r->n = 0;
+	r->aside = 0;
+	return 0;
+}
+
+const gt_outer_entry *gt_outer_pending_entry(const gt_outer *o, size_t i)
+{
+	return i < o->npend ? &o->pend[i] : NULL;
 }
 
 int gt_outer_version_sha256(const gt_outer *o, uint64_t v, uint8_t out[32])
@@ -178,38 +346,38 @@ static void push(gt_outer_entry **v, size_t *n, size_t *cap, const gt_outer_entr
 	(*v)[(*n)++] = *x;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *x, size_t n)
-{
-	qsort(x, n, sizeof *x, cmp_double);
-	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-}
-
-/* the medians of the norms and samples of the last norm_window admitted
+/* the reference distance and samples of the last norm_window admitted
  * deltas (pending ones first, then the ledger's newest) with a known
- * norm; 1 when at least 3 are known, else 0 */
-static int recent_medians(const gt_outer *o, double *norm, double *samples)
+ * distance: the median over their units of each unit's median distance
+ * (a unit cannot move it while fewer than half of the units are its),
+ * and the median samples; 1 when at least 3 are known, else 0 */
+static int recent_reference(const gt_outer *o, double *dist, double *samples)
 {
-	double nv[1024], sv[1024];
-	size_t k = 0, want = (size_t)o->guard.norm_window;
-	for (size_t i = o->npend; i > 0 && k < want; i--)
-		if (o->pend[i - 1].norm > 0) {
-			nv[k] = o->pend[i - 1].norm;
-			sv[k++] = (double)o->pend[i - 1].samples;
+	double nv[1024], sv[1024], um[1024], uv[1024];
+	const char *un[1024];
+	size_t k = 0, want = (size_t)o->guard.norm_window, nu = 0;
+	for (size_t i = o->npend + o->nledger; i > 0 && k < want; i--) {
+		const gt_outer_entry *x = i > o->nledger ? &o->pend[i - 1 - o->nledger] : &o->ledger[i - 1];
+		if (x->norm > 0) {
+			un[k] = x->unit;
+			nv[k] = x->norm;
+			sv[k++] = (double)x->samples;
 		}
-	for (size_t i = o->nledger; i > 0 && k < want; i--)
-		if (o->ledger[i - 1].norm > 0) {
-			nv[k] = o->ledger[i - 1].norm;
-			sv[k++] = (double)o->ledger[i - 1].samples;
-		}
+	}
 	if (k < 3)
 		return 0;
-	*norm = median(nv, k);
+	for (size_t i = 0; i < k; i++) {
+		size_t j = 0, n = 0;
+		while (j < i && strcmp(un[j], un[i]))
+			j++;
+		if (j < i)
+			continue; /* that unit's median is taken */
+		for (j = i; j < k; j++)
+			if (!strcmp(un[j], un[i]))
+				uv[n++] = nv[j];
+		um[nu++] = median(uv, n);
+	}
+	*dist = median(um, nu);
 	*samples = median(sv, k);
 	return 1;
 }
@@ -250,9 +418,21 @@ int gt_outer_admit(gt_outer *o, const gt_delta_hdr *h, const float *delta, doubl
 			return gt_error_set(e, GT_REFUSE_DUPLICATE, -1, -1,
 				"%s generation %016llx seq %llu already pending", h->unit,
 				(unsigned long long)h->generation, (unsigned long long)h->seq);
+	if (gt_outer_unit_pending(o, h->unit))
+		return gt_error_set(e, GT_REFUSE_SURPLUS, -1, -1,
+			"%s already has a delta in version %llu (one a unit a version)", h->unit,
+			(unsigned long long)o->version + 1);
+	const unitrec *ur = unit_find(o, h->unit);
+	if (ur && ur->aside)
+		return gt_error_set(e, GT_REFUSE_ASIDE, -1, -1,
+			"%s is set aside: its pulls kept one direction (gt_outer_readmit)", h->unit);
 	if (gt_outer_version_sha256(o, h->base_version, sha) || memcmp(sha, h->base_sha256, 32))
 		return gt_error_set(e, GT_REFUSE_BASE_SHA, -1, -1,
 			"base sha256 is not that of version %llu", (unsigned long long)h->base_version);
+	/* centred clipping (Karimireddy, He and Jaggi 2021): the distance
+	 * from the centre c = (1 - mu) m, the average of the past versions'
+	 * pseudo-gradients that the Nesterov buffer holds (or 0) */
+	const double cw = o->guard.center == GT_OUTER_CENTER_MOMENTUM ? 1 - o->cfg.momentum : 0;
 	double sq = 0;
 	for (size_t i = 0; i < o->n; i++) {
 		if (!isfinite(delta[i]))
@@ -260,19 +440,21 @@ int gt_outer_admit(gt_outer *o, const gt_delta_hdr *h, const float *delta, doubl
 		if (o->guard.max_value > 0 && fabs(delta[i]) > o->guard.max_value)
 			return gt_error_set(e, GT_REFUSE_VALUE, -1, -1, "value %zu is %g, beyond %g", i,
 				delta[i], o->guard.max_value);
-		sq += (double)delta[i] * delta[i];
+		double r = (double)delta[i] - cw * o->m[i];
+		sq += r * r;
 	}
 	double norm = sqrt(sq), med_norm, med_samples, clip = 1;
+	const char *what = cw > 0 ? "distance from the centre" : "norm";
 	uint64_t samples = h->samples;
 	char note[160] = "";
-	if (recent_medians(o, &med_norm, &med_samples)) {
+	if (recent_reference(o, &med_norm, &med_samples)) {
 		if (o->guard.norm_ratio > 0 && norm > o->guard.norm_ratio * med_norm)
 			return gt_error_set(e, GT_REFUSE_NORM, -1, -1,
-				"norm %g over %g x the median %g of the last admitted deltas", norm,
+				"%s %g over %g x the reference %g of the last admitted deltas", what, norm,
 				o->guard.norm_ratio, med_norm);
 		if (o->guard.clip_ratio > 0 && norm > o->guard.clip_ratio * med_norm) {
 			clip = o->guard.clip_ratio * med_norm / norm;
-			snprintf(note, sizeof note, ", norm %g clipped to %g", norm, norm * clip);
+			snprintf(note, sizeof note, ", %s %g clipped to %g", what, norm, norm * clip);
 		}
 		if (o->guard.samples_ratio > 0 && (double)samples > o->guard.samples_ratio * med_samples)
 			samples = (uint64_t)(o->guard.samples_ratio * med_samples);
@@ -285,8 +467,15 @@ int gt_outer_admit(gt_outer *o, const gt_delta_hdr *h, const float *delta, doubl
 			(unsigned long long)h->samples, (unsigned long long)samples);
 	}
 	w = (double)samples / (1 + o->cfg.stale_decay * (double)s);
-	for (size_t i = 0; i < o->n; i++)
-		o->acc[i] += (float)(w * clip) * delta[i];
+	GT_GROW(o->psk, o->npend + 1, o->cappsk, 16);
+	float *sk = o->psk[o->npend];
+	memset(sk, 0, sizeof *o->psk);
+	for (size_t i = 0; i < o->n; i++) {
+		double c = cw * o->m[i], x = c + clip * ((double)delta[i] - c);
+		o->acc[i] += (float)(w * x);
+		uint32_t bk = o->bucket[i];
+		sk[bk & 0x7fffffff] += (float)(bk >> 31 ? -x : x);
+	}
 	o->wsum += w;
 	memset(&ent, 0, sizeof ent);
 	ent.version = o->version + 1;
@@ -297,7 +486,7 @@ int gt_outer_admit(gt_outer *o, const gt_delta_hdr *h, const float *delta, doubl
 	ent.seq = h->seq;
 	ent.samples = samples;
 	ent.weight = w;
-	ent.norm = norm;
+	ent.norm = norm * clip;
 	push(&o->pend, &o->npend, &o->cappend, &ent);
 	if (weight)
 		*weight = w;
@@ -327,6 +516,46 @@ int gt_outer_admit_packed(gt_outer *o, const uint8_t *buf, size_t len, double *w
 	return gt_outer_admit(o, &h, o->scratch, weight, e);
 }
 
+/* bounded influence: each pending unit's pull, its applied delta less
+ * the average of the version's (sketched: sketches are linear), into its
+ * decayed record; a unit whose decayed sum of pulls is over
+ * influence_ratio times the median of the other units' is set aside.
+ * Nothing to learn from a version of one delta. */
+static void influence(gt_outer *o, uint64_t v)
+{
+	o->naside_new = 0;
+	if (o->npend < 2 || o->guard.influence_ratio <= 0)
+		return;
+	float gsk[SKETCH];
+	memset(gsk, 0, sizeof gsk);
+	for (size_t i = 0; i < o->npend; i++)
+		for (int b = 0; b < SKETCH; b++)
+			gsk[b] += (float)(o->pend[i].weight / o->wsum) * o->psk[i][b];
+	for (size_t i = 0; i < o->npend; i++) {
+		unitrec *r = unit_get(o, o->pend[i].unit);
+		unit_decay(o, r, v);
+		double q = 0;
+		for (int b = 0; b < SKETCH; b++) {
+			double d = (double)o->psk[i][b] - gsk[b];
+			r->sk[b] += (float)d;
+			q += d * d;
+		}
+		r->q += q;
+		r->n++;
+	}
+	for (size_t i = 0; i < o->npend; i++) {
+		unitrec *r = unit_find(o, o->pend[i].unit);
+		double ratio = unit_ratio(o, r, v);
+		if (!r->aside && r->n >= 4 && ratio > o->guard.influence_ratio) {
+			r->aside = 1;
+			if (o->naside_new < 8) {
+				snprintf(o->aside_new[o->naside_new], sizeof o->aside_new[0], "%s", r->unit);
+				o->aside_ratio[o->naside_new++] = ratio;
+			}
+		}
+	}
+}
+
 int gt_outer_step(gt_outer *o, gt_error *e)
 {
 	return gt_outer_step_scaled(o, 1.0, e);
@@ -337,6 +566,7 @@ int gt_outer_step_scaled(gt_outer *o, double scale, gt_error *e)
 	const float lr = (float)o->cfg.lr, mu = (float)o->cfg.momentum;
 	float inv;
 	int rc;
+	o->naside_new = 0;
 	if (o->npend == 0)
 		return gt_error_set(e, GT_EINVAL, -1, -1, "no admitted deltas");
 	if (!(scale > 0 && scale <= 1))
@@ -376,6 +606,7 @@ int gt_outer_step_scaled(gt_outer *o, double scale, gt_error *e)
 			"version %llu refused: parameter %zu %s (%g); the pending deltas are dropped",
 			(unsigned long long)o->version + 1, at, why, (double)o->scratch[at]);
 	}
+	influence(o, o->version + 1);
 	for (size_t i = 0; i < o->n; i++) {
 		float g = o->acc[i] * inv;
 		o->m[i] = mu * o->m[i] + g;
@@ -399,8 +630,11 @@ int gt_outer_step_scaled(gt_outer *o, double scale, gt_error *e)
  *  64 u64 sha entries K
  * then theta (4P), m (4P), K x (u64 version, sha256[32]), L entries of
  * ENTRY_BYTES (u64 version, base_version, generation, seq, samples,
- * f64 weight, unit[64] NUL-padded, f64 norm), then sha256 of everything
- * before. Format 1 (read, never written) had no norm: 112-byte entries. */
+ * f64 weight, unit[64] NUL-padded, f64 norm), u64 unit records U, U
+ * records of UNIT_BYTES (unit[64] NUL-padded, u64 last, u64 n, f64 q,
+ * u64 aside, f32 sketch[SKETCH]), then sha256 of everything before.
+ * Format 1 (read, never written) had no norm: 112-byte entries; formats 1
+ * and 2 no unit records. */
 
 static uint64_t nsha(const gt_outer *o)
 {
@@ -413,7 +647,8 @@ static uint64_t nsha(const gt_outer *o)
 int gt_outer_save(const gt_outer *o, const char *path, gt_error *e)
 {
 	uint64_t k = nsha(o);
-	size_t size = OUTER_HEADER + 8 * o->n + k * 40 + o->nledger * ENTRY_BYTES + 32;
+	size_t size = OUTER_HEADER + 8 * o->n + k * 40 + o->nledger * ENTRY_BYTES + 8
+		+ o->nunits * UNIT_BYTES + 32;
 	uint8_t *b = gt_xcalloc(1, size), *p = b;
 	unsigned dl = 0;
 
@@ -446,6 +681,18 @@ int gt_outer_save(const gt_outer *o, const char *path, gt_error *e)
 		gt_le_putd(p + 40, x->weight);
 		memcpy(p + 48, x->unit, strnlen(x->unit, GT_DELTA_UNIT_MAX));
 		gt_le_putd(p + 112, x->norm);
+	}
+	gt_le_put64(p, o->nunits);
+	p += 8;
+	for (size_t i = 0; i < o->nunits; i++, p += UNIT_BYTES) {
+		const unitrec *r = &o->units[i];
+		memcpy(p, r->unit, strnlen(r->unit, GT_DELTA_UNIT_MAX));
+		gt_le_put64(p + 64, r->last);
+		gt_le_put64(p + 72, r->n);
+		gt_le_putd(p + 80, r->q);
+		gt_le_put64(p + 88, (uint64_t)r->aside);
+		for (int b = 0; b < SKETCH; b++)
+			gt_le_putf(p + 96 + 4 * b, r->sk[b]);
 	}
 	if (!EVP_Digest(b, size - 32, p, &dl, EVP_sha256(), NULL) || dl != 32) {
 		free(b);
@@ -496,6 +743,22 @@ int gt_outer_load(gt_outer **out, const char *path, gt_error *e)
 		goto out;
 	}
 	size = OUTER_HEADER + 8 * n + 40 * k + eb * nl + 32;
+	uint64_t nun = 0;
+	if (fmt >= 3) {
+		/* the units' count sits just before their records, after the ledger */
+		uint8_t cnt[8];
+		if ((uint64_t)fsize < size + 8 || pread(fd, cnt, 8, (off_t)(size - 32)) != 8) {
+			rc = gt_error_set(e, GT_EFORMAT, -1, (long)fsize, "%s: truncated", path);
+			goto out;
+		}
+		nun = gt_le_get64(cnt);
+		if (nun > UNITS_MAX) {
+			rc = gt_error_set(e, GT_EFORMAT, -1, (long)(size - 32), "%s: %llu unit records",
+				path, (unsigned long long)nun);
+			goto out;
+		}
+		size += 8 + nun * UNIT_BYTES;
+	}
 	if ((uint64_t)fsize != size) {
 		rc = gt_error_set(e, GT_EFORMAT, -1, (long)fsize,
 			"%s: %lld bytes, header says %llu", path, fsize, (unsigned long long)size);
@@ -555,6 +818,27 @@ int gt_outer_load(gt_outer **out, const char *path, gt_error *e)
 			goto out;
 		}
 		push(&o->ledger, &o->nledger, &o->capledger, &x);
+	}
+	if (fmt >= 3)
+		p += 8;
+	for (uint64_t j = 0; j < nun; j++, p += UNIT_BYTES) {
+		unitrec *r = unit_get(o, "");
+		memcpy(r->unit, p, GT_DELTA_UNIT_MAX);
+		r->last = gt_le_get64(p + 64);
+		r->n = gt_le_get64(p + 72);
+		r->q = gt_le_getd(p + 80);
+		r->aside = gt_le_get64(p + 88) != 0;
+		int bad = p[GT_DELTA_UNIT_MAX] || !r->unit[0] || !(r->q >= 0) || !isfinite(r->q)
+			|| r->last > v || gt_le_get64(p + 88) > 1 || unit_find(o, r->unit) != r;
+		for (int b = 0; b < SKETCH && !bad; b++) {
+			r->sk[b] = gt_le_getf(p + 96 + 4 * b);
+			bad = !isfinite(r->sk[b]);
+		}
+		if (bad) {
+			rc = gt_error_set(e, GT_EFORMAT, -1, (long)(p - b), "%s: bad unit record %llu",
+				path, (unsigned long long)j);
+			goto out;
+		}
 	}
 out:
 	close(fd);

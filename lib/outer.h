@@ -53,6 +53,8 @@ enum gt_outer_decision {
 	GT_REFUSE_VALUE = 9,       /* a value not finite or beyond guard.max_value */
 	GT_REFUSE_NORM = 10,       /* L2 norm over guard.norm_ratio x the recent median */
 	GT_REFUSE_UNSIGNED = 11,   /* no valid signature by a known unit key (lib/outerproc) */
+	GT_REFUSE_SURPLUS = 12,    /* the unit already has a delta pending for V+1 */
+	GT_REFUSE_ASIDE = 13,      /* the unit is set aside (bounded influence) */
 };
 #define GT_OUTER_ADMITTED(d) ((d) == GT_ADMIT_FRESH || (d) == GT_ADMIT_STALE)
 
@@ -62,14 +64,42 @@ void gt_outer_cfg_default(gt_outer_cfg *cfg);
 /*
  * The outer step's defence against deltas that are well-formed but
  * hostile or broken (a unit gone wrong, a stolen unit key). Process
- * settings, not saved with the state. The rule is median-based: the
- * median of the L2 norms of the last norm_window admitted deltas (kept in
- * the ledger, so a restart keeps them) is a scale that a few bad deltas
- * cannot move, unlike a mean or a maximum; once 3 norms are known a delta
- * over norm_ratio times it is refused and one over clip_ratio times it is
- * scaled down to that norm (norm clipping), so even an admitted outlier
- * moves theta no more than a few honest deltas do. Before 3 norms are
- * known, max_value and the check of the new version below hold.
+ * settings, not saved with the state.
+ *
+ * Centred clipping (Karimireddy, He and Jaggi, "Learning from History for
+ * Byzantine Robust Optimization", ICML 2021, one iteration): a delta x is
+ * judged by its L2 distance d = ||x - c|| from the centre c = (1 - mu) m
+ * (center GT_OUTER_CENTER_MOMENTUM: the exponential average of the past
+ * versions' pseudo-gradients that the Nesterov buffer m holds; 0 at
+ * version 0) or from c = 0 (GT_OUTER_CENTER_ZERO: plain norm clipping).
+ * The reference r is the median over units of each unit's median applied
+ * distance among the last norm_window admitted deltas (kept in the ledger,
+ * so a restart keeps them): a unit has one value in it, so fewer than half
+ * of the units cannot move it, and distances are kept as applied (after
+ * clipping), so an admitted outlier does not raise it. Once 3 distances
+ * are known a delta with d over norm_ratio r is refused and one over
+ * clip_ratio r is moved to c + (x - c) clip_ratio r / d before it is
+ * averaged: g = c + sum_i w_i min(1, clip_ratio r / d_i) (x_i - c) /
+ * sum_i w_i, which is the plain weighted mean when nothing is clipped.
+ * Before 3 distances are known, max_value and the check of the new
+ * version below hold.
+ *
+ * Bounded influence: a unit's pull in a version is its applied delta
+ * (after clipping) less the version's average g. The outer state keeps,
+ * per unit, the decayed sum S of its pulls (decay 1 - 1/influence_window
+ * a version; as a count sketch of 1024 bins, Charikar, Chen and
+ * Farach-Colton 2002, which keeps norms within a few per cent): ||S|| is
+ * the displacement the unit has asked for along its own direction over
+ * about influence_window versions. From its 4th pull on, a unit whose
+ * ||S|| is over influence_ratio times the median ||S|| of the other units
+ * (those with a pull in the window, not set aside; at least 2) is set
+ * aside: its later deltas are refused ("aside") until gt_outer_readmit.
+ * Pulls at random cancel and grow ||S|| as the root of their number,
+ * pulls one way as their number, so a unit that pushes one direction,
+ * even under the clip, is set aside, and one that stays under the budget
+ * displaces the network along its own direction no more than
+ * influence_ratio honest units do. Versions of one delta teach nothing and are
+ * not counted. The records are saved with the state.
  * The weight's samples are clamped to max_samples and, once 3 are known,
  * to samples_ratio times the median samples of the same recent deltas. A new version
  * whose parameters are not finite, exceed max_param in magnitude, or
@@ -80,21 +110,26 @@ void gt_outer_cfg_default(gt_outer_cfg *cfg);
  */
 typedef struct gt_outer_guard {
 	double max_value;      /* refuse a delta with |value| over this (1000; 0: off) */
-	double norm_ratio;     /* refuse over this x the median norm (4; 0: off) */
-	double clip_ratio;     /* clip to this x the median norm (2; 0: off) */
-	int norm_window;       /* the recent admitted deltas of the medians (16), 1..1024 */
+	double norm_ratio;     /* refuse over this x the reference distance (4; 0: off) */
+	double clip_ratio;     /* clip to this x the reference distance (2; 0: off) */
+	int norm_window;       /* the recent admitted deltas of the reference (16), 1..1024 */
 	uint64_t max_samples;  /* samples of a delta clamped to this (0: no fixed cap) */
 	double samples_ratio;  /* ... and to this x the median samples (4; 0: off) */
 	double max_param;      /* refuse a version with |theta_i| over this (10000; 0: off) */
 	double max_growth;     /* refuse a version with ||theta|| grown over this factor (10; 0: off) */
+	int center;            /* enum gt_outer_center (GT_OUTER_CENTER_MOMENTUM) */
+	double influence_ratio; /* set a unit aside over this (1.5; 0: off), below */
+	int influence_window;  /* W, versions of the influence's decay 1 - 1/W (16), 2..100000 */
 } gt_outer_guard;
+enum gt_outer_center { GT_OUTER_CENTER_ZERO = 0, GT_OUTER_CENTER_MOMENTUM = 1 };
 
 /* gt_outer_guard_default: the defaults above. */
 void gt_outer_guard_default(gt_outer_guard *g);
 
 /* gt_outer_decision_name: "fresh", "stale", "too-stale", "duplicate",
  * "checksum", "base-sha256", "future", "shape", "format", "value",
- * "norm", "unsigned"; "unknown" otherwise. Static storage. */
+ * "norm", "unsigned", "surplus", "aside"; "unknown" otherwise. Static
+ * storage. */
 const char *gt_outer_decision_name(int d);
 
 /* The outer state. Opaque; gt_outer_new and gt_outer_load return a new
@@ -128,7 +163,9 @@ int gt_outer_version_sha256(const gt_outer *o, uint64_t v, uint8_t out[32]);
 /* gt_outer_admit: decide on a delta h, delta[h->nparams] (already decoded
  * and checked) and, if it is admitted, add it to the pending step with its
  * weight (*weight, may be NULL; 0 when refused). Checks in this order:
- * shape, zero samples (format), future, too stale, duplicate, base sha256.
+ * shape, zero samples (format), future, too stale, duplicate, surplus (a
+ * unit, h->unit, has at most one delta in a version: a second one while
+ * its first is pending is refused), base sha256, values, norm.
  * Returns the decision (enum gt_outer_decision, e's text says why) or a
  * negative gt_err for a bad argument. */
 int gt_outer_admit(gt_outer *o, const gt_delta_hdr *h, const float *delta, double *weight,
@@ -139,8 +176,11 @@ int gt_outer_admit(gt_outer *o, const gt_delta_hdr *h, const float *delta, doubl
  * GT_REFUSE_SHAPE (refused from the header, before decoding). */
 int gt_outer_admit_packed(gt_outer *o, const uint8_t *buf, size_t len, double *weight,
 		gt_error *e);
-/* gt_outer_pending: how many admitted deltas wait for the next step. */
+/* gt_outer_pending: how many admitted deltas wait for the next step (one
+ * per unit: the number of distinct units in it). */
 size_t gt_outer_pending(const gt_outer *o);
+/* gt_outer_unit_pending: 1 when unit has a delta pending, else 0. */
+int gt_outer_unit_pending(const gt_outer *o, const char *unit);
 
 /* gt_outer_step: apply the pending deltas (formula above), move them to
  * the ledger under version V+1, record the new parameters' sha256 and make
@@ -166,10 +206,28 @@ typedef struct gt_outer_entry {
 	char unit[GT_DELTA_UNIT_MAX + 1];
 	uint64_t generation, seq, samples;
 	double weight;          /* w before normalisation */
-	double norm;            /* L2 norm of the delta as received (0: unknown, format 1) */
+	double norm;            /* L2 distance of the delta from the centre as applied
+	                         * (after clipping; states before it: the norm as
+	                         * received; 0: unknown, format 1) */
 } gt_outer_entry;
 size_t gt_outer_ledger_size(const gt_outer *o);
 const gt_outer_entry *gt_outer_ledger(const gt_outer *o, size_t i); /* borrowed; NULL past the end */
+/* gt_outer_unit_influence: unit's ratio ||S|| / (the others' median) into *ratio and
+ * its pulls counted into *n; returns 1 when it is set aside, 0 when not,
+ * -1 for a unit without a record. */
+int gt_outer_unit_influence(const gt_outer *o, const char *unit, double *ratio, uint64_t *n);
+/* gt_outer_aside_new: the units the last step set aside: their number;
+ * with i below it, *unit (borrowed) and *ratio of the i-th (8 at most). */
+size_t gt_outer_aside_new(const gt_outer *o, size_t i, const char **unit, double *ratio);
+/* gt_outer_units_aside: how many units are set aside. */
+size_t gt_outer_units_aside(const gt_outer *o);
+/* gt_outer_readmit: unit admitted again, its record emptied; 0 or
+ * GT_ENOTFOUND (not set aside). */
+int gt_outer_readmit(gt_outer *o, const char *unit);
+/* gt_outer_pending_entry: pending delta i < gt_outer_pending, as its
+ * ledger entry will be (borrowed until the next admit or step; NULL past
+ * the end). */
+const gt_outer_entry *gt_outer_pending_entry(const gt_outer *o, size_t i);
 
 /* gt_outer_save: write the state (cfg, V, theta, m, version sha256s,
  * ledger; not the pending deltas) to path atomically: a temporary file in

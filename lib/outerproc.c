@@ -60,6 +60,17 @@ static int strset_add(strset *ss, const char *s)
 	return 1;
 }
 
+/* 1 if s is in the set */
+static int strset_has(const strset *ss, const char *s)
+{
+	if (!ss->cap)
+		return 0;
+	for (size_t j = hash_str(s) & (ss->cap - 1); ss->slot[j]; j = (j + 1) & (ss->cap - 1))
+		if (!strcmp(ss->slot[j], s))
+			return 1;
+	return 0;
+}
+
 static void strset_free(strset *ss)
 {
 	for (size_t i = 0; i < ss->cap; i++)
@@ -74,13 +85,18 @@ struct gt_outerproc {
 	int leased;
 	gt_outer *o;
 	gt_model *base;          /* architecture and metadata of version 0 */
-	strset seen;
+	strset seen;             /* unit/name of the deltas decided on */
+	strset waited;           /* ... and of those that waited behind their
+	                          * unit's delta of the next version */
 	uint64_t pending_samples;
 	char prev_sha[GT_SHA256_HEX]; /* the file sha256 of the version in force */
 	char ptr_tag[GT_STORE_TAG]; /* the version of current.json this process
 	                         * read or wrote last ("": none there) */
 	gt_diloco_ptr staged;    /* the pointer of a step not committed yet */
 	int has_staged;
+	int fates;               /* fd of DIR/refused, appended; -1: none */
+	char **dropped;          /* unit/name of the deltas of the last refused version */
+	size_t ndropped;
 };
 
 void gt_outerproc_conf_init(gt_outerproc_conf *c)
@@ -121,6 +137,64 @@ static char *path_in(const gt_outerproc *op, const char *name)
 	char *p = gt_xmalloc(n);
 	snprintf(p, n, "%s/%s", op->c.dir, name);
 	return p;
+}
+
+#define FATES_LINE 512
+
+/* the deltas whose fate is told (in DIR/refused) and not told again: a
+ * refusal is final; an applied delta is in the ledger */
+static void record_fate(gt_outerproc *op, const char *key)
+{
+	char line[FATES_LINE + 1];
+	int n = snprintf(line, sizeof line, "%s\n", key);
+	if (op->fates >= 0 && n > 0 && n < (int)sizeof line && write(op->fates, line, (size_t)n) != n)
+		warn(op, "%s/refused: cannot append", op->c.dir);
+}
+
+/* seen: the ledger's deltas and DIR/refused's, decided on before this
+ * process (a restart does not look at them again) */
+static int load_fates(gt_outerproc *op, gt_error *e)
+{
+	const gt_outer *o = op->o;
+	char key[FATES_LINE + 2], name[96];
+	for (size_t i = 0; i < gt_outer_ledger_size(o); i++) {
+		const gt_outer_entry *x = gt_outer_ledger(o, i);
+		gt_diloco_delta_name(name, sizeof name, x->base_version, x->generation, x->seq);
+		snprintf(key, sizeof key, "%s/%s", x->unit, name);
+		strset_add(&op->seen, key);
+	}
+	char *fp = path_in(op, "refused");
+	FILE *f = fopen(fp, "r");
+	long ln = 0;
+	while (f && fgets(key, sizeof key, f)) {
+		size_t n = strlen(key);
+		ln++;
+		if (n && key[n - 1] == '\n')
+			key[--n] = 0;
+		else if (!feof(f)) { /* over FATES_LINE: not ours */
+			fclose(f);
+			int rc = gt_error_set(e, GT_EFORMAT, ln, -1, "%s: line %ld too long", fp, ln);
+			free(fp);
+			return rc;
+		}
+		if (n) /* a line cut by a crash: that delta is decided on again */
+			strset_add(&op->seen, key);
+	}
+	if (f)
+		fclose(f);
+	op->fates = open(fp, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	int rc = op->fates < 0 ? gt_error_set(e, GT_EIO, -1, -1, "%s: cannot open", fp) : 0;
+	free(fp);
+	return rc;
+}
+
+static void drop_list_free(gt_outerproc *op)
+{
+	for (size_t i = 0; i < op->ndropped; i++)
+		free(op->dropped[i]);
+	free(op->dropped);
+	op->dropped = NULL;
+	op->ndropped = 0;
 }
 
 /* the ledger of version v as JSON {"version","samples","deltas":[...]};
@@ -303,6 +377,9 @@ static int start(gt_outerproc *op, int *how, gt_error *e)
 	}
 	if ((rc = gt_outer_guard_set(op->o, &op->c.guard, e)))
 		goto out;
+	for (const char *const *u = op->c.readmit; u && *u; u++)
+		if (gt_outer_readmit(op->o, *u))
+			warn(op, "--readmit %s: not set aside", *u);
 	uint64_t V = gt_outer_version(op->o);
 	rc = GT_EINVAL;
 	if (have_ptr == 0 && p.version > V) {
@@ -359,14 +436,21 @@ int gt_outerproc_open(gt_outerproc **out, const gt_outerproc_conf *c, int *how,
 	int dummy;
 	if (!c->store || !c->dir)
 		return gt_error_set(e, GT_EINVAL, -1, -1, "no store or state folder");
+	if (!c->unit_keys && !c->insecure_units)
+		return gt_error_set(e, GT_EINVAL, -1, -1,
+		                    "no unit keys: a unit is its key (--unit-keys DIR); "
+		                    "--insecure-units admits unsigned deltas");
 	gt_outerproc *op = gt_xcalloc(1, sizeof *op);
 	op->c = *c;
 	if (op->c.quorum <= 0)
 		op->c.quorum = op->c.units > 0 ? op->c.units : 1;
 	op->lock = -1;
+	op->fates = -1;
 	int rc = hold(op, e);
 	if (!rc)
 		rc = start(op, how ? how : &dummy, e);
+	if (!rc)
+		rc = load_fates(op, e);
 	if (rc) {
 		gt_outerproc_close(op);
 		return rc;
@@ -385,23 +469,20 @@ void gt_outerproc_close(gt_outerproc *op)
 	gt_outer_free(op->o);
 	gt_model_free(op->base);
 	strset_free(&op->seen);
+	strset_free(&op->waited);
+	drop_list_free(op);
+	if (op->fates >= 0)
+		close(op->fates);
 	if (op->lock >= 0)
 		close(op->lock);
 	free(op);
 }
 
-/* 1 when buf[len] is a delta of unit `unit` (its folder) signed by the
- * key unit_keys/<unit>.pub; else 0 with e's text saying why */
+/* 1 when buf[len] is signed by the key unit_keys/<unit>.pub; else 0
+ * with e's text saying why */
 static int signed_by(const gt_outerproc *op, const char *unit, const uint8_t *buf, size_t len,
                      gt_error *e)
 {
-	gt_delta_hdr h;
-	if (gt_delta_read_header(buf, len, &h, NULL, e))
-		return 0;
-	if (strcmp(h.unit, unit)) {
-		gt_error_set(e, GT_EFORMAT, -1, -1, "unit %s in the folder of %s", h.unit, unit);
-		return 0;
-	}
 	char key[4096];
 	snprintf(key, sizeof key, "%s/%s.pub", op->c.unit_keys, unit);
 	int rc = access(key, R_OK) ? GT_ENOTFOUND : gt_delta_verify(buf, len, key, e);
@@ -415,28 +496,25 @@ static int signed_by(const gt_outerproc *op, const char *unit, const uint8_t *bu
 	return rc == 0;
 }
 
-/* get one listed delta (no more than the listing's bytes, -1 if it gave
- * none) and let the outer state decide on it */
-static void look_at(gt_outerproc *op, const char *unit, const char *name, long long bytes,
-                    uint64_t V)
+/* the fate of a delta: on_delta; a refusal recorded for good */
+static void tell(gt_outerproc *op, gt_outerproc_delta *d)
+{
+	if (!GT_OUTER_ADMITTED(d->decision)) {
+		char key[FATES_LINE];
+		snprintf(key, sizeof key, "%s/%s", d->unit, d->name);
+		record_fate(op, key);
+	}
+	if (op->c.on_delta)
+		op->c.on_delta(op->c.ctx, d);
+}
+
+/* get the listed delta `key` (unit/name) of base version v and let the
+ * outer state decide on it */
+static void decide(gt_outerproc *op, const char *unit, const char *name, const char *key,
+                   uint64_t v, long long bytes, uint64_t V)
 {
 	gt_error e = {0};
-	gt_outer_cfg cfg;
-	gt_outer_cfg_get(op->o, &cfg);
-	uint64_t v, gen, seq;
-	if (gt_diloco_delta_name_parse(name, &v, &gen, &seq))
-		return;
-	char key[512];
-	snprintf(key, sizeof key, "%s/%s", unit, name);
-	if (v > V || !strset_add(&op->seen, key))
-		return; /* not ours yet (look again later), or looked at */
-	gt_outerproc_delta d = {unit, name, GT_REFUSE_TOO_STALE, (int64_t)(V - v), 0, 0,
-	                        "listed too late"};
-	if (V - v > (uint64_t)cfg.s_max) {
-		if (op->c.on_delta)
-			op->c.on_delta(op->c.ctx, &d);
-		return;
-	}
+	gt_outerproc_delta d = {unit, name, GT_REFUSE_FORMAT, (int64_t)(V - v), 0, 0, ""};
 	char *buf = NULL;
 	size_t len = 0;
 	char *url = gt_diloco_url(op->c.store, "deltas/%s/%s", unit, name);
@@ -445,16 +523,22 @@ static void look_at(gt_outerproc *op, const char *unit, const char *name, long l
 		max = (size_t)bytes;     /* never more than the listing promised */
 	int rc = gt_store_get_mem(&op->c.so, url, max, &buf, &len, &e);
 	free(url);
+	strset_add(&op->seen, key);
 	if (rc) {
 		warn(op, "%s: %s", key, e.text);
 		free(buf);
 		return;
 	}
 	gt_delta_hdr h;
-	if (gt_delta_read_header((const uint8_t *)buf, len, &h, NULL, NULL) == 0)
+	int hr = gt_delta_read_header((const uint8_t *)buf, len, &h, NULL, NULL);
+	if (hr == 0)
 		d.samples = h.samples;
 	e.text[0] = 0;
-	if (op->c.unit_keys && !signed_by(op, unit, (const uint8_t *)buf, len, &e))
+	/* a unit is its folder (and, with keys, the key of that name): a delta
+	 * naming another unit would escape the rule of one delta a unit */
+	if (hr == 0 && strcmp(h.unit, unit))
+		gt_error_set(&e, GT_EFORMAT, -1, -1, "unit %s in the folder of %s", h.unit, unit);
+	else if (hr == 0 && op->c.unit_keys && !signed_by(op, unit, (const uint8_t *)buf, len, &e))
 		d.decision = GT_REFUSE_UNSIGNED;
 	else
 		d.decision = gt_outer_admit_packed(op->o, (const uint8_t *)buf, len, &d.weight, &e);
@@ -466,8 +550,72 @@ static void look_at(gt_outerproc *op, const char *unit, const char *name, long l
 	if (GT_OUTER_ADMITTED(d.decision))
 		op->pending_samples += d.samples;
 	d.why = e.text;
-	if (op->c.on_delta)
-		op->c.on_delta(op->c.ctx, &d);
+	tell(op, &d);
+}
+
+/* a delta listed by a scan */
+typedef struct listed {
+	const char *name;
+	uint64_t v, gen, seq;
+	long long bytes;   /* the listing's size, -1 if it gave none */
+} listed;
+
+static int newer_first(const void *a, const void *b)
+{
+	const listed *x = a, *y = b;
+	if (x->v != y->v)
+		return x->v < y->v ? 1 : -1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? 1 : -1;
+	return x->gen < y->gen ? 1 : x->gen > y->gen ? -1 : 0;
+}
+
+/* the deltas of one unit (ds[nd], as listed) not decided on yet: those of
+ * versions after V are left for a later scan; the others newest first,
+ * one admitted at most: while the unit has a delta pending the rest wait
+ * for the next version, until they are too stale */
+static void look_at_unit(gt_outerproc *op, const char *unit, const gt_store_entry *ds,
+                         size_t nd, uint64_t V)
+{
+	gt_outer_cfg cfg;
+	gt_outer_cfg_get(op->o, &cfg);
+	listed *l = gt_xcalloc(nd ? nd : 1, sizeof *l);
+	size_t k = 0;
+	char key[512];
+	for (size_t j = 0; j < nd; j++) {
+		listed x = {ds[j].name, 0, 0, 0, ds[j].bytes};
+		if (gt_diloco_delta_name_parse(x.name, &x.v, &x.gen, &x.seq) || x.v > V)
+			continue;
+		snprintf(key, sizeof key, "%s/%s", unit, x.name);
+		if (!strset_has(&op->seen, key))
+			l[k++] = x;
+	}
+	qsort(l, k, sizeof *l, newer_first);
+	for (size_t j = 0; j < k && !stopped(op); j++) {
+		snprintf(key, sizeof key, "%s/%s", unit, l[j].name);
+		if (V - l[j].v > (uint64_t)cfg.s_max) {
+			char why[160];
+			snprintf(why, sizeof why, "staleness %" PRIu64 " over %d: %s", V - l[j].v,
+			         cfg.s_max,
+			         strset_has(&op->waited, key)
+			                 ? "waited behind the unit's newer deltas (one a unit a version)"
+			                 : "listed too late");
+			gt_outerproc_delta d = {unit, l[j].name, GT_REFUSE_TOO_STALE,
+			                        (int64_t)(V - l[j].v), 0, 0, why};
+			strset_add(&op->seen, key);
+			tell(op, &d);
+		} else if (gt_outer_unit_influence(op->o, unit, &(double){0}, &(uint64_t){0}) == 1) {
+			gt_outerproc_delta d = {unit, l[j].name, GT_REFUSE_ASIDE, (int64_t)(V - l[j].v), 0,
+			                        0, "the unit is set aside: its pulls kept one direction"};
+			strset_add(&op->seen, key);
+			tell(op, &d);
+		} else if (gt_outer_unit_pending(op->o, unit)) {
+			strset_add(&op->waited, key);
+		} else {
+			decide(op, unit, l[j].name, key, l[j].v, l[j].bytes, V);
+		}
+	}
+	free(l);
 }
 
 int gt_outerproc_scan(gt_outerproc *op, gt_error *e)
@@ -500,8 +648,7 @@ int gt_outerproc_scan(gt_outerproc *op, gt_error *e)
 			gt_store_entries_free(units, nu);
 			return gt_error_set(e, rc, -1, -1, "deltas of %s: %s", unit, t.text);
 		}
-		for (size_t j = 0; j < nd && !stopped(op); j++)
-			look_at(op, unit, ds[j].name, ds[j].bytes, V);
+		look_at_unit(op, unit, ds, nd, V);
 		gt_store_entries_free(ds, nd);
 	}
 	gt_store_entries_free(units, nu);
@@ -513,9 +660,30 @@ int gt_outerproc_step(gt_outerproc *op, gt_outerproc_version *v, gt_error *e)
 	size_t k = gt_outer_pending(op->o);
 	double t = gt_wall();
 	double scale = op->c.units > 0 && k < (size_t)op->c.units ? (double)k / op->c.units : 1.0;
+	drop_list_free(op);
+	op->dropped = gt_xcalloc(k ? k : 1, sizeof *op->dropped);
+	for (size_t i = 0; i < k; i++) {
+		const gt_outer_entry *x = gt_outer_pending_entry(op->o, i);
+		char name[96], key[FATES_LINE];
+		gt_diloco_delta_name(name, sizeof name, x->base_version, x->generation, x->seq);
+		snprintf(key, sizeof key, "%s/%s", x->unit, name);
+		op->dropped[op->ndropped++] = gt_xstrdup(key);
+	}
 	int rc = gt_outer_step_scaled(op->o, scale, e);
-	if (rc == GT_EREFUSED)
+	if (rc == GT_EREFUSED) {
 		op->pending_samples = 0;
+		for (size_t i = 0; i < op->ndropped; i++)
+			record_fate(op, op->dropped[i]);
+	} else {
+		drop_list_free(op);
+	}
+	const char *au = NULL;
+	double ar = 0;
+	size_t na = rc ? 0 : gt_outer_aside_new(op->o, 0, &au, &ar);
+	for (size_t i = 0; op->c.on_aside && i < na; i++) {
+		gt_outer_aside_new(op->o, i, &au, &ar);
+		op->c.on_aside(op->c.ctx, gt_outer_version(op->o), au, ar);
+	}
 	if (!rc)
 		rc = put_payload(op, &op->staged, e);
 	if (!rc)
@@ -562,7 +730,10 @@ int gt_outerproc_run(gt_outerproc *op, long versions, gt_error *e)
 			gt_sleep(op->c.poll, op->c.stop);
 			continue;
 		}
-		if (gt_outer_pending(op->o) < (size_t)op->c.quorum) {
+		size_t need = (size_t)op->c.quorum, aside = gt_outer_units_aside(op->o);
+		if (op->c.units > 0 && (size_t)op->c.units < need + aside)
+			need = (size_t)op->c.units > aside + 1 ? (size_t)op->c.units - aside : 1;
+		if (gt_outer_pending(op->o) < need) {
 			gt_sleep(op->c.poll, op->c.stop);
 			continue;
 		}
@@ -575,7 +746,8 @@ int gt_outerproc_run(gt_outerproc *op, long versions, gt_error *e)
 		gt_outerproc_version v;
 		size_t k = gt_outer_pending(op->o);
 		if ((rc = gt_outerproc_step(op, &v, e)) == GT_EREFUSED) {
-			gt_outerproc_refusal r = {gt_outer_version(op->o) + 1, k, e->text};
+			gt_outerproc_refusal r = {gt_outer_version(op->o) + 1, k, e->text,
+			                          (const char *const *)op->dropped};
 			if (op->c.on_refused)
 				op->c.on_refused(op->c.ctx, &r);
 			else

@@ -26,9 +26,17 @@
  * ledger in the state refuses a delta applied before, so none is applied
  * twice.
  *
+ * Each delta's fate is told once (on_delta), also across restarts: a
+ * refused delta's "unit/name" is appended to DIR/refused (with those of
+ * the deltas of a version the guard refused), an applied one is in the
+ * ledger, and a new process looks at neither again. Only a delta that
+ * was pending (admitted, not applied) when a process died is looked at,
+ * and told, again.
+ *
  * Files: DIR/outer.state (gt_outer_save), DIR/base.bin.gz (version 0's
  * architecture and metadata), DIR/lock (flock(2), one process per
- * folder), DIR/publish.bin.gz (a network on its way to the store).
+ * folder), DIR/publish.bin.gz (a network on its way to the store),
+ * DIR/refused (a line "unit/name" per delta refused).
  */
 #ifndef GT_OUTERPROC_H
 #define GT_OUTERPROC_H
@@ -57,6 +65,7 @@ typedef struct gt_outerproc_refusal {
 	uint64_t version;        /* the V+1 that was not made */
 	size_t deltas;           /* the pending deltas dropped */
 	const char *why;         /* gt_outer_step's text */
+	const char *const *names; /* the deltas dropped, "unit/name", `deltas` of them */
 } gt_outerproc_refusal;
 
 /* A version made (gt-outer(1)'s "version" event). */
@@ -79,9 +88,13 @@ typedef struct gt_outerproc_conf {
 	gt_outer_guard guard;    /* the defence of the outer step (gt_outer_guard_default) */
 	const char *unit_keys;   /* a folder of Ed25519 public keys, UNIT.pub for the unit
 	                          * UNIT: only deltas signed by their unit's key are
-	                          * admitted (others "unsigned"); NULL: no check */
+	                          * admitted (others "unsigned"); NULL: no check,
+	                          * only with insecure_units */
+	int insecure_units;      /* 1: run without unit_keys (anyone who can write
+	                          * to the store is a unit); 0: open refuses */
 	int units;               /* U: a version of k < U deltas scales g by k/U; 0: off */
-	int quorum;              /* admitted deltas that make a version; 0: U, or 1 */
+	int quorum;              /* units whose deltas make a version; 0: U, or 1;
+	                          * with U, at most U less the units set aside */
 	double grace;            /* seconds to wait for more once quorum are in (0.5) */
 	double poll;             /* seconds between scans (0.5) */
 	double lease_ttl;        /* the lease's time to live, seconds (30) */
@@ -95,6 +108,9 @@ typedef struct gt_outerproc_conf {
 	void (*on_saved)(void *ctx, uint64_t version);
 	void (*on_version)(void *ctx, const gt_outerproc_version *v);
 	void (*on_refused)(void *ctx, const gt_outerproc_refusal *r);
+	/* on_aside: a step set `unit` aside (bounded influence, lib/outer.h) */
+	void (*on_aside)(void *ctx, uint64_t version, const char *unit, double ratio);
+	const char *const *readmit; /* units set aside to admit again at open, NULL-ended; may be NULL */
 	void *ctx;
 } gt_outerproc_conf;
 
@@ -132,12 +148,15 @@ void gt_outerproc_close(gt_outerproc *op);
  * parameters, pending deltas, ledger. */
 const gt_outer *gt_outerproc_outer(const gt_outerproc *op);
 
-/* gt_outerproc_scan: look at the deltas not looked at before (each name
- * once per process): those of versions after V are left for a later
- * scan, those older than V - S_max refused without a download
- * ("too-stale"), the others got and admitted or refused
- * (gt_outer_admit_packed); on_delta for each decision. A delta that
- * cannot be got is a warning and is not looked at again. Returns 0 (also
+/* gt_outerproc_scan: look at the deltas not decided on before (each name
+ * once, by this process or one before it on DIR): those of versions after V are left for a later scan, those
+ * older than V - S_max refused without a download ("too-stale"); of the
+ * others of one unit (a unit is its folder, and the header must name it)
+ * the newest is got and admitted or refused (gt_outer_admit_packed), and
+ * once one is admitted the unit's others wait, undecided, for the next
+ * version (one delta a unit a version; a unit's quorum vote is that
+ * delta); on_delta for each decision. A delta that cannot be got is a
+ * warning and is not looked at again. Returns 0 (also
  * when the store has no units yet), or the store's error for a listing
  * (e filled). */
 int gt_outerproc_scan(gt_outerproc *op, gt_error *e);

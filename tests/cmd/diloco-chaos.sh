@@ -24,9 +24,9 @@ gt-unit -h >"$T/h" 2>&1; ok $? "gt-unit -h"
 gt-outer --bogus 2>"$T/e"; is $? 2 "gt-outer: unknown option: exit 2"
 gt-unit --store "$S" --data "$T/d" --slice 4 --units 4 2>"$T/e"; is $? 2 "gt-unit: --slice >= --units: exit 2"
 gt-unit --store "$S" --data "$T/d" --codec int3 2>"$T/e"; is $? 2 "gt-unit: bad codec: exit 2"
-gt-outer --store "$S" --state "$T/nostate" 2>"$T/e"; is $? 1 "gt-outer without state or --init: exit 1"
+gt-outer --store "$S" --state "$T/nostate" --insecure-units 2>"$T/e"; is $? 1 "gt-outer without state or --init: exit 1"
 
-GT_OUTER_CRASH_AT=3 GT_OUTER_RESTART_S=0.5 sh "$GT_SRC/share/gt/outer" "$S" "$T/outer" "$T/m0.bin.gz" \
+GT_OUTER_CRASH_AT=3 GT_OUTER_RESTART_S=0.5 sh "$GT_SRC/share/gt/outer" "$S" "$T/outer" "$T/m0.bin.gz" --insecure-units \
 	--quorum 2 --grace 0.1 --poll 0.05 --lease-ttl 5 >"$T/outer.out" 2>"$T/outer.err" &
 OL=$!
 i=0
@@ -34,10 +34,10 @@ while [ ! -f "$SD/diloco/current.json" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i
 test -f "$SD/diloco/current.json"; ok $? "version 0 published"
 
 # a second outer process: refused while the first holds the lease / the state
-gt-outer --store "$S" --state "$T/outer2" --init "$T/m0.bin.gz" >"$T/o2" 2>"$T/e2"
+gt-outer --store "$S" --state "$T/outer2" --init "$T/m0.bin.gz" --insecure-units >"$T/o2" 2>"$T/e2"
 is $? 1 "a second gt-outer (another state) is refused"
 grep -q 'lease held by' "$T/e2"; ok $? "because of the lease: $(cat "$T/e2")"
-gt-outer --store "$S" --state "$T/outer" >"$T/o3" 2>"$T/e3"
+gt-outer --store "$S" --state "$T/outer" --insecure-units >"$T/o3" 2>"$T/e3"
 is $? 1 "a second gt-outer on the same state directory is refused"
 
 UL=""

@@ -81,7 +81,7 @@ PY
 }
 
 : >"$T/ev"
-outer --max-samples 64
+outer --max-samples 64 --insecure-units
 wait_for '"event":"init"'; ok $? "gt-outer publishes version 0"
 # P from an honest delta: a first round of alice
 mkdir -p "$T/c-alice"

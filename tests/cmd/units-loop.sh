@@ -53,6 +53,8 @@ if command -v openssl >/dev/null && openssl genpkey -algorithm ed25519 -out "$T/
 	mkdir -p "$T/ukeys"
 	openssl pkey -in "$UK" -pubout -out "$T/ukeys/u0.pub" && cp "$T/ukeys/u0.pub" "$T/ukeys/u1.pub"
 	printf 'unit_sign_key = %s\nunit_keys = %s\n' "$UK" "$T/ukeys" >> "$T/t.cfg"
+else
+	echo 'insecure_units = yes' >> "$T/t.cfg"
 fi
 for w in alice bob; do
 	cat > "$T/$w.cfg" <<EOF

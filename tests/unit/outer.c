@@ -135,7 +135,12 @@ static void test_admission(void)
 	is_int(gt_outer_version(o), 4, "version 4");
 	is_int(admit1(o, 4, "A", 1, 0, 100, one, &w), GT_REFUSE_DUPLICATE, "A again (in ledger): duplicate");
 	is_int(admit1(o, 4, "A", 1, 1, 100, one, &w), GT_ADMIT_FRESH, "A seq 1: admitted");
-	is_int(admit1(o, 4, "A", 2, 0, 100, one, &w), GT_ADMIT_FRESH, "A restarted (generation 2) seq 0: admitted");
+	is_int(admit1(o, 4, "A", 2, 0, 100, one, &w), GT_REFUSE_SURPLUS,
+	       "A restarted (generation 2) seq 0 while A seq 1 is pending: surplus (one a unit a version)");
+	hdr(&h, o, 4, "A", 2, 0, 100, GT_DELTA_FP32);
+	gt_outer_admit(o, &h, one, &w, &e);
+	ok(strstr(e.text, "A already has a delta in version 5") != NULL, "... saying: %s", e.text);
+	is_int(gt_outer_pending(o), 1, "one pending");
 	is_int(admit1(o, 1, "B", 1, 5, 100, one, &w), GT_REFUSE_TOO_STALE, "version 1 is now too stale");
 
 	/* serialized deltas */
@@ -218,7 +223,7 @@ static void test_toy(void)
 	static const int period[U] = { 1, 1, 2, 2, 4 };
 	gt_delta_ef *ef[U];
 	uint64_t v[U], gen[U], seq[U] = { 0 };
-	int due[U], counts[9] = { 0 };
+	int due[U], counts[16] = { 0 };
 	gt_outer *o;
 	gt_error e;
 	double d0 = 0, d1 = 0;
@@ -244,7 +249,9 @@ static void test_toy(void)
 			if (due[u] == t) {
 				gt_delta_hdr h;
 				size_t len;
-				hdr(&h, o, v[u], "toy", gen[u], seq[u]++, 256 * H, GT_DELTA_INT8);
+				char name[16];
+				snprintf(name, sizeof name, "toy%d", u);
+				hdr(&h, o, v[u], name, gen[u], seq[u]++, 256 * H, GT_DELTA_INT8);
 				gt_delta_compute(base[u], local[u], N, d);
 				gt_delta_pack(&h, d, ef[u], buf, sizeof buf, &len, &e);
 				counts[gt_outer_admit_packed(o, buf, len, NULL, &e)]++;
@@ -278,7 +285,15 @@ static void test_toy(void)
 	ok(counts[GT_ADMIT_FRESH] > 0 && counts[GT_ADMIT_STALE] > 0, "both fresh and stale deltas admitted");
 	ok(counts[GT_REFUSE_TOO_STALE] > 0, "the period-4 unit's deltas refused as too stale");
 	is_int(counts[GT_REFUSE_DUPLICATE] + counts[GT_REFUSE_BASE_SHA] + counts[GT_REFUSE_FORMAT]
-		+ counts[GT_REFUSE_CHECKSUM], 0, "no other refusal");
+		+ counts[GT_REFUSE_CHECKSUM] + counts[GT_REFUSE_ASIDE], 0, "no other refusal (none set aside)");
+	for (int u = 0; u < U; u++) {
+		char name[16];
+		double r = 0;
+		uint64_t n = 0;
+		snprintf(name, sizeof name, "toy%d", u);
+		gt_outer_unit_influence(o, name, &r, &n);
+		diag("toy%d: influence ratio %.3f after %llu pulls", u, r, (unsigned long long)n);
+	}
 	for (int u = 0; u < U; u++)
 		gt_delta_ef_free(ef[u]);
 	gt_outer_free(o);
@@ -359,6 +374,7 @@ static void test_guard(void)
 	is_int(gt_outer_step(o, &e), GT_EREFUSED, "a version of root mean square 27: refused (%s)", e.text);
 	ok(!memcmp(keep, gt_outer_params(o), sizeof keep), "version 1's parameters stay");
 	gt_outer_guard_default(&g);
+	g.center = GT_OUTER_CENTER_ZERO; /* plain norm clipping here; centred below */
 	gt_outer_guard_set(o, &g, &e);
 	/* the run goes on with honest deltas */
 	for (uint64_t v = 1; v < 5; v++) {
@@ -409,7 +425,8 @@ static void test_guard(void)
 	ok(worst < 1e-6, "theta moved by the clipped delta (norm %g, median %g; off by %g)", 0.018 * 8,
 		med, worst);
 	const gt_outer_entry *x = gt_outer_ledger(o, gt_outer_ledger_size(o) - 1);
-	ok(x && fabs(x->norm - 0.018 * 8) < 1e-6, "its norm in the ledger as received (%g)", x ? x->norm : 0);
+	ok(x && fabs(x->norm - 2 * med) < 1e-6, "its norm in the ledger as applied, twice the median (%g)",
+	   x ? x->norm : 0);
 	/* a huge samples is clamped */
 	HONEST(gt_outer_version(o));
 	gt_outer_step(o, &e);
@@ -421,6 +438,10 @@ static void test_guard(void)
 	is_dbl(w, 4000, 0, "its weight clamped to 4 times the median samples");
 	g.max_samples = 2500;
 	gt_outer_guard_set(o, &g, &e);
+	is_int(admit1(o, V, "mallory", 1, 7, (uint64_t)1 << 62, honest, &w), GT_REFUSE_SURPLUS,
+		"a second delta of mallory in the same version: surplus");
+	gt_outer_step(o, &e);
+	V = gt_outer_version(o);
 	is_int(admit1(o, V, "mallory", 1, 7, (uint64_t)1 << 62, honest, &w), GT_ADMIT_FRESH,
 		"again with max_samples 2500");
 	is_dbl(w, 2500, 0, "its weight clamped to 2500");
@@ -428,6 +449,81 @@ static void test_guard(void)
 	is_int(gt_outer_guard_set(o, &g, &e), GT_EINVAL, "a norm window of 0 refused");
 	gt_outer_free(o);
 #undef HONEST
+}
+
+/* Centred clipping against hand-worked values (outer.h): P = 2, lr 1,
+ * mu 0.5, no staleness decay, weights 100 each.
+ * Version 1: A (1,0), B (0,1), C (1,1); no reference yet, centre 0:
+ *   g = (2/3, 2/3), m = g, theta1 = -1.5 g = (-1, -1); distances 1, 1, sqrt 2.
+ * Version 2: centre c = 0.5 m = (1/3, 1/3); reference: the median of the
+ * units' medians {1, 1, sqrt 2} = 1.
+ *   A (1,0):  x - c = (2/3, -1/3), d = sqrt(5)/3, kept
+ *   M c+(3,0): d = 3 > 2 r: clipped to (2, 0), applied distance 2
+ *   B (0,1):  x - c = (-1/3, 2/3), kept (reference now the median of
+ *             A 0.873, B 1, C 1.414, M 2 = 1.207)
+ *   g = c + ((2/3,-1/3) + (2,0) + (-1/3,2/3)) / 3 = (10/9, 4/9)
+ *   m = 0.5 m + g = (13/9, 7/9), theta2 = theta1 - (g + 0.5 m)
+ *     = (-51/18, -33/18).
+ * Version 3: c = 0.5 m = (13/18, 7/18); reference the median of the units'
+ * medians A 0.873, B 0.873, C 1.414, M 2 = 1.1435: a delta 5 from c is
+ * refused (over 4 r = 4.574), one 4.5 from c admitted and clipped to 2 r. */
+static void test_centred(void)
+{
+	const float z[2] = { 0, 0 };
+	gt_outer_cfg cfg = { .lr = 1, .momentum = 0.5, .s_max = 2, .stale_decay = 0 };
+	gt_outer *o;
+	gt_error e;
+	double w;
+	gt_delta_hdr h;
+	gt_outer_new(&o, z, 2, &cfg, &e);
+	float a[2] = { 1, 0 }, b[2] = { 0, 1 }, c[2] = { 1, 1 };
+	admit1(o, 0, "A", 1, 0, 100, a, &w);
+	admit1(o, 0, "B", 1, 0, 100, b, &w);
+	admit1(o, 0, "C", 1, 0, 100, c, &w);
+	is_int(gt_outer_step(o, &e), 0, "centred: version 1");
+	is_dbl(gt_outer_params(o)[0], -1, 1e-6, "theta1 = (-1, -1)");
+	float mx[2] = { 1.0f / 3 + 3, 1.0f / 3 };
+	is_int(admit1(o, 1, "A", 1, 1, 100, a, &w), GT_ADMIT_FRESH, "A at sqrt(5)/3 from the centre");
+	hdr(&h, o, 1, "M", 1, 0, 100, GT_DELTA_FP32);
+	is_int(gt_outer_admit(o, &h, mx, &w, &e), GT_ADMIT_FRESH, "M at 3 from the centre: admitted");
+	ok(strstr(e.text, "distance from the centre 3 clipped to 2") != NULL, "... clipped to 2 r (%s)", e.text);
+	is_int(admit1(o, 1, "B", 1, 1, 100, b, &w), GT_ADMIT_FRESH, "B");
+	is_int(gt_outer_step(o, &e), 0, "version 2");
+	is_dbl(gt_outer_params(o)[0], -51.0 / 18, 1e-5, "theta2[0] = -51/18");
+	is_dbl(gt_outer_params(o)[1], -33.0 / 18, 1e-5, "theta2[1] = -33/18");
+	is_dbl(gt_outer_momentum(o)[0], 13.0 / 9, 1e-5, "m2 = (13/9, 7/9)");
+	const gt_outer_entry *x = gt_outer_ledger(o, 4);
+	ok(x && !strcmp(x->unit, "M") && fabs(x->norm - 2) < 1e-6, "M's distance in the ledger as applied: 2");
+	float far[2] = { 13.0f / 18, 7.0f / 18 + 5 }, near[2] = { 13.0f / 18, 7.0f / 18 + 4.5f };
+	hdr(&h, o, 2, "M", 1, 1, 100, GT_DELTA_FP32);
+	is_int(gt_outer_admit(o, &h, far, &w, &e), GT_REFUSE_NORM, "5 from the centre: refused");
+	ok(strstr(e.text, "over 4 x the reference 1.143") != NULL, "... against the reference 1.1435 (%s)", e.text);
+	hdr(&h, o, 2, "M", 1, 2, 100, GT_DELTA_FP32);
+	is_int(gt_outer_admit(o, &h, near, &w, &e), GT_ADMIT_FRESH, "4.5 from the centre: admitted");
+	ok(strstr(e.text, "clipped to 2.28") != NULL, "... clipped to 2 r = 2.287 (%s)", e.text);
+	gt_outer_free(o);
+
+	/* one unit far from the centre every version, honest units at 1: the
+	 * reference stays 1 and her applied distance 2 */
+	gt_outer_new(&o, z, 2, &cfg, &e);
+	double lastref = 0;
+	for (uint64_t v = 0; v < 12; v++) {
+		const float *m = gt_outer_momentum(o);
+		float cx = 0.5f * m[0], cy = 0.5f * m[1];
+		float ha[2] = { cx + 1, cy }, hb[2] = { cx, cy + 1 }, hc[2] = { cx - 1, cy };
+		float mm[2] = { cx + 3.9f * (v ? 1 : 0.1f), cy };
+		admit1(o, v, "A", 1, v, 100, ha, &w);
+		admit1(o, v, "B", 1, v, 100, hb, &w);
+		admit1(o, v, "C", 1, v, 100, hc, &w);
+		hdr(&h, o, v, "M", 1, v, 100, GT_DELTA_FP32);
+		gt_outer_admit(o, &h, mm, &w, &e);
+		const char *p = strstr(e.text, "clipped to ");
+		if (p)
+			lastref = atof(p + 11) / 2;
+		gt_outer_step(o, &e);
+	}
+	is_dbl(lastref, 1, 1e-6, "after 12 versions of M at 3.9 r the reference is still 1");
+	gt_outer_free(o);
 }
 
 static void test_save_load(void)
@@ -513,7 +609,7 @@ static void test_save_load(void)
 
 	/* corruption of the saved file */
 	FILE *f = fopen(path, "rb");
-	static uint8_t file[4096];
+	static uint8_t file[16384];
 	size_t n = fread(file, 1, sizeof file, f);
 	fclose(f);
 	snprintf(path2, sizeof path2, "%s/bad.state", dir);
@@ -578,6 +674,7 @@ int main(void)
 	test_reduction();
 	test_toy();
 	test_guard();
+	test_centred();
 	test_save_load();
 	return done_testing();
 }

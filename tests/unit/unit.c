@@ -114,6 +114,7 @@ int main(void)
 	oc.init = p0;
 	oc.cfg.lr = 1;
 	oc.cfg.momentum = 0;
+	oc.insecure_units = 1;
 	gt_outerproc *op = NULL;
 	is_int(gt_outerproc_open(&op, &oc, NULL, &e), 0, "version 0 published");
 
