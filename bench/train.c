@@ -46,7 +46,7 @@ static double bare_rate(gt_nn *nn, gt_optim *opt, gt_shard_window *w, int B)
 	float *wt = malloc(sizeof(float) * B);
 	gt_shard_batch b = {pl, gl, pol, val, sc, own, NULL, wt, NULL, NULL};
 	gt_shard_window_sample(w, B, &b);
-	gt_nn_target t = {pol, val, sc, own, wt};
+	gt_nn_target t = {pol, val, sc, own, wt, NULL, NULL};
 	gt_nn_lossw lw = GT_NN_LOSSW_DEFAULT;
 	int k = 0;
 	double t0 = gt_now(), dt;

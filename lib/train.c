@@ -245,7 +245,8 @@ int gt_train_step(gt_trainer *t, gt_shard_window *w, gt_train_step_info *info, g
 	if (rc)
 		return gt_error_set(e, rc, -1, -1, "forward: %s", gt_strerror(rc));
 	double ent;
-	gt_nn_target tg = {t->pol, t->val, score_target(t, B, &out), own_target(t, B, n, &out, &ent), t->wt};
+	gt_nn_target tg = {t->pol, t->val, score_target(t, B, &out), own_target(t, B, n, &out, &ent), t->wt,
+	                   NULL, NULL};
 	rc = gt_nn_backward(t->nn, &tg, &t->c.lossw, &si.loss);
 	if (rc)
 		return gt_error_set(e, rc, -1, -1, "backward: %s", gt_strerror(rc));
@@ -308,7 +309,8 @@ int gt_train_eval(gt_trainer *t, const gt_shard_window *w, long rows, int batch,
 		if (rc)
 			return gt_error_set(e, rc, -1, -1, "forward: %s", gt_strerror(rc));
 		double ent;
-		gt_nn_target tg = {t->pol, t->val, score_target(t, B, &out), own_target(t, B, n, &out, &ent), t->wt};
+		gt_nn_target tg = {t->pol, t->val, score_target(t, B, &out), own_target(t, B, n, &out, &ent), t->wt,
+	                   NULL, NULL};
 		gt_nn_loss l;
 		rc = gt_nn_eval_loss(t->nn, &tg, &t->c.lossw, &l);
 		if (rc)

@@ -18,6 +18,9 @@ network can go gt -> PyTorch -> gt unchanged. The forward pass is nn.h's:
     policy = [pol.out.w . P + pol.out.b, pass from pool(P)]
     value = tanh(fc2 . relu(fc1 pool(V))), score = 20 * (score.w . h + b),
     ownership = tanh(own.w . V + own.b); pool = [mean, mean * (n-14)/10]
+    with the auxiliary policy head (heads 1, arch suffix "a"): the
+    opponent's reply [pol.aux.w . P + pol.aux.b, pol.aux.pass.w . pool(P)
+    + pol.aux.pass.b], returned by forward(..., aux=True)
 Inputs are gt's features (feat.h): planes B x 15 x n x n, globals B x 11.
 Needs Debian's python3-torch and python3-numpy."""
 import collections
@@ -31,8 +34,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 MAGIC = b"GTNN"
-HEADER = 172    # format version 1; version 2 (global pooling blocks) has 184
+HEADER = 172    # format version 1; version 2 (global pooling, heads) has 184
 HEADER2 = 184
+AUX_POLICY = 1  # heads bit 0: the auxiliary policy head (the opponent's reply)
 FIELDS = ("blocks", "channels", "in_planes", "globals", "feat_version",
           "head_policy", "head_value", "value_hidden", "max_n",
           "policy_size", "own_size")
@@ -62,8 +66,11 @@ def layout(h):
         t += [("blk%d.w2" % l, (C, R, 3, 3)), ("blk%d.b2" % l, (C,)),
               ("blk%d.s" % l, (1,))]
     t += [("pol.w", (Hp, C)), ("pol.b", (Hp,)), ("pol.out.w", (Hp,)),
-          ("pol.out.b", (1,)), ("pol.pass.w", (2 * Hp,)), ("pol.pass.b", (1,)),
-          ("val.w", (Hv, C)), ("val.b", (Hv,)), ("val.fc1.w", (H, 2 * Hv)),
+          ("pol.out.b", (1,)), ("pol.pass.w", (2 * Hp,)), ("pol.pass.b", (1,))]
+    if h.get("heads", 0) & AUX_POLICY:
+        t += [("pol.aux.w", (Hp,)), ("pol.aux.b", (1,)), ("pol.aux.pass.w", (2 * Hp,)),
+              ("pol.aux.pass.b", (1,))]
+    t += [("val.w", (Hv, C)), ("val.b", (Hv,)), ("val.fc1.w", (H, 2 * Hv)),
           ("val.fc1.b", (H,)), ("val.fc2.w", (H,)), ("val.fc2.b", (1,)),
           ("score.w", (H,)), ("score.b", (1,)), ("own.w", (Hv,)), ("own.b", (1,))]
     return t
@@ -79,13 +86,13 @@ def read(path):
     if version not in (1, 2):
         raise ValueError("%s: format version %d" % (path, version))
     h = dict(zip(FIELDS, struct.unpack_from("<11I", data, 8)))
-    h["gpool_every"], h["gpool_channels"], heads = 0, 0, 0
+    h["gpool_every"], h["gpool_channels"], h["heads"] = 0, 0, 0
     hsize = HEADER
     if version == 2:
-        h["gpool_every"], h["gpool_channels"], heads = struct.unpack_from("<3I", data, HEADER)
+        h["gpool_every"], h["gpool_channels"], h["heads"] = struct.unpack_from("<3I", data, HEADER)
         hsize = HEADER2
-        if heads or not h["gpool_every"]:
-            raise ValueError("%s: unknown heads or no global pooling" % path)
+        if h["heads"] & ~AUX_POLICY or not (h["gpool_every"] or h["heads"]):
+            raise ValueError("%s: unknown heads, or neither global pooling nor heads" % path)
     h["steps"], h["rows"] = struct.unpack_from("<QQ", data, 52)
     h["parent"] = data[68:100]
     h["series"] = data[100:164].split(b"\0")[0].decode()
@@ -103,14 +110,15 @@ def read(path):
 
 def header_bytes(h):
     """The header bytes of h (the fields of gt-model(5)): 172 of version
-    1 without global pooling blocks, else 184 of version 2."""
+    1 without global pooling blocks and extra heads, else 184 of version 2."""
     nparams = sum(int(np.prod(s)) for _, s in layout(h))
-    v2 = h.get("gpool_every", 0) > 0
+    v2 = h.get("gpool_every", 0) > 0 or h.get("heads", 0) != 0
     b = bytearray(HEADER2 if v2 else HEADER)
     b[0:4] = MAGIC
     struct.pack_into("<I", b, 4, 2 if v2 else 1)
     if v2:
-        struct.pack_into("<3I", b, HEADER, h["gpool_every"], h["gpool_channels"], 0)
+        struct.pack_into("<3I", b, HEADER, h.get("gpool_every", 0), h.get("gpool_channels", 0),
+                         h.get("heads", 0))
     struct.pack_into("<11I", b, 8, *(h[f] for f in FIELDS))
     struct.pack_into("<QQ", b, 52, h["steps"], h["rows"])
     b[68:100] = bytes(h.get("parent", b"\0" * 32))
@@ -167,10 +175,16 @@ class GtNet(nn.Module):
             h["parent"] = parent
         write(path, h, self.tensors())
 
-    def forward(self, planes, globals_, raw=False):
+    def has_aux(self):
+        """Has the network the auxiliary policy head (the opponent's reply)?"""
+        return bool(self.header.get("heads", 0) & AUX_POLICY)
+
+    def forward(self, planes, globals_, raw=False, aux=False):
         """planes B x in_planes x n x n, globals B x globals -> policy logits
         B x (n*n+1), value B (tanh), score B (points), ownership B x n*n;
-        raw: value and ownership before their tanh."""
+        raw: value and ownership before their tanh; aux (a network with the
+        auxiliary policy head only): and fifth the opponent's reply's
+        logits B x (n*n+1)."""
         P, h = self.param, self.header
         n = planes.shape[-1]
         x = F.conv2d(planes, P("in.w"), P("in.b"), padding=1)
@@ -201,7 +215,12 @@ class GtNet(nn.Module):
         own = (vv * P("own.w")[None, :, None, None]).sum(1).flatten(1) + P("own.b")
         if not raw:
             value, own = torch.tanh(value), torch.tanh(own)
-        return torch.cat([pts, pas[:, None]], 1), value, score, own
+        out = (torch.cat([pts, pas[:, None]], 1), value, score, own)
+        if aux:
+            apts = (pp * P("pol.aux.w")[None, :, None, None]).sum(1).flatten(1) + P("pol.aux.b")
+            apas = pool(pp) @ P("pol.aux.pass.w") + P("pol.aux.pass.b")
+            out += (torch.cat([apts, apas[:, None]], 1),)
+        return out
 
 
 def symmetry(a, k):
