@@ -162,7 +162,7 @@ static int buffers(gt_trainer *t, const gt_shard_window *w, int B)
 static gt_shard_batch batch_views(gt_trainer *t)
 {
 	gt_shard_batch b = {t->planes, t->glob, t->pol, t->val, t->score, t->own, t->omask, t->wt,
-	                    NULL, NULL};
+	                    NULL, NULL, NULL, NULL};
 	return b;
 }
 
