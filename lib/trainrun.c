@@ -50,6 +50,8 @@ char *gt_trainrun_metrics_json(const gt_trainrun_metrics *m, char *buf, size_t s
 	NUM("value", m->loss.value / g);
 	NUM("score", m->loss.score / g);
 	NUM("ownership", m->loss.own / g);
+	if (m->aux)
+		NUM("aux_policy", m->loss.aux_policy / g);
 	NUM("total", m->loss.total / g);
 	NUM("lr", m->lr);
 	NUM("grad_norm", m->grad_norm / g);
@@ -62,6 +64,8 @@ char *gt_trainrun_metrics_json(const gt_trainrun_metrics *m, char *buf, size_t s
 		NUM("val_value", m->val->loss.value);
 		NUM("val_score", m->val->loss.score);
 		NUM("val_ownership", m->val->loss.own);
+		if (m->aux)
+			NUM("val_aux_policy", m->val->loss.aux_policy);
 		NUM("val_total", m->val->loss.total);
 		NUM("val_top1", m->val->top1);
 	}
@@ -128,7 +132,8 @@ gt_trainrun *gt_trainrun_open(const gt_model *parent, const uint8_t *parent_sha,
 	uint64_t seed = c->train.seed;
 	if (!(r->t = gt_train_new(parent, &c->train, e)))
 		goto fail;
-	if (!(r->w = gt_shard_window_open(c->data, c->window, c->board_size, seed, e)))
+	int flags = gt_train_window_flags(r->t);
+	if (!(r->w = gt_shard_window_open_with(c->data, c->window, c->board_size, seed, flags, e)))
 		goto fail;
 	gt_shard_window_get_info(r->w, &wi);
 	if ((err = gt_train_check_window(r->t, r->w, e)) != 0) {
@@ -139,8 +144,12 @@ gt_trainrun *gt_trainrun_open(const gt_model *parent, const uint8_t *parent_sha,
 		note(r, "%s: %ld rows of %dx%d from %d shards, %d shards skipped%s%s", c->data,
 		     wi.rows, wi.n, wi.n, wi.shards, wi.skipped, wi.skipped ? "; the last: " : "",
 		     wi.skipped ? wi.last_skip : "");
+	if (flags && (c->verbose || wi.reply_rows < wi.rows / 2))
+		note(r, "%s: %ld of %ld rows with the opponent's reply (the auxiliary policy's "
+		     "target; shards of older builds have none)", c->data, wi.reply_rows, wi.rows);
+	r->iv.aux = flags != 0;
 	if (c->valdir) {
-		r->vw = gt_shard_window_open(c->valdir, c->val_rows, wi.n, seed, e);
+		r->vw = gt_shard_window_open_with(c->valdir, c->val_rows, wi.n, seed, flags, e);
 		if (!r->vw || (err = gt_train_check_window(r->t, r->vw, e)) != 0) {
 			prefixed(e, r->vw ? err : GT_EIO, "--validate");
 			goto fail;
@@ -191,10 +200,11 @@ static int metrics(gt_trainrun *r, int val, gt_error *e)
 	if (r->out.line)
 		r->out.line(r->out.ctx, &r->iv);
 	const gt_train_counts *k = r->iv.k;
-	int batch = r->iv.batch;
+	int batch = r->iv.batch, aux = r->iv.aux;
 	memset(&r->iv, 0, sizeof r->iv);
 	r->iv.k = k;
 	r->iv.batch = batch;
+	r->iv.aux = aux;
 	return 0;
 }
 
@@ -221,6 +231,7 @@ int gt_trainrun_steps(gt_trainrun *r, volatile sig_atomic_t *stop, gt_error *e)
 			iv->loss.value += si.loss.value;
 			iv->loss.score += si.loss.score;
 			iv->loss.own += si.loss.own;
+			iv->loss.aux_policy += si.loss.aux_policy;
 			iv->loss.total += si.loss.total;
 			iv->grad_norm += si.grad_norm;
 		} else {

@@ -240,7 +240,9 @@ class ShardWindow(torch.utils.data.Dataset):
     newest shard, each row under a random symmetry as gt-train takes them;
     shards of KataGo's keys (gt-shard --katago-keys) are skipped, as
     gt-train skips them. Items: (planes C x n x n, globals G, policy n*n+1, value, score (NaN:
-    unknown), ownership n*n, ownership weight, row weight), float32."""
+    unknown), ownership n*n, ownership weight, row weight, the opponent's reply n*n+1
+    (policy_next, zeros if none), its weight (1 with a reply, 0 without: the game's
+    last move, shards of builds before policy_next)), float32."""
 
     def __init__(self, folder, window=250000, seed=None):
         import json
@@ -261,9 +263,14 @@ class ShardWindow(torch.utils.data.Dataset):
             if m["board_size"] != self.n or have >= window:
                 continue
             z = np.load(os.path.join(folder, m["file"]))
-            arrays.append({k: z[k] for k in z.files})
+            d = {k: z[k] for k in z.files}
+            if "policy_next" not in d:  # an older shard: no reply
+                d["policy_next"] = np.zeros_like(d["policy"])
+                d["policy_next_mask"] = np.zeros(len(d["policy"]), dtype=np.uint8)
+            arrays.append(d)
             have += m["rows"]
-        self.a = {k: np.concatenate([d[k] for d in reversed(arrays)])[-window:] for k in arrays[0]}
+        self.a = {k: np.concatenate([d[k] for d in reversed(arrays)])[-window:] for k in arrays[0]
+                  if all(k in d for d in arrays)}
         self.rng = np.random.default_rng(seed)
 
     def __len__(self):
@@ -278,21 +285,28 @@ class ShardWindow(torch.utils.data.Dataset):
         own = a["ownership"][i].reshape(n, n)
         mask = a["ownership_mask"][i] if "ownership_mask" in a else 1
         pts = symmetry(pol[:N].reshape(n, n), k).reshape(N)
+        nxt = a["policy_next"][i]
+        npts = symmetry(nxt[:N].reshape(n, n), k).reshape(N)
         return (torch.from_numpy(symmetry(planes, k).copy()),
                 torch.from_numpy(a["globalInputNC"][i].astype(np.float32)),
                 torch.from_numpy(np.append(pts, pol[N]).astype(np.float32)),
                 torch.tensor(float(a["value"][i])), torch.tensor(float(a["score"][i])),
                 torch.from_numpy(symmetry(own, k).reshape(N).copy().astype(np.float32)),
                 torch.tensor(float(np.asarray(mask).reshape(-1)[0])),
-                torch.tensor(float(a["weight"][i]) if "weight" in a else 1.0))
+                torch.tensor(float(a["weight"][i]) if "weight" in a else 1.0),
+                torch.from_numpy(np.append(npts, nxt[N]).astype(np.float32)),
+                torch.tensor(1.0 if a["policy_next_mask"][i] else 0.0))
 
 
-def loss(net, batch, weights=(1.0, 1.0, 0.5, 0.5)):
+def loss(net, batch, weights=(1.0, 1.0, 0.5, 0.5, 0.15)):
     """gt-train's loss (gt-model(5), Loss) of a ShardWindow batch: each term
-    sum_r w_r term_r / R; scores that are NaN (unknown) left out."""
-    planes, glob, pol, value, score, own, ownw, w = batch
+    sum_r w_r term_r / R; scores that are NaN (unknown) left out; with the
+    auxiliary policy head the opponent's reply's cross-entropy, weight 0.15."""
+    planes, glob, pol, value, score, own, ownw, w, nxt, nxtw = batch
     R = len(value)
-    logits, vp, s, op = net(planes, glob, raw=True)
+    aux = net.has_aux()
+    out = net(planes, glob, raw=True, aux=aux)
+    logits, vp, s, op = out[:4]
     lp = -(pol * F.log_softmax(logits, 1)).sum(1)
     lv = F.binary_cross_entropy_with_logits(2 * vp, (1 + value) / 2, reduction="none")
     known = ~torch.isnan(score)
@@ -300,4 +314,7 @@ def loss(net, batch, weights=(1.0, 1.0, 0.5, 0.5)):
     ls[known] = F.huber_loss(s[known] / 20, score[known] / 20, delta=1.0, reduction="none")
     lo = F.binary_cross_entropy_with_logits(2 * op, (1 + own) / 2, reduction="none").mean(1) * ownw
     terms = [(w * t).sum() / R for t in (lp, lv, ls, lo)]
+    if aux:
+        la = -(nxt * F.log_softmax(out[4], 1)).sum(1) * nxtw
+        terms.append((w * la).sum() / R)
     return sum(k * t for k, t in zip(weights, terms))
