@@ -178,21 +178,6 @@ int gt_train_window_flags(const gt_trainer *t)
 	return t->arch.heads & GT_ARCH_AUX_POLICY ? GT_SHARD_WINDOW_REPLY : 0;
 }
 
-/* the targets of rows 0..B-1 after a forward: the score's and
- * ownership's as below, and with the auxiliary policy head the opponent's
- * reply, each row weighing 1 when it has one (policy_next_mask 1 or 2)
- * and 0 when not; *ent as own_target's */
-static const float *score_target(gt_trainer *t, int B, const gt_nn_out *out);
-static const float *own_target(gt_trainer *t, int B, int n, const gt_nn_out *out, double *ent);
-static gt_nn_target targets(gt_trainer *t, int B, int n, const gt_nn_out *out, double *ent)
-{
-	gt_nn_target tg = {t->pol, t->val, score_target(t, B, out), own_target(t, B, n, out, ent),
-	                   t->wt, t->pnext, t->pnmask};
-	for (int b = 0; t->pnmask && b < B; b++)
-		t->pnmask[b] = t->pnmask[b] != 0;
-	return tg;
-}
-
 /* binary entropy of q = (1+o)/2 in nats */
 static double own_entropy(float o)
 {
@@ -240,6 +225,19 @@ static const float *score_target(gt_trainer *t, int B, const gt_nn_out *out)
 		if (isnan(t->score[b]))
 			t->score[b] = out->score[b];
 	return t->score;
+}
+
+/* the targets of rows 0..B-1 after a forward: the score's and
+ * ownership's as above, and with the auxiliary policy head the opponent's
+ * reply, each row weighing 1 when it has one (policy_next_mask 1 or 2)
+ * and 0 when not; *ent as own_target's */
+static gt_nn_target targets(gt_trainer *t, int B, int n, const gt_nn_out *out, double *ent)
+{
+	gt_nn_target tg = {t->pol, t->val, score_target(t, B, out), own_target(t, B, n, out, ent),
+	                   t->wt, t->pnext, t->pnmask};
+	for (int b = 0; t->pnmask && b < B; b++)
+		t->pnmask[b] = t->pnmask[b] != 0;
+	return tg;
 }
 
 static void loss_fix(gt_nn_loss *l, const gt_nn_lossw *w, double ent, int B)

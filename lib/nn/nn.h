@@ -165,8 +165,11 @@ typedef struct gt_nn_loss {
 } gt_nn_loss;
 
 /* gt_nn_new: a network of architecture a on backend ("cpu"; NULL means
- * "cpu") with zero parameters. Returns NULL with e filled on a bad
- * architecture or unknown backend. Free with gt_nn_free. */
+ * "cpu"; "auto": cuda when a GPU is there and the network runs on it)
+ * with zero parameters. Returns NULL with e filled on a bad architecture,
+ * an unknown backend, or one that cannot run it (GT_EUNSUPPORTED: cuda
+ * with global pooling blocks or the auxiliary policy head). Free with
+ * gt_nn_free. */
 gt_nn *gt_nn_new(const gt_arch *a, const char *backend, gt_error *e);
 void gt_nn_free(gt_nn *nn);
 const gt_arch *gt_nn_arch(const gt_nn *nn);
