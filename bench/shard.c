@@ -114,7 +114,7 @@ static void bench_size(int n, double secs, const char *dir)
 		malloc(sizeof(float) * B * C * np), malloc(sizeof(float) * B * (G ? G : 1)),
 		malloc(sizeof(float) * B * (np + 1)), malloc(sizeof(float) * B),
 		malloc(sizeof(float) * B), malloc(sizeof(float) * B * np), malloc(sizeof(float) * B),
-		malloc(sizeof(float) * B), NULL, NULL,
+		malloc(sizeof(float) * B), NULL, NULL, NULL, NULL,
 	};
 	long rows = 0;
 	t0 = gt_now();

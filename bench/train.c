@@ -44,9 +44,9 @@ static double bare_rate(gt_nn *nn, gt_optim *opt, gt_shard_window *w, int B)
 	float *pol = malloc(sizeof(float) * B * (N + 1)), *val = malloc(sizeof(float) * B);
 	float *sc = malloc(sizeof(float) * B), *own = malloc(sizeof(float) * B * N);
 	float *wt = malloc(sizeof(float) * B);
-	gt_shard_batch b = {pl, gl, pol, val, sc, own, NULL, wt, NULL, NULL};
+	gt_shard_batch b = {pl, gl, pol, val, sc, own, NULL, wt, NULL, NULL, NULL, NULL};
 	gt_shard_window_sample(w, B, &b);
-	gt_nn_target t = {pol, val, sc, own, wt};
+	gt_nn_target t = {pol, val, sc, own, wt, NULL, NULL};
 	gt_nn_lossw lw = GT_NN_LOSSW_DEFAULT;
 	int k = 0;
 	double t0 = gt_now(), dt;

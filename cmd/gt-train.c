@@ -25,6 +25,7 @@ static void usage(FILE *f)
 	    "                [--lr-decay ROWS:F,...] [--ema DECAY] [--export ema|last]\n"
 	    "                [--policy-weight W]\n"
 	    "                [--value-weight W] [--score-weight W] [--ownership-weight W]\n"
+	    "                [--aux-policy-weight W]\n"
 	    "                [--board-size N] [--series NAME] [--seed S] [--threads T]\n"
 	    "                [--state FILE] [--checkpoint-every K] [--log-every K]\n"
 	    "                [--validate DIR] [--validate-every K] [--validate-rows R]\n"
@@ -35,7 +36,8 @@ static void usage(FILE *f)
 	    "Train a network on the newest rows of a shard directory (gt-shard(5)); metrics\n"
 	    "as NDJSON on stdout, the new network written to -o (atomically).\n"
 	    "  --model FILE          start from this network\n"
-	    "  --init ARCH           or from a random one, e.g. b6c64 (seed --seed)\n"
+	    "  --init ARCH           or from a random one, e.g. b6c64 (seed --seed); b6c64a\n"
+	    "                        with the auxiliary policy head (the opponent's reply)\n"
 	    "  --data DIR            shard directory (required)\n"
 	    "  -o, --output FILE     output network (<series>-b<B>c<C>-s<steps>-d<rows>.bin.gz)\n"
 	    "  --window ROWS         newest rows to sample from (250000)\n"
@@ -53,6 +55,7 @@ static void usage(FILE *f)
 	    "  --value-weight W\n"
 	    "  --score-weight W\n"
 	    "  --ownership-weight W\n"
+	    "  --aux-policy-weight W of the auxiliary policy head, if any (0.15)\n"
 	    "  --board-size N        train on this size's shards (the newest shard's)\n"
 	    "  --series NAME         series of the output's name (the input's, or gt)\n"
 	    "  --seed S              sampler and --init seed (1)\n"
@@ -160,7 +163,7 @@ static int train(gt_trainrun_conf *c, const gt_model *parent, const uint8_t *sha
 enum { O_MODEL = 256, O_INIT, O_DATA, O_WINDOW, O_STEPS, O_BATCH, O_LR, O_OPT, O_MOM,
        O_WD, O_WP, O_WV, O_WS, O_WO, O_THREADS, O_SEED, O_BOARD, O_SERIES, O_STATE,
        O_CKPT, O_LOG, O_VAL, O_VALEVERY, O_VALROWS, O_MAXBAD, O_PROGRESS, O_BACKEND,
-       O_WARMUP, O_DECAY, O_EMA, O_EXPORT };
+       O_WARMUP, O_DECAY, O_EMA, O_EXPORT, O_WA };
 static const struct option opts[] = {
 	{"model", required_argument, NULL, O_MODEL},
 	{"init", required_argument, NULL, O_INIT},
@@ -180,6 +183,7 @@ static const struct option opts[] = {
 	{"value-weight", required_argument, NULL, O_WV},
 	{"score-weight", required_argument, NULL, O_WS},
 	{"ownership-weight", required_argument, NULL, O_WO},
+	{"aux-policy-weight", required_argument, NULL, O_WA},
 	{"threads", required_argument, NULL, O_THREADS},
 	{"seed", required_argument, NULL, O_SEED},
 	{"board-size", required_argument, NULL, O_BOARD},
@@ -257,6 +261,9 @@ int main(int argc, char **argv)
 		case O_WV: tc->lossw.value = (float)cli_double("--value-weight", optarg, 0, 1e6); break;
 		case O_WS: tc->lossw.score = (float)cli_double("--score-weight", optarg, 0, 1e6); break;
 		case O_WO: tc->lossw.own = (float)cli_double("--ownership-weight", optarg, 0, 1e6); break;
+		case O_WA:
+			tc->lossw.aux_policy = (float)cli_double("--aux-policy-weight", optarg, 0, 1e6);
+			break;
 		case O_THREADS: threads = (int)cli_int("--threads", optarg, 1, 256); break;
 		case O_SEED: tc->seed = (uint64_t)cli_int("--seed", optarg, 0, (1L << 53) - 1); break;
 		case O_BOARD: rc.board_size = (int)cli_int("--board-size", optarg, 2, 19); break;

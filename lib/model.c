@@ -40,14 +40,16 @@ int gt_model_parse_arch(const char *s, gt_arch *a, gt_error *e)
 	for (int i = 0; i < 2; i++)
 		if (arch_num(&p, i ? 'c' : 'b', &v[i]))
 			return gt_error_set(e, GT_EFORMAT, -1, p - s,
-			                    "architecture '%s': want b<blocks>c<channels>[g<every>[p<pooled>]], "
-			                    "e.g. b6c64 or b6c96g2", s);
+			                    "architecture '%s': want b<blocks>c<channels>[g<every>[p<pooled>]][a], "
+			                    "e.g. b6c64 or b6c96g2a", s);
 	if (arch_num(&p, 'g', &every) == 0) {
 		if (every < 1)
 			return gt_error_set(e, GT_EFORMAT, -1, p - s,
 			                    "architecture '%s': global pooling every 0 blocks", s);
 		arch_num(&p, 'p', &pooled);
 	}
+	int aux = *p == 'a';
+	p += aux;
 	if (*p)
 		return gt_error_set(e, GT_EFORMAT, -1, p - s,
 		                    "architecture '%s': trailing '%s'", s, p);
@@ -56,6 +58,8 @@ int gt_model_parse_arch(const char *s, gt_arch *a, gt_error *e)
 		a->gpool_every = (int)every;
 		a->gpool_channels = pooled >= 0 ? (int)pooled : gt_arch_gpool_default(a->channels);
 	}
+	if (aux)
+		a->heads |= GT_ARCH_AUX_POLICY;
 	return gt_arch_check(a, e);
 }
 
@@ -66,13 +70,15 @@ char *gt_model_arch_name(const gt_arch *a, char *buf, size_t size)
 		k += snprintf(buf + k, size - k, "g%d", a->gpool_every);
 	if (a->gpool_every && a->gpool_channels != gt_arch_gpool_default(a->channels) && k >= 0 &&
 	    (size_t)k < size)
-		snprintf(buf + k, size - k, "p%d", a->gpool_channels);
+		k += snprintf(buf + k, size - k, "p%d", a->gpool_channels);
+	if ((a->heads & GT_ARCH_AUX_POLICY) && k >= 0 && (size_t)k < size)
+		snprintf(buf + k, size - k, "a");
 	return buf;
 }
 
 int gt_model_version(const gt_arch *a)
 {
-	return a->gpool_every ? 2 : 1;
+	return a->gpool_every || a->heads ? 2 : 1;
 }
 
 gt_model *gt_model_new(const gt_arch *a, gt_error *e)
@@ -173,6 +179,7 @@ static void header_pack(const gt_model *m, uint8_t *h)
 	gt_le_put32(h + 4, (uint32_t)gt_model_version(a));
 	gt_le_put32(h + 172, (uint32_t)a->gpool_every);
 	gt_le_put32(h + 176, (uint32_t)a->gpool_channels);
+	gt_le_put32(h + 180, (uint32_t)a->heads);
 	for (int i = 0; i < 11; i++)
 		gt_le_put32(h + 8 + 4 * i, f[i]);
 	gt_le_put64(h + 52, m->meta.steps);
@@ -381,16 +388,22 @@ int gt_model_read(const char *path, gt_model **out, gt_error *e)
 	a.max_n = f[8];
 	if (version == 2) {
 		uint32_t g[3] = {gt_le_get32(h + 172), gt_le_get32(h + 176), gt_le_get32(h + 180)};
-		if (g[0] == 0 || g[0] > INT_MAX || g[1] > INT_MAX) {
-			r = fmt_err(e, path, 172, "version 2 without global pooling blocks, or out of range");
+		if (g[0] > INT_MAX || g[1] > INT_MAX) {
+			r = fmt_err(e, path, 172, "global pooling out of range");
 			goto fail;
 		}
-		if (g[2] != 0) {
+		if (g[2] & ~(uint32_t)GT_ARCH_HEADS_KNOWN) {
 			r = fmt_err(e, path, 180, "unknown heads");
+			goto fail;
+		}
+		if (g[0] == 0 && g[2] == 0) {
+			r = fmt_err(e, path, 172,
+			            "version 2 without global pooling blocks or auxiliary heads");
 			goto fail;
 		}
 		a.gpool_every = (int)g[0];
 		a.gpool_channels = (int)g[1];
+		a.heads = (int)g[2];
 	}
 	gt_error ae;
 	if (gt_arch_check(&a, &ae)) {

@@ -17,7 +17,7 @@
 #define GT_MODEL_MAGIC "GTNN"
 #define GT_MODEL_VERSION 2               /* the newest; 1 is written when it suffices */
 #define GT_MODEL_HEADER_BYTES 172        /* bytes before the parameters, version 1 */
-#define GT_MODEL_HEADER2_BYTES 184       /* version 2: + global pooling, heads */
+#define GT_MODEL_HEADER2_BYTES 184       /* version 2: + global pooling, heads (nn.h GT_ARCH_*) */
 #define GT_MODEL_MAX_PARAMS (1UL << 28)  /* refuse larger headers (1 GiB) */
 #define GT_MODEL_SERIES_MAX 64           /* bytes of the series field, NUL included */
 
@@ -38,15 +38,19 @@ typedef struct gt_model {
 /* gt_model_parse_arch: "b6c64" (blocks, channels; the inputs of feat.h,
  * the rest default as in gt_arch_default) into a; "b6c96g2": global
  * pooling blocks every 2 blocks (nn.h gt_arch_gpool_block) with
- * gt_arch_gpool_default channels, "b6c96g2p32" with 32. The one parser
+ * gt_arch_gpool_default channels, "b6c96g2p32" with 32; a final "a"
+ * ("b2c16a", "b6c96g2a") adds the auxiliary policy head (heads bit
+ * GT_ARCH_AUX_POLICY: the opponent's reply). The one parser
  * of architecture strings; gt_model_arch_name writes them.
  * Returns 0 or GT_EFORMAT (bad syntax or out of range, said in e). */
 int gt_model_parse_arch(const char *s, gt_arch *a, gt_error *e);
 /* gt_model_arch_name: a's string ("b6c64", "b6c96g2", "b6c96g2p20" when
- * the pooled channels are not the default) into buf; returns buf. */
+ * the pooled channels are not the default, "b6c96g2a" with the auxiliary
+ * policy head) into buf; returns buf. */
 char *gt_model_arch_name(const gt_arch *a, char *buf, size_t size);
 /* gt_model_version: the format version a file of a is written in: 1
- * without global pooling blocks (the bytes of older builds), else 2. */
+ * without global pooling blocks and extra heads (the bytes of older
+ * builds), else 2. */
 int gt_model_version(const gt_arch *a);
 
 /* gt_model_new: a model of architecture a with zero parameters and empty

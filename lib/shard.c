@@ -30,8 +30,9 @@
 #endif
 
 /* the arrays of a shard (gt-shard(5)) in the file's order, then "meta";
- * the writer's row buffers and the reader's arrays in the same order */
-enum { NCOLS = 8 };
+ * the writer's row buffers and the reader's arrays in the same order;
+ * the last NOPT are absent from the shards of older builds */
+enum { NCOLS = 10, NOPT = 2 };
 static const struct {
 	const char *name;
 	gt_dtype t;
@@ -45,6 +46,8 @@ static const struct {
 	{"ownership", GT_F4, 2},
 	{"ownership_mask", GT_U1, 1},
 	{"weight", GT_F4, 1},
+	{"policy_next", GT_F4, 2},
+	{"policy_next_mask", GT_U1, 1},
 };
 
 /* ---- random numbers: gt_splitmix64 (lib/rng.h) ---- */
@@ -140,14 +143,18 @@ typedef struct rows {
 	float *val, *score, *wt;
 	float *own;          /* [cap, np] */
 	uint8_t *omask;
+	int reply;           /* pnext and pnmask are kept (a window may not ask) */
+	float *pnext;        /* [cap, np+1]: the opponent's reply (policy_next) */
+	uint8_t *pnmask;     /* [cap]: policy_next_mask */
 	long *game;          /* game serial of each row */
 	int X;               /* extra floats per row: KX(np) with KataGo's keys, else 0 */
 	float *ext;          /* [cap, X] */
 } rows;
 
-static void rows_init(rows *r, int n, int C, int G, int X)
+static void rows_init(rows *r, int n, int C, int G, int X, int reply)
 {
 	memset(r, 0, sizeof *r);
+	r->reply = reply;
 	r->n = n;
 	r->np = n * n;
 	r->pb = (r->np + 7) / 8;
@@ -168,6 +175,10 @@ static void rows_reserve(rows *r, long cap)
 	r->wt = gt_xrealloc(r->wt, sizeof(float) * cap);
 	r->own = gt_xrealloc(r->own, sizeof(float) * cap * r->np);
 	r->omask = gt_xrealloc(r->omask, cap);
+	if (r->reply) {
+		r->pnext = gt_xrealloc(r->pnext, sizeof(float) * cap * (r->np + 1));
+		r->pnmask = gt_xrealloc(r->pnmask, cap);
+	}
 	r->game = gt_xrealloc(r->game, sizeof(long) * cap);
 	if (r->X)
 		r->ext = gt_xrealloc(r->ext, sizeof(float) * cap * r->X);
@@ -177,7 +188,7 @@ static void rows_reserve(rows *r, long cap)
 static void rows_release(rows *r)
 {
 	gt_free_all(r->packed, r->glob, r->pol, r->val, r->score, r->wt, r->own, r->omask, r->game,
-	            r->ext);
+	            r->ext, r->pnext, r->pnmask);
 	memset(r, 0, sizeof *r);
 }
 
@@ -193,6 +204,11 @@ static void row_copy(rows *b, long d, const rows *a, long s)
 	b->score[d] = a->score[s];
 	b->wt[d] = a->wt[s];
 	b->omask[d] = a->omask[s];
+	if (a->reply) {
+		memcpy(b->pnext + d * (a->np + 1), a->pnext + s * (a->np + 1),
+		       sizeof(float) * (a->np + 1));
+		b->pnmask[d] = a->pnmask[s];
+	}
 	b->game[d] = a->game[s];
 	if (a->X)
 		memcpy(b->ext + d * a->X, a->ext + s * a->X, sizeof(float) * a->X);
@@ -469,10 +485,35 @@ static void katago_row(const gt_shard_writer *w, const gt_record *r, const gt_bo
 	}
 }
 
-/* append the row of position ps on board b; 1 if kept, 0 if non-finite */
-static int add_row(gt_shard_writer *w, rows *rb, const gt_record *r, const gt_position *ps,
+/* The opponent's reply to position j of r (gt-shard(5), policy_next):
+ * the next position's policy (*pol) when it is a training target, 1; else
+ * the move played next (*move, a point or the pass n*n), 2; 0 when the
+ * game ends before the reply or the next move is not the opponent's. */
+static int reply_of(const gt_record *r, int j, const float **pol, int *move)
+{
+	const gt_position *ps = &r->pos[j], *next = j + 1 < r->npos ? &r->pos[j + 1] : NULL;
+	int t = ps->move_number, np = r->board_size * r->board_size;
+	*pol = NULL;
+	*move = -1;
+	if (t + 1 >= r->nmoves || (r->colors && r->colors[t + 1] == r->colors[t]))
+		return 0;
+	if (next && next->move_number == t + 1 && next->full_search && next->policy &&
+	    finite_all(next->policy, np + 1)) {
+		*pol = next->policy;
+		return 1;
+	}
+	if (r->moves[t + 1] < 0 || r->moves[t + 1] > np)
+		return 0;
+	*move = r->moves[t + 1];
+	return 2;
+}
+
+/* append the row of position ps (position j of r) on board b; 1 if kept,
+ * 0 if non-finite */
+static int add_row(gt_shard_writer *w, rows *rb, const gt_record *r, int j,
                    const gt_position *next, const gt_board *b, gt_error *e)
 {
+	const gt_position *ps = &r->pos[j];
 	int np = rb->np;
 	int rc = w->enc.encode(b, w->planes, w->globals, w->enc.ctx);
 	if (rc)
@@ -512,6 +553,18 @@ static int add_row(gt_shard_writer *w, rows *rb, const gt_record *r, const gt_po
 	rb->game[i] = w->game_serial;
 	if (rb->X)
 		katago_row(w, r, b, ps, next, value, score, rb->ext + (size_t)i * rb->X);
+	if (rb->reply) {
+		const float *rp;
+		int mv;
+		float *dst = rb->pnext + (size_t)i * (np + 1);
+		rb->pnmask[i] = (uint8_t)reply_of(r, j, &rp, &mv);
+		if (rp)
+			memcpy(dst, rp, sizeof(float) * (np + 1));
+		else
+			memset(dst, 0, sizeof(float) * (np + 1));
+		if (mv >= 0)
+			dst[mv] = 1;
+	}
 	rb->cnt++;
 	return 1;
 }
@@ -538,7 +591,8 @@ int gt_shard_add_record(gt_shard_writer *w, const gt_record *r, gt_error *e)
 	}
 	rows *rb = &w->buf[n];
 	if (!rb->n)
-		rows_init(rb, n, w->enc.nplanes, w->enc.nglobals, w->o.katago_pos_len ? KX(n * n) : 0);
+		rows_init(rb, n, w->enc.nplanes, w->enc.nglobals, w->o.katago_pos_len ? KX(n * n) : 0,
+		          !w->o.katago_pos_len);
 	long start = rb->cnt, nonfinite0 = w->st.nonfinite, skipped0 = w->st.skipped;
 	gt_board *b = w->board;
 	rc = replay_start(b, r, rules, e);
@@ -568,7 +622,7 @@ int gt_shard_add_record(gt_shard_writer *w, const gt_record *r, gt_error *e)
 		if (next && (next->move_number != ps->move_number + 1 || !next->full_search ||
 		             !next->policy || !finite_all(next->policy, n * n + 1)))
 			next = NULL;
-		int k = add_row(w, rb, r, ps, next, b, e);
+		int k = add_row(w, rb, r, j, next, b, e);
 		if (k < 0)
 			rc = k;
 	}
@@ -818,7 +872,7 @@ static int write_shard(gt_shard_writer *w, rows *rb, long nrows, gt_error *e)
 	long cnt = rb->cnt;
 	uint64_t s = w->o.seed ^ (0x5851f42d4c957f2dULL * (++w->shard_serial));
 	rows sh;
-	rows_init(&sh, rb->n, rb->C, rb->G, rb->X);
+	rows_init(&sh, rb->n, rb->C, rb->G, rb->X, rb->reply);
 	rows_reserve(&sh, cnt);
 	long *perm = gt_xmalloc(sizeof(long) * cnt);
 	for (long i = 0; i < cnt; i++)
@@ -860,9 +914,10 @@ static int write_shard(gt_shard_writer *w, rows *rb, long nrows, gt_error *e)
 	int64_t s_packed[3] = {R, rb->C, rb->pb}, s_glob[2] = {R, rb->G}, s_pol[2] = {R, np + 1},
 		s_row[1] = {R}, s_own[2] = {R, np}, s_meta[1] = {5};
 	int32_t meta[5] = {GT_SHARD_FORMAT, n, w->enc.version, rb->C, rb->G};
-	const int64_t *shape[NCOLS] = {s_packed, s_glob, s_pol, s_row, s_row, s_own, s_row, s_row};
+	const int64_t *shape[NCOLS] = {s_packed, s_glob, s_pol, s_row, s_row, s_own, s_row, s_row,
+	                               s_pol, s_row};
 	const void *data[NCOLS] = {rb->packed, rb->glob, rb->pol, rb->val, rb->score, rb->own,
-	                           rb->omask, rb->wt};
+	                           rb->omask, rb->wt, rb->pnext, rb->pnmask};
 	if (w->o.katago_pos_len)
 		rc = katago_arrays(w, rb, nrows, z, e);
 	for (int c = 0; c < NCOLS && !rc && !w->o.katago_pos_len; c++)
@@ -938,6 +993,7 @@ struct gt_shard_window {
 	uint64_t rng;
 	int *symtab; /* [8][np] */
 	long slice, slices; /* rows seen: slice, slice + slices, ... (0, 1: all) */
+	int reply;   /* GT_SHARD_WINDOW_REPLY: policy_next and its mask kept */
 };
 
 typedef struct mentry {
@@ -1006,11 +1062,11 @@ static long window_take(gt_shard_window *w, const char *out, const mentry *m, lo
 		return GT_ECHECKSUM;
 	}
 	rows *r = &w->r;
-	gt_npz_array a[9];
+	gt_npz_array a[NCOLS + 1];
 	memset(a, 0, sizeof a);
 	int64_t s_meta[1] = {5};
-	int rc = gt_npz_load_as(z, "meta", GT_I4, 1, s_meta, &a[8], &e);
-	const int32_t *meta = a[8].data;
+	int rc = gt_npz_load_as(z, "meta", GT_I4, 1, s_meta, &a[NCOLS], &e);
+	const int32_t *meta = a[NCOLS].data;
 	if (!rc && (meta[0] != GT_SHARD_FORMAT || meta[1] != r->n || meta[2] != w->info.feature_version ||
 	            meta[3] != r->C || meta[4] != r->G))
 		rc = gt_error_set(&e, GT_EFORMAT, -1, -1, "%s: meta differs from the window's", m->file);
@@ -1018,8 +1074,12 @@ static long window_take(gt_shard_window *w, const char *out, const mentry *m, lo
 	int64_t s_packed[3] = {R, r->C, r->pb}, s_glob[2] = {R, r->G}, s_pol[2] = {R, r->np + 1},
 		s_own[2] = {R, r->np};
 	int64_t s_val[1] = {R}, s_score[1] = {R}, s_wt[1] = {R}, s_om[1] = {R};
-	int64_t *shape[NCOLS] = {s_packed, s_glob, s_pol, s_val, s_score, s_own, s_om, s_wt};
-	for (int c = 0; c < NCOLS && !rc; c++) {
+	int64_t s_pn[2] = {R, r->np + 1}, s_pm[1] = {R};
+	int64_t *shape[NCOLS] = {s_packed, s_glob, s_pol, s_val, s_score, s_own, s_om, s_wt, s_pn, s_pm};
+	/* the opponent's reply: only when the window keeps it and the shard
+	 * has it (older shards do not: their rows have none) */
+	int ncols = r->reply && gt_npz_find(z, cols[NCOLS - NOPT].name) >= 0 ? NCOLS : NCOLS - NOPT;
+	for (int c = 0; c < ncols && !rc; c++) {
 		rc = gt_npz_load_as(z, cols[c].name, cols[c].t, cols[c].ndim, shape[c], &a[c], &e);
 		R = s_packed[0];
 		for (int k = 1; c == 0 && k < NCOLS; k++)
@@ -1041,15 +1101,32 @@ static long window_take(gt_shard_window *w, const char *out, const mentry *m, lo
 		memcpy(r->own + (size_t)i * r->np, a[5].data, sizeof(float) * k * r->np);
 		memcpy(r->omask + i, a[6].data, k);
 		memcpy(r->wt + i, a[7].data, sizeof(float) * k);
+		if (r->reply && ncols == NCOLS) {
+			const uint8_t *pm = a[9].data;
+			memcpy(r->pnext + (size_t)i * (r->np + 1), a[8].data, sizeof(float) * k * (r->np + 1));
+			for (long j = 0; j < k; j++) { /* 0, 1 or 2; anything else: none */
+				r->pnmask[i + j] = pm[j] <= 2 ? pm[j] : 0;
+				w->info.reply_rows += r->pnmask[i + j] != 0;
+			}
+		} else if (r->reply) {
+			memset(r->pnext + (size_t)i * (r->np + 1), 0, sizeof(float) * k * (r->np + 1));
+			memset(r->pnmask + i, 0, k);
+		}
 		r->cnt += k;
 	}
-	for (int i = 0; i < 9; i++)
+	for (int i = 0; i <= NCOLS; i++)
 		free(a[i].data);
 	return rc ? rc : k;
 }
 
 gt_shard_window *gt_shard_window_open(const char *outdir, long want, int board_size, uint64_t seed,
                                       gt_error *e)
+{
+	return gt_shard_window_open_with(outdir, want, board_size, seed, 0, e);
+}
+
+gt_shard_window *gt_shard_window_open_with(const char *outdir, long want, int board_size,
+                                           uint64_t seed, int flags, gt_error *e)
 {
 	if (want < 1 || board_size < 0 || board_size > GT_MAX_N) {
 		gt_error_set(e, GT_EINVAL, -1, -1, "bad window size or board size");
@@ -1061,6 +1138,7 @@ gt_shard_window *gt_shard_window_open(const char *outdir, long want, int board_s
 		return NULL;
 	gt_shard_window *w = gt_xcalloc(1, sizeof *w);
 	w->rng = seed;
+	w->reply = (flags & GT_SHARD_WINDOW_REPLY) != 0;
 	int n = board_size, ver = -1;
 	for (int i = cnt - 1; i >= 0 && w->r.cnt < want; i--) {
 		if (!n || ver < 0) {
@@ -1095,7 +1173,7 @@ skip_size:
 			gt_npz_close(z);
 			const int32_t *meta = a.data;
 			if (meta[1] == n && meta[3] >= 1 && meta[3] <= 64 && meta[4] >= 0 && meta[4] <= 64)
-				rows_init(&w->r, n, meta[3], meta[4], 0);
+				rows_init(&w->r, n, meta[3], meta[4], 0, w->reply);
 			free(a.data);
 			if (!w->r.n) {
 				w->info.skipped++;
@@ -1160,6 +1238,14 @@ int gt_shard_window_slice(gt_shard_window *w, int slice, int slices)
 	return 0;
 }
 
+/* dst[sym[p]] = src[p] for the np points; the pass (np) stays last */
+static void sym_policy(float *dst, const float *src, const int *sym, int np)
+{
+	for (int p = 0; p < np; p++)
+		dst[sym[p]] = src[p];
+	dst[np] = src[np];
+}
+
 int gt_shard_window_get(const gt_shard_window *w, long row, int k, gt_shard_batch *b, int i)
 {
 	const rows *r = &w->r;
@@ -1182,13 +1268,8 @@ int gt_shard_window_get(const gt_shard_window *w, long row, int k, gt_shard_batc
 	}
 	if (b->globals)
 		memcpy(b->globals + (size_t)i * r->G, r->glob + (size_t)row * r->G, sizeof(float) * r->G);
-	if (b->policy) {
-		float *dst = b->policy + (size_t)i * (np + 1);
-		const float *src = r->pol + (size_t)row * (np + 1);
-		for (int p = 0; p < np; p++)
-			dst[sym[p]] = src[p];
-		dst[np] = src[np];
-	}
+	if (b->policy)
+		sym_policy(b->policy + (size_t)i * (np + 1), r->pol + (size_t)row * (np + 1), sym, np);
 	if (b->ownership) {
 		float *dst = b->ownership + (size_t)i * np;
 		const float *src = r->own + (size_t)row * np;
@@ -1203,6 +1284,15 @@ int gt_shard_window_get(const gt_shard_window *w, long row, int k, gt_shard_batc
 		b->weight[i] = r->wt[row];
 	if (b->ownership_mask)
 		b->ownership_mask[i] = r->omask[row];
+	if (b->policy_next) {
+		float *dst = b->policy_next + (size_t)i * (np + 1);
+		if (r->reply)
+			sym_policy(dst, r->pnext + (size_t)row * (np + 1), sym, np);
+		else
+			memset(dst, 0, sizeof(float) * (np + 1));
+	}
+	if (b->policy_next_mask)
+		b->policy_next_mask[i] = r->reply ? r->pnmask[row] : 0;
 	if (b->sym)
 		b->sym[i] = k;
 	if (b->index)

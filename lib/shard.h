@@ -21,6 +21,10 @@
  *   ownership        <f4 [R, n*n]    final ownership, +1 side to move's
  *   ownership_mask   |u1 [R]         1 if the game carried ownership
  *   weight           <f4 [R]         training weight of the row
+ *   policy_next      <f4 [R, n*n+1]  the opponent's reply (the next position's
+ *                                    policy, or the next move one-hot), 0s if none
+ *   policy_next_mask |u1 [R]         0 none, 1 the next position's policy, 2 the
+ *                                    move played next (absent in older shards)
  *   meta             <i4 [5]         format version, n, feature version, C, G
  * With opts.katago_pos_len the arrays are KataGo's instead (gt-shard(5)).
  */
@@ -128,6 +132,8 @@ typedef struct gt_shard_window_info {
 	int skipped;         /* manifest entries skipped: other board size or
 	                        features, missing file, sha256 mismatch, bad data */
 	int n, nplanes, nglobals, feature_version;
+	long reply_rows;     /* rows with the opponent's reply (policy_next_mask
+	                        not 0; counted with GT_SHARD_WINDOW_REPLY only) */
 	char last_skip[256]; /* why the last skipped shard was skipped */
 } gt_shard_window_info;
 
@@ -142,6 +148,13 @@ typedef struct gt_shard_window_info {
  * when no usable shard exists, GT_EIO when the manifest cannot be read. */
 gt_shard_window *gt_shard_window_open(const char *outdir, long rows, int board_size,
                                       uint64_t seed, gt_error *e);
+/* gt_shard_window_open_with: the same with flags: GT_SHARD_WINDOW_REPLY
+ * keeps each row's policy_next and policy_next_mask too (4 * (n*n+1) + 1
+ * bytes more a row; rows of shards without them get mask 0), for the
+ * auxiliary policy head. */
+#define GT_SHARD_WINDOW_REPLY 1
+gt_shard_window *gt_shard_window_open_with(const char *outdir, long rows, int board_size,
+                                           uint64_t seed, int flags, gt_error *e);
 void gt_shard_window_free(gt_shard_window *w);
 void gt_shard_window_get_info(const gt_shard_window *w, gt_shard_window_info *info);
 
@@ -161,16 +174,20 @@ int gt_shard_window_slice(gt_shard_window *w, int slice, int slices);
  *   value, score, weight, ownership_mask  [B]
  *   ownership [B, n*n]
  *   sym       [B]           symmetry used per sample (lib/sym.h)
- *   index     [B]           window row of each sample */
+ *   index     [B]           window row of each sample
+ *   policy_next [B, n*n+1]  the opponent's reply, pass last (zeros, and
+ *   policy_next_mask [B]    mask 0, unless the window keeps them) */
 typedef struct gt_shard_batch {
 	float *planes, *globals, *policy, *value, *score, *ownership, *ownership_mask, *weight;
 	int *sym;
 	long *index;
+	float *policy_next, *policy_next_mask;
 } gt_shard_batch;
 
 /* gt_shard_window_sample: B rows drawn uniformly (with replacement), each
  * under a random one of the 8 symmetries applied to the planes, the policy
- * (pass stays last) and the ownership: out[sym(k, p)] = in[p]. */
+ * and the opponent's reply (pass stays last) and the ownership:
+ * out[sym(k, p)] = in[p]. */
 void gt_shard_window_sample(gt_shard_window *w, int B, gt_shard_batch *b);
 
 /* gt_shard_window_get: row `row` (0..rows-1) under symmetry k into slot i

@@ -39,6 +39,7 @@ struct gt_trainer {
 	/* batch buffers for (cap rows, board n, C planes, G globals) */
 	int cap, n, C, G;
 	float *planes, *glob, *pol, *val, *score, *own, *omask, *wt;
+	float *pnext, *pnmask; /* the opponent's reply (the auxiliary policy head only) */
 };
 
 void gt_train_conf_init(gt_train_conf *c)
@@ -117,7 +118,9 @@ static void free_buffers(gt_trainer *t)
 {
 	free(t->planes); free(t->glob); free(t->pol); free(t->val);
 	free(t->score); free(t->own); free(t->omask); free(t->wt);
+	free(t->pnext); free(t->pnmask);
 	t->planes = t->glob = t->pol = t->val = t->score = t->own = t->omask = t->wt = NULL;
+	t->pnext = t->pnmask = NULL;
 	t->cap = 0;
 }
 
@@ -172,6 +175,10 @@ static int buffers(gt_trainer *t, const gt_shard_window *w, int B)
 		t->score = gt_xmalloc(sizeof(float) * B);
 		t->omask = gt_xmalloc(sizeof(float) * B);
 		t->wt = gt_xmalloc(sizeof(float) * B);
+		if (t->arch.heads & GT_ARCH_AUX_POLICY) {
+			t->pnext = gt_xmalloc(sizeof(float) * B * (N + 1));
+			t->pnmask = gt_xmalloc(sizeof(float) * B);
+		}
 		t->cap = B;
 		t->n = wi.n;
 		t->C = wi.nplanes;
@@ -183,8 +190,13 @@ static int buffers(gt_trainer *t, const gt_shard_window *w, int B)
 static gt_shard_batch batch_views(gt_trainer *t)
 {
 	gt_shard_batch b = {t->planes, t->glob, t->pol, t->val, t->score, t->own, t->omask, t->wt,
-	                    NULL, NULL};
+	                    NULL, NULL, t->pnext, t->pnmask};
 	return b;
+}
+
+int gt_train_window_flags(const gt_trainer *t)
+{
+	return t->arch.heads & GT_ARCH_AUX_POLICY ? GT_SHARD_WINDOW_REPLY : 0;
 }
 
 /* binary entropy of q = (1+o)/2 in nats */
@@ -236,6 +248,19 @@ static const float *score_target(gt_trainer *t, int B, const gt_nn_out *out)
 	return t->score;
 }
 
+/* the targets of rows 0..B-1 after a forward: the score's and
+ * ownership's as above, and with the auxiliary policy head the opponent's
+ * reply, each row weighing 1 when it has one (policy_next_mask 1 or 2)
+ * and 0 when not; *ent as own_target's */
+static gt_nn_target targets(gt_trainer *t, int B, int n, const gt_nn_out *out, double *ent)
+{
+	gt_nn_target tg = {t->pol, t->val, score_target(t, B, out), own_target(t, B, n, out, ent),
+	                   t->wt, t->pnext, t->pnmask};
+	for (int b = 0; t->pnmask && b < B; b++)
+		t->pnmask[b] = t->pnmask[b] != 0;
+	return tg;
+}
+
 static void loss_fix(gt_nn_loss *l, const gt_nn_lossw *w, double ent, int B)
 {
 	l->own -= ent / B;
@@ -266,7 +291,7 @@ int gt_train_step(gt_trainer *t, gt_shard_window *w, gt_train_step_info *info, g
 	if (rc)
 		return gt_error_set(e, rc, -1, -1, "forward: %s", gt_strerror(rc));
 	double ent;
-	gt_nn_target tg = {t->pol, t->val, score_target(t, B, &out), own_target(t, B, n, &out, &ent), t->wt};
+	gt_nn_target tg = targets(t, B, n, &out, &ent);
 	rc = gt_nn_backward(t->nn, &tg, &t->c.lossw, &si.loss);
 	if (rc)
 		return gt_error_set(e, rc, -1, -1, "backward: %s", gt_strerror(rc));
@@ -334,7 +359,7 @@ int gt_train_eval(gt_trainer *t, const gt_shard_window *w, long rows, int batch,
 		if (rc)
 			return gt_error_set(e, rc, -1, -1, "forward: %s", gt_strerror(rc));
 		double ent;
-		gt_nn_target tg = {t->pol, t->val, score_target(t, B, &out), own_target(t, B, n, &out, &ent), t->wt};
+		gt_nn_target tg = targets(t, B, n, &out, &ent);
 		gt_nn_loss l;
 		rc = gt_nn_eval_loss(t->nn, &tg, &t->c.lossw, &l);
 		if (rc)
@@ -345,6 +370,7 @@ int gt_train_eval(gt_trainer *t, const gt_shard_window *w, long rows, int batch,
 		r.loss.value += l.value * B;
 		r.loss.score += l.score * B;
 		r.loss.own += l.own * B;
+		r.loss.aux_policy += l.aux_policy * B;
 		for (int i = 0; i < B; i++)
 			hits += argmax(out.policy + (size_t)i * (N + 1), N + 1) ==
 			        argmax(t->pol + (size_t)i * (N + 1), N + 1);
@@ -356,6 +382,7 @@ int gt_train_eval(gt_trainer *t, const gt_shard_window *w, long rows, int batch,
 		r.loss.value /= rows;
 		r.loss.score /= rows;
 		r.loss.own /= rows;
+		r.loss.aux_policy /= rows;
 		r.top1 = (double)hits / rows;
 	}
 	if (info)

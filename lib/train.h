@@ -14,6 +14,11 @@
  *            conf.sched), then the moving average updated (with conf.ema)
  *   else: parameters and optimizer state untouched (a "bad" step, counted)
  *
+ * The auxiliary policy head (nn.h GT_ARCH_AUX_POLICY) learns the
+ * opponent's reply (gt-shard(5) policy_next) of the rows that have one,
+ * with loss weight lossw.aux_policy (0.15); rows without one (the game's
+ * last move, shards of older builds) add nothing to that term.
+ *
  * Ownership: rows whose game carried no ownership (ownership_mask 0, e.g.
  * human games) add no ownership loss: a batch with no such row trains the
  * ownership head normally, a batch of them only passes no ownership target,
@@ -96,6 +101,11 @@ void gt_train_free(gt_trainer *t);
 gt_nn *gt_train_nn(gt_trainer *t);
 gt_optim *gt_train_optim(gt_trainer *t);
 const gt_train_counts *gt_train_get_counts(const gt_trainer *t);
+
+/* gt_train_window_flags: the flags of gt_shard_window_open_with that the
+ * network's windows need: GT_SHARD_WINDOW_REPLY with the auxiliary policy
+ * head (the opponent's reply of each row, its target), else 0. */
+int gt_train_window_flags(const gt_trainer *t);
 
 /* gt_train_check_window: 0 if w's rows fit the network (feature version,
  * planes, globals, board size <= max_n), else GT_EUNSUPPORTED with the

@@ -41,13 +41,16 @@ static int json_num(char *buf, size_t size, const char *key, double v)
 /* v's fields ",\"<pre>policy\":x" ... "<pre>top1" at buf + n (size
  * bytes in all); returns the new n */
 static size_t eval_json(char *buf, size_t n, size_t size, const char *pre,
-                        const gt_train_eval_info *v)
+                        const gt_train_eval_info *v, int aux)
 {
-	static const char *const key[] = {"policy", "value", "score", "ownership", "total", "top1"};
-	double x[] = {v->loss.policy, v->loss.value, v->loss.score, v->loss.own, v->loss.total,
-	              v->top1};
-	for (int i = 0; i < 6 && n < size; i++) {
+	static const char *const key[] = {"policy", "value", "score", "ownership", "aux_policy",
+	                                  "total", "top1"};
+	double x[] = {v->loss.policy, v->loss.value, v->loss.score, v->loss.own,
+	              v->loss.aux_policy, v->loss.total, v->top1};
+	for (int i = 0; i < 7 && n < size; i++) {
 		char k[32];
+		if (i == 4 && !aux)
+			continue;
 		snprintf(k, sizeof k, "%s%s", pre, key[i]);
 		n += json_num(buf + n, size - n, k, x[i]);
 	}
@@ -66,6 +69,8 @@ char *gt_trainrun_metrics_json(const gt_trainrun_metrics *m, char *buf, size_t s
 	NUM("value", m->loss.value / g);
 	NUM("score", m->loss.score / g);
 	NUM("ownership", m->loss.own / g);
+	if (m->aux)
+		NUM("aux_policy", m->loss.aux_policy / g);
 	NUM("total", m->loss.total / g);
 	NUM("lr", m->lr);
 	NUM("grad_norm", m->grad_norm / g);
@@ -74,10 +79,10 @@ char *gt_trainrun_metrics_json(const gt_trainrun_metrics *m, char *buf, size_t s
 	PUT(",\"bad_steps\":%lld", (long long)m->k->bad);
 	if (m->val) {
 		PUT(",\"val_rows\":%ld", m->val->rows);
-		n = eval_json(buf, n, size, "val_", m->val);
+		n = eval_json(buf, n, size, "val_", m->val, m->aux);
 	}
 	if (m->val_avg)
-		n = eval_json(buf, n, size, "ema_val_", m->val_avg);
+		n = eval_json(buf, n, size, "ema_val_", m->val_avg, m->aux);
 	PUT("}");
 #undef NUM
 #undef PUT
@@ -145,7 +150,8 @@ gt_trainrun *gt_trainrun_open(const gt_model *parent, const uint8_t *parent_sha,
 	}
 	if (!(r->t = gt_train_new(parent, &c->train, e)))
 		goto fail;
-	if (!(r->w = gt_shard_window_open(c->data, c->window, c->board_size, seed, e)))
+	int flags = gt_train_window_flags(r->t);
+	if (!(r->w = gt_shard_window_open_with(c->data, c->window, c->board_size, seed, flags, e)))
 		goto fail;
 	gt_shard_window_get_info(r->w, &wi);
 	if ((err = gt_train_check_window(r->t, r->w, e)) != 0) {
@@ -156,8 +162,12 @@ gt_trainrun *gt_trainrun_open(const gt_model *parent, const uint8_t *parent_sha,
 		note(r, "%s: %ld rows of %dx%d from %d shards, %d shards skipped%s%s", c->data,
 		     wi.rows, wi.n, wi.n, wi.shards, wi.skipped, wi.skipped ? "; the last: " : "",
 		     wi.skipped ? wi.last_skip : "");
+	if (flags && (c->verbose || wi.reply_rows < wi.rows / 2))
+		note(r, "%s: %ld of %ld rows with the opponent's reply (the auxiliary policy's "
+		     "target; shards of older builds have none)", c->data, wi.reply_rows, wi.rows);
+	r->iv.aux = flags != 0;
 	if (c->valdir) {
-		r->vw = gt_shard_window_open(c->valdir, c->val_rows, wi.n, seed, e);
+		r->vw = gt_shard_window_open_with(c->valdir, c->val_rows, wi.n, seed, flags, e);
 		if (!r->vw || (err = gt_train_check_window(r->t, r->vw, e)) != 0) {
 			prefixed(e, r->vw ? err : GT_EIO, "--validate");
 			goto fail;
@@ -212,10 +222,11 @@ static int metrics(gt_trainrun *r, int val, gt_error *e)
 	if (r->out.line)
 		r->out.line(r->out.ctx, &r->iv);
 	const gt_train_counts *k = r->iv.k;
-	int batch = r->iv.batch;
+	int batch = r->iv.batch, aux = r->iv.aux;
 	memset(&r->iv, 0, sizeof r->iv);
 	r->iv.k = k;
 	r->iv.batch = batch;
+	r->iv.aux = aux;
 	return 0;
 }
 
@@ -242,6 +253,7 @@ int gt_trainrun_steps(gt_trainrun *r, volatile sig_atomic_t *stop, gt_error *e)
 			iv->loss.value += si.loss.value;
 			iv->loss.score += si.loss.score;
 			iv->loss.own += si.loss.own;
+			iv->loss.aux_policy += si.loss.aux_policy;
 			iv->loss.total += si.loss.total;
 			iv->grad_norm += si.grad_norm;
 		} else {

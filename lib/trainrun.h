@@ -52,15 +52,17 @@ typedef struct gt_trainrun_metrics {
 	int batch;                     /* rows per step */
 	const gt_train_eval_info *val; /* held-out figures, or NULL */
 	const gt_train_eval_info *val_avg; /* the same of the moving average, or NULL */
+	int aux;                       /* the network has the auxiliary policy head */
 } gt_trainrun_metrics;
 
 /* gt_trainrun_metrics_json: the metrics line of gt-train(1) without its
  * newline, into buf (size bytes; 1024 hold any): {"step","samples",
- * "policy","value","score","ownership","total" (means over the good
- * steps), "lr","grad_norm" (mean), "samples_per_s","data_share" (of the
- * time), "bad_steps", and with held-out figures "val_rows","val_policy",
- * "val_value","val_score","val_ownership","val_total","val_top1", and of
- * the moving average "ema_val_policy" ... "ema_val_top1"}, numbers
+ * "policy","value","score","ownership",["aux_policy",]"total" (means over
+ * the good steps), "lr","grad_norm" (mean), "samples_per_s","data_share"
+ * (of the time), "bad_steps", and with held-out figures "val_rows",
+ * "val_policy","val_value","val_score","val_ownership",["val_aux_policy",]
+ * "val_total","val_top1", and of the moving average "ema_val_policy" ...
+ * "ema_val_top1"} (the aux_policy keys when m->aux), numbers
  * %.6g, null where not finite. Returns buf. */
 char *gt_trainrun_metrics_json(const gt_trainrun_metrics *m, char *buf, size_t size);
 

@@ -403,8 +403,9 @@ int gt_unit_round(gt_unit *u, gt_unit_round_info *info, gt_error *e)
 	int rc = gt_unit_pull(u, e);
 	if (rc)
 		return rc;
-	gt_shard_window *w = gt_shard_window_open(u->c.data, u->c.window, u->c.board,
-	                                          u->c.train.seed + (uint64_t)u->r, e);
+	int flags = u->t ? gt_train_window_flags(u->t) : 0;
+	gt_shard_window *w = gt_shard_window_open_with(u->c.data, u->c.window, u->c.board,
+	                                               u->c.train.seed + (uint64_t)u->r, flags, e);
 	if (!w)
 		return GT_ENOTFOUND;
 	if (gt_shard_window_slice(w, u->c.slice, u->c.units) != 0)

@@ -17,6 +17,11 @@
 #                                    the entry before the last (a writer killed
 #                                    between the two); prints "files=F entries=E"
 #   shard_check.py hand-rows DIR     prints the rows of the hand record, by move
+#   shard_check.py replies NDJSON DIR  counts the rows of DIR by policy_next_mask
+#                                    (0 none, 1 the next position's policy, 2
+#                                    the move played next) and the same counts
+#                                    worked out from the records: "shard a b c
+#                                    records a b c"
 #   shard_check.py symcheck A B K    A and B hold shards of the same games, B's
 #                                    through gt-augment --symmetry K, written
 #                                    with the same seed (so row i is the same
@@ -181,6 +186,8 @@ def check_shard(path, m):
             "ownership": ("<f4", (m["rows"], np_)),
             "ownership_mask": ("|u1", (m["rows"],)),
             "weight": ("<f4", (m["rows"],)),
+            "policy_next": ("<f4", (m["rows"], np_ + 1)),
+            "policy_next_mask": ("|u1", (m["rows"],)),
             "meta": ("<i4", (5,)),
         }
         assert sorted(z.files) == sorted(want), (path, z.files)
@@ -194,6 +201,11 @@ def check_shard(path, m):
     assert (abs(a["policy"].sum(axis=1) - 1) < 1e-3).all(), path
     assert (abs(a["value"]) <= 1).all() and (abs(a["ownership"]) <= 1).all(), path
     assert (a["weight"] > 0).all(), path
+    pn, pm = a["policy_next"], a["policy_next_mask"]
+    assert np.isfinite(pn).all() and (pm <= 2).all(), path
+    assert (pn[pm == 0] == 0).all(), "a row without a reply has a policy_next"
+    assert (abs(pn[pm != 0].sum(axis=1) - 1) < 1e-3).all(), "policy_next does not sum to 1"
+    assert ((pn[pm == 2] == 1).sum(axis=1) == 1).all(), "the move played next is not one-hot"
     bits = np.unpackbits(a["binaryInputNCHWPacked"], axis=2)
     assert not bits[:, :, np_:].any(), "padding bits set"
     assert bits[:, 0, :np_].all(), "plane 0 (on board) not all 1"
@@ -244,12 +256,35 @@ def hand_rows(d):
             opp_e5 = int(bits[i, 2, 40])
             opp_c3 = int(bits[i, 2, 56])
             out[j] = ("move=%d value=%g score=%g argmax=%d p40=%g ppass=%g own0=%g own8=%g "
-                      "ownE5=%d oppE5=%d oppC3=%d w=%g" % (
+                      "ownE5=%d oppE5=%d oppC3=%d w=%g next=%d nextpass=%g nextmask=%d" % (
                           j, a["value"][i], s, int(np.argmax(a["policy"][i])),
                           a["policy"][i][40], a["policy"][i][NP], a["ownership"][i][0],
-                          a["ownership"][i][8], own_e5, opp_e5, opp_c3, a["weight"][i]))
+                          a["ownership"][i][8], own_e5, opp_e5, opp_c3, a["weight"][i],
+                          int(np.argmax(a["policy_next"][i])), a["policy_next"][i][NP],
+                          a["policy_next_mask"][i]))
     for j in sorted(out):
         print(out[j])
+
+
+def replies(path, d):
+    """Rows by policy_next_mask in d's shards, and as gt-shard(5) says they
+    should be from the records: a full-search position whose move is the
+    game's last has none (0); else the next position's policy when it had
+    a full search (1), else the move played next (2)."""
+    got = [0, 0, 0]
+    for m in manifest(d):
+        with np.load(os.path.join(d, m["file"])) as z:
+            for k in z["policy_next_mask"]:
+                got[int(k)] += 1
+    want = [0, 0, 0]
+    for line in open(path):
+        r = json.loads(line)
+        full = {p["move_number"]: p.get("full_search", True) for p in r["positions"]}
+        nm = len(r["moves"])
+        for t, f in full.items():
+            if f:
+                want[0 if t + 1 >= nm else 1 if full.get(t + 1, False) else 2] += 1
+    print("shard %d %d %d records %d %d %d" % tuple(got + want))
 
 
 def mkshard(d):
@@ -317,7 +352,10 @@ def symcheck(da, db, k):
         want = A["ownership"].copy()
         want[:, perm] = A["ownership"]
         assert (want == B["ownership"]).all(), "ownership"
-        for x in ("value", "score", "weight", "globalInputNC"):
+        want = A["policy_next"].copy()
+        want[:, perm] = A["policy_next"][:, :np_]
+        assert (abs(want - B["policy_next"]) < 1e-6).all(), "policy_next"
+        for x in ("value", "score", "weight", "globalInputNC", "policy_next_mask"):
             assert (A[x] == B[x]).all(), x
         rows += a_["rows"]
     print("rows=%d" % rows)
@@ -333,6 +371,8 @@ def main():
         print("shards=%d rows=%d games=%d" % check(sys.argv[2]))
     elif cmd == "files":
         files(sys.argv[2])
+    elif cmd == "replies":
+        replies(sys.argv[2], sys.argv[3])
     elif cmd == "symcheck":
         symcheck(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif cmd == "mkshard":

@@ -57,6 +57,9 @@ int gt_arch_check(const gt_arch *a, gt_error *e)
 	if (a->gpool_every > 0 &&
 	    (r = range(e, "global pooling channels", a->gpool_channels, 1, a->channels - 1)))
 		return r;
+	if (a->heads & ~GT_ARCH_HEADS_KNOWN)
+		return gt_error_set(e, GT_EFORMAT, -1, -1, "unknown heads 0x%x",
+		                    (unsigned)(a->heads & ~GT_ARCH_HEADS_KNOWN));
 	return 0;
 }
 
@@ -139,6 +142,12 @@ static int layout(const gt_arch *a, gt_tensor *list, size_t *total)
 	put(list, &k, &off, "pol.out.b", 1, 0, 0, 0);
 	put(list, &k, &off, "pol.pass.w", 2 * Hp, 0, 0, 0);
 	put(list, &k, &off, "pol.pass.b", 1, 0, 0, 0);
+	if (a->heads & GT_ARCH_AUX_POLICY) {
+		put(list, &k, &off, "pol.aux.w", Hp, 0, 0, 0);
+		put(list, &k, &off, "pol.aux.b", 1, 0, 0, 0);
+		put(list, &k, &off, "pol.aux.pass.w", 2 * Hp, 0, 0, 0);
+		put(list, &k, &off, "pol.aux.pass.b", 1, 0, 0, 0);
+	}
 	put(list, &k, &off, "val.w", Hv, C, 0, 0);
 	put(list, &k, &off, "val.b", Hv, 0, 0, 0);
 	put(list, &k, &off, "val.fc1.w", H, 2 * Hv, 0, 0);
@@ -189,6 +198,8 @@ double gt_arch_flops(const gt_arch *a, int n)
 	}
 	f += 2.0 * N * C * (a->head_policy + a->head_value);
 	f += 2.0 * N * (a->head_policy + a->head_value);
+	if (a->heads & GT_ARCH_AUX_POLICY)
+		f += 2.0 * N * a->head_policy;
 	return f;
 }
 
@@ -263,10 +274,12 @@ void gt_nn_views_init(gt_nn_views *v, const gt_nn *nn, float *base)
 		b->s = base + t[k++].offset;
 	}
 	float **f[] = {&v->pol_w, &v->pol_b, &v->pol_ow, &v->pol_ob, &v->pol_pw,
-	               &v->pol_pb, &v->val_w, &v->val_b, &v->fc1_w, &v->fc1_b,
+	               &v->pol_pb, &v->pol_aw, &v->pol_ab, &v->pol_apw, &v->pol_apb,
+	               &v->val_w, &v->val_b, &v->fc1_w, &v->fc1_b,
 	               &v->fc2_w, &v->fc2_b, &v->sc_w, &v->sc_b, &v->own_w, &v->own_b};
+	int aux = (nn->arch.heads & GT_ARCH_AUX_POLICY) != 0;
 	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-		*f[i] = base + t[k++].offset;
+		*f[i] = i < 6 || i >= 10 || aux ? base + t[k++].offset : NULL;
 }
 
 void gt_nn_views_release(gt_nn_views *v)
@@ -291,7 +304,7 @@ gt_nn *gt_nn_new(const gt_arch *a, const char *backend, gt_error *e)
 	if (!backend)
 		backend = "cpu";
 	if (!strcmp(backend, "auto"))
-		backend = !gt_arch_has_gpool(a) && gt_gpu_probe(NULL) ? "cuda" : "cpu";
+		backend = !gt_arch_has_gpool(a) && !a->heads && gt_gpu_probe(NULL) ? "cuda" : "cpu";
 	for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++)
 		if (!strcmp(backends[i]->name, backend))
 			be = backends[i];
@@ -303,9 +316,10 @@ gt_nn *gt_nn_new(const gt_arch *a, const char *backend, gt_error *e)
 		gt_error_set(e, GT_ENOTFOUND, -1, -1, "unknown backend '%s'", backend);
 		return NULL;
 	}
-	if (be != &gt_nn_backend_cpu && gt_arch_has_gpool(a)) {
+	if (be != &gt_nn_backend_cpu && (gt_arch_has_gpool(a) || a->heads)) {
 		gt_error_set(e, GT_EUNSUPPORTED, -1, -1,
-		             "backend %s: no global pooling blocks (use the cpu backend)", be->name);
+		             "backend %s: no %s (use the cpu backend)", be->name,
+		             gt_arch_has_gpool(a) ? "global pooling blocks" : "auxiliary policy head");
 		return NULL;
 	}
 	gt_nn_threads_default();

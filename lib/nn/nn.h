@@ -24,6 +24,10 @@
  *   policy: P = relu(pol.w t + pol.b) (1x1 conv to Hp channels)
  *           point logit = pol.out.w . P + pol.out.b; pass logit =
  *           pol.pass.w . [mean P, mean P*(n-14)/10] + pol.pass.b
+ *   auxiliary policy (heads & GT_ARCH_AUX_POLICY): the opponent's reply
+ *           from the same P, as a second output channel: pol.aux.w,
+ *           pol.aux.b, pol.aux.pass.w, pol.aux.pass.b as the four above
+ *           (KataGo's policy head's second channel, Wu 2019 sec. 3.4)
  *   value:  V = relu(val.w t + val.b) (1x1 conv to Hv channels)
  *           h = relu(fc1 [mean V, mean V*(n-14)/10]) (value_hidden units)
  *           value = tanh(fc2 . h), score = 20 * (score.w . h + score.b)
@@ -54,7 +58,12 @@ typedef struct gt_arch {
 	int gpool_every;   /* 0: no global pooling blocks; K: blocks l > 0 with
 	                    * l % K == 0 are (gt_arch_gpool_block) */
 	int gpool_channels;/* Cg, their pooled channels, 1..channels-1 (0 if none) */
+	int heads;         /* extra heads, GT_ARCH_* bits (0: none) */
 } gt_arch;
+
+/* heads bit 0: the auxiliary policy head, the opponent's reply */
+#define GT_ARCH_AUX_POLICY 1
+#define GT_ARCH_HEADS_KNOWN GT_ARCH_AUX_POLICY
 
 #define GT_ARCH_MAX_BLOCKS 128
 #define GT_ARCH_MAX_CHANNELS 1024
@@ -114,6 +123,9 @@ typedef struct gt_nn_out {
 	const float *value;  /* batch, tanh in [-1,1], side to move's view */
 	const float *score;  /* batch, points from the side to move's view */
 	const float *own;    /* batch x n*n, tanh in [-1,1], side to move's view */
+	const float *aux_policy; /* batch x (n*n+1) logits of the opponent's reply
+	                          * (the move after the next, pass last); NULL
+	                          * without the auxiliary policy head */
 } gt_nn_out;
 
 /* Training targets for the batch of the last forward (caller-owned). */
@@ -123,13 +135,20 @@ typedef struct gt_nn_target {
 	const float *score;  /* batch, points, side to move's view */
 	const float *own;    /* batch x n*n in [-1,1]; NULL: no ownership loss */
 	const float *weight; /* batch row weights; NULL: all 1 */
+	/* the auxiliary policy head's (ignored by a network without it):
+	 * aux_policy batch x (n*n+1), the opponent's reply, a distribution;
+	 * NULL: no auxiliary loss. aux_weight: batch multipliers of the
+	 * rows' weights for that loss (0: the row has no reply); NULL: all 1 */
+	const float *aux_policy;
+	const float *aux_weight;
 } gt_nn_target;
 
-/* Loss weights (defaults 1, 1, 0.5, 0.5: gt-train(1) --policy-weight ...). */
+/* Loss weights (defaults 1, 1, 0.5, 0.5, 0.15: gt-train(1)
+ * --policy-weight ... --aux-policy-weight; 0.15 is Wu 2019's). */
 typedef struct gt_nn_lossw {
-	float policy, value, score, own;
+	float policy, value, score, own, aux_policy;
 } gt_nn_lossw;
-#define GT_NN_LOSSW_DEFAULT ((gt_nn_lossw){1.0f, 1.0f, 0.5f, 0.5f})
+#define GT_NN_LOSSW_DEFAULT ((gt_nn_lossw){1.0f, 1.0f, 0.5f, 0.5f, 0.15f})
 
 /* Losses of a batch: each term sum_b weight_b * term_b / batch (not yet
  * multiplied by its loss weight); total = sum of lossw * term.
@@ -137,14 +156,20 @@ typedef struct gt_nn_lossw {
  *   value:  binary cross-entropy of (1+value)/2 against (1+target)/2
  *   score:  Huber (delta 1) of (score - target) / 20
  *   own:    the value's cross-entropy per point, mean over the n*n points
+ *   aux_policy: the policy's cross-entropy of the auxiliary head against
+ *           the opponent's reply, each row's weight times its aux_weight
+ *           (0 without the head or its target)
  * No L2 term: weight decay is the optimizer's (AdamW, lib/optim.h). */
 typedef struct gt_nn_loss {
-	double total, policy, value, score, own;
+	double total, policy, value, score, own, aux_policy;
 } gt_nn_loss;
 
 /* gt_nn_new: a network of architecture a on backend ("cpu"; NULL means
- * "cpu") with zero parameters. Returns NULL with e filled on a bad
- * architecture or unknown backend. Free with gt_nn_free. */
+ * "cpu"; "auto": cuda when a GPU is there and the network runs on it)
+ * with zero parameters. Returns NULL with e filled on a bad architecture,
+ * an unknown backend, or one that cannot run it (GT_EUNSUPPORTED: cuda
+ * with global pooling blocks or the auxiliary policy head). Free with
+ * gt_nn_free. */
 gt_nn *gt_nn_new(const gt_arch *a, const char *backend, gt_error *e);
 void gt_nn_free(gt_nn *nn);
 const gt_arch *gt_nn_arch(const gt_nn *nn);

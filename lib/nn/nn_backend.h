@@ -61,6 +61,9 @@ typedef struct gt_nn_views {
 	float *pol_w, *pol_b;        /* Hp x C, Hp: 1x1 convolution */
 	float *pol_ow, *pol_ob;      /* Hp, 1: point logits */
 	float *pol_pw, *pol_pb;      /* 2Hp, 1: pass logit from the pooled P */
+	float *pol_aw, *pol_ab;      /* Hp, 1: the auxiliary policy's point logits */
+	float *pol_apw, *pol_apb;    /* 2Hp, 1: and its pass logit (all four NULL
+	                              * without the head) */
 	float *val_w, *val_b;        /* Hv x C, Hv: 1x1 convolution */
 	float *fc1_w, *fc1_b;        /* H x 2Hv, H: value MLP */
 	float *fc2_w, *fc2_b;        /* H, 1: value */
@@ -81,6 +84,7 @@ typedef struct gt_nn_heads {
 	const float *vpre;   /* B: the value before tanh */
 	const float *sraw;   /* B: the score / GT_NN_SCORE_SCALE */
 	const float *opre;   /* B x N: the ownership before tanh */
+	const float *aux;    /* B x (N+1): the auxiliary policy's logits; NULL: none */
 } gt_nn_heads;
 
 /* The gradient of the (weighted) loss with respect to them. */
@@ -89,6 +93,8 @@ typedef struct gt_nn_dheads {
 	float *pass;         /* B: the pass logit */
 	float *vpre, *sraw;  /* B each */
 	float *opre;         /* B x N */
+	float *aux_point;    /* B x N, B: of the auxiliary policy's logits */
+	float *aux_pass;     /* (written when heads.aux is not NULL) */
 } gt_nn_dheads;
 
 /* gt_nn_head_loss: the loss of nn.h (gt_nn_loss) of the heads h of B rows

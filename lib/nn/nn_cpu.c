@@ -31,6 +31,7 @@
  *   block_forward   X[l] -> V[l] -> Z[l] -> X[l+1] (each C x BN), l < L
  *   (trunk)         T = relu(X[L]) (C x BN)
  *   policy_forward  T -> P (Hp x BN) -> gp (B x 2Hp) -> policy (B x (N+1))
+ *                   (and apolicy (B x (N+1)), the auxiliary head's, from P)
  *   value_forward   T -> Vh (Hv x BN) -> gv (B x 2Hv) -> hid (B x H)
  *                   -> vpre, value, sraw, score (B); Vh -> opre, own (BN)
  * Each X_backward takes the gradient of X_forward's output, adds the
@@ -79,6 +80,7 @@ typedef struct acts {
 	float *vpre, *sraw;   /* B: value before tanh, score / 20 */
 	float *opre;          /* BN: ownership before tanh */
 	float *policy;        /* B x (N+1) <= BN + B: the outputs */
+	float *apolicy;       /* B x (N+1): the auxiliary policy (0 floats without it) */
 	float *value, *score; /* B */
 	float *own;           /* BN */
 	float *tmp;           /* BN: the point logits before their bias */
@@ -91,6 +93,7 @@ typedef struct acts {
 	float *dP, *dVh;      /* Hp x BN, Hv x BN */
 	float *dhid, *dgv;    /* B x H, B x 2Hv */
 	float *dpoint, *dpass;/* BN, B: of the policy logits */
+	float *dapoint, *dapass; /* BN, B: of the auxiliary policy's (or 0 floats) */
 	float *dvpre, *dsr;   /* B, B */
 	float *dopre;         /* BN */
 	float *gw;            /* C x BN: an input gradient by Winograd, before the ReLU's mask */
@@ -166,6 +169,7 @@ static size_t acts_point(acts *v, const gt_arch *a, size_t B, size_t BN, int tra
 	size_t kmax = (Cin > C ? Cin : C) * 9, maxN = (size_t)a->max_n * a->max_n;
 	size_t cols = maxN > GT_NN_CPU_CHUNK_MAX ? maxN : GT_NN_CPU_CHUNK_MAX;
 	size_t nx = train ? L + 1 : 1, nv = train ? L : 1, Cg = a->gpool_channels;
+	size_t aux = (a->heads & GT_ARCH_AUX_POLICY) != 0;
 	struct { float **view; size_t size; int train; } list[] = {
 		{&v->xin, Cin * BN, 0}, {&v->glob, G * B, 0},
 		{&v->X, nx * C * BN, 0}, {&v->V, nv * C * BN, 0}, {&v->Z, nv * C * BN, 0},
@@ -181,6 +185,8 @@ static size_t acts_point(acts *v, const gt_arch *a, size_t B, size_t BN, int tra
 		{&v->dopre, BN, 1}, {&v->gw, C * BN, 1},
 		{&v->gpp, 3 * Cg * B, 0}, {&v->gbias, C * B, 0}, {&v->gmax, Cg * B, 0},
 		{&v->dgpp, 3 * Cg * B, 1},
+		{&v->apolicy, aux * (BN + B), 0}, {&v->dapoint, aux * BN, 1},
+		{&v->dapass, aux * B, 1},
 	};
 	size_t off = 0;
 	for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
@@ -799,9 +805,31 @@ static void block_backward(cpu *c, const gt_arch *a, const gt_nn_block_views *bp
 	conv3x3_back(c, x, C, C, B, n, bp->w1, dv, 1.0f, bg->w1, dx, 1, 1);
 }
 
+/* The logits of one output channel of the policy head from P (Hp x BN)
+ * and its pooled gp (B x 2Hp): point logits ow . P + ob, pass logit
+ * pw . gp + pb, into out (B x (N+1), pass last). */
+static void policy_logits(cpu *c, int Hp, int B, int n, const float *ow, const float *ob,
+                          const float *pw, const float *pb, float *out)
+{
+	acts *v = &c->act;
+	size_t N = (size_t)n * n, BN = B * N;
+	cblas_sgemv(CblasRowMajor, CblasTrans, Hp, (int)BN, 1.0f, v->P, (int)BN,
+	            ow, 1, 0.0f, v->tmp, 1);
+	for (int b = 0; b < B; b++) {
+		float *row = out + b * (N + 1);
+		for (size_t q = 0; q < N; q++)
+			row[q] = v->tmp[b * N + q] + ob[0];
+		float s = pb[0];
+		for (int j = 0; j < 2 * Hp; j++)
+			s += pw[j] * v->gp[b * 2 * Hp + j];
+		row[N] = s;
+	}
+}
+
 /* Policy head: P (Hp x BN) = relu(pol_w T + pol_b); point logits
  * pol_ow . P + pol_ob; gp (B x 2Hp) = pool(P); pass logit pol_pw . gp +
- * pol_pb; into policy (B x (N+1), pass last). */
+ * pol_pb; into policy (B x (N+1), pass last); the auxiliary policy the
+ * same by pol_aw, pol_ab, pol_apw, pol_apb into apolicy. */
 static void policy_forward(cpu *c, const gt_arch *a, int B, int n)
 {
 	const gt_nn_views *p = &c->p;
@@ -809,55 +837,70 @@ static void policy_forward(cpu *c, const gt_arch *a, int B, int n)
 	int C = a->channels, Hp = a->head_policy;
 	size_t N = (size_t)n * n, BN = B * N;
 	conv1x1_relu(v->T, C, Hp, BN, p->pol_w, p->pol_b, v->P);
-	cblas_sgemv(CblasRowMajor, CblasTrans, Hp, (int)BN, 1.0f, v->P, (int)BN,
-	            p->pol_ow, 1, 0.0f, v->tmp, 1);
 	pool(v->P, Hp, B, n, v->gp);
+	policy_logits(c, Hp, B, n, p->pol_ow, p->pol_ob, p->pol_pw, p->pol_pb, v->policy);
+	if (p->pol_aw)
+		policy_logits(c, Hp, B, n, p->pol_aw, p->pol_ab, p->pol_apw, p->pol_apb, v->apolicy);
+}
+
+/* The gradients of one output channel's parameters (gow, gob, gpw, gpb)
+ * from the gradients of its logits dl (BN) and dpass (B). */
+static void policy_out_grads(cpu *c, int Hp, int B, int n, const float *dl, const float *dpass,
+                             float *gow, float *gob, float *gpw, float *gpb)
+{
+	acts *v = &c->act;
+	size_t N = (size_t)n * n, BN = B * N;
+	for (int h = 0; h < Hp; h++) {
+		double sw = 0;
+		const float *P = v->P + h * BN;
+		for (size_t i = 0; i < BN; i++)
+			sw += (double)dl[i] * P[i];
+		gow[h] += (float)sw;
+	}
 	for (int b = 0; b < B; b++) {
-		float *row = v->policy + b * (N + 1);
+		double s = 0;
 		for (size_t q = 0; q < N; q++)
-			row[q] = v->tmp[b * N + q] + p->pol_ob[0];
-		float s = p->pol_pb[0];
+			s += dl[b * N + q];
+		gob[0] += (float)s;
+		gpb[0] += dpass[b];
 		for (int j = 0; j < 2 * Hp; j++)
-			s += p->pol_pw[j] * v->gp[b * 2 * Hp + j];
-		row[N] = s;
+			gpw[j] += dpass[b] * v->gp[b * 2 * Hp + j];
 	}
 }
 
-/* From dpoint (BN) and dpass (B), the gradients of the logits: dP and
- * the head's parameter gradients; dT (C x BN) = the gradient of T
- * through this head (stored). */
+/* From dpoint (BN) and dpass (B), the gradients of the logits (and
+ * dapoint, dapass of the auxiliary policy's): dP and the head's parameter
+ * gradients; dT (C x BN) = the gradient of T through this head (stored). */
 static void policy_backward(cpu *c, const gt_arch *a, int B, int n, float *dT)
 {
 	const gt_nn_views *p = &c->p, *g = &c->g;
 	acts *v = &c->act;
-	int C = a->channels, Hp = a->head_policy;
+	int C = a->channels, Hp = a->head_policy, aux = p->pol_aw != NULL;
 	size_t N = (size_t)n * n, BN = B * N;
 	float pscale = (float)(n - 14) / 10.0f;
+	policy_out_grads(c, Hp, B, n, v->dpoint, v->dpass, g->pol_ow, g->pol_ob, g->pol_pw,
+	                 g->pol_pb);
+	if (aux)
+		policy_out_grads(c, Hp, B, n, v->dapoint, v->dapass, g->pol_aw, g->pol_ab, g->pol_apw,
+		                 g->pol_apb);
 	for (int h = 0; h < Hp; h++) {
-		double sw = 0;
 		const float *P = v->P + h * BN;
 		float *dP = v->dP + h * BN;
 		for (int b = 0; b < B; b++) {
 			const float *dl = v->dpoint + b * N;
-			float gpass = v->dpass[b];
-			float dpool = (p->pol_pw[h] + p->pol_pw[Hp + h] * pscale) * gpass / N;
+			float dpool = (p->pol_pw[h] + p->pol_pw[Hp + h] * pscale) * v->dpass[b] / N;
 			for (size_t q = 0; q < N; q++) {
-				sw += (double)dl[q] * P[b * N + q];
 				float d = p->pol_ow[h] * dl[q] + dpool;
 				dP[b * N + q] = P[b * N + q] > 0 ? d : 0;
 			}
+			if (!aux)
+				continue;
+			const float *da = v->dapoint + b * N;
+			float apool = (p->pol_apw[h] + p->pol_apw[Hp + h] * pscale) * v->dapass[b] / N;
+			for (size_t q = 0; q < N; q++)
+				if (P[b * N + q] > 0)
+					dP[b * N + q] += p->pol_aw[h] * da[q] + apool;
 		}
-		g->pol_ow[h] += (float)sw;
-	}
-	for (int b = 0; b < B; b++) {
-		const float *dl = v->dpoint + b * N;
-		double s = 0;
-		for (size_t q = 0; q < N; q++)
-			s += dl[q];
-		g->pol_ob[0] += (float)s;
-		g->pol_pb[0] += v->dpass[b];
-		for (int j = 0; j < 2 * Hp; j++)
-			g->pol_pw[j] += v->dpass[b] * v->gp[b * 2 * Hp + j];
 	}
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Hp, C, (int)BN, 1.0f,
 	            v->dP, (int)BN, v->T, (int)BN, 1.0f, g->pol_w, C);
@@ -1005,6 +1048,7 @@ static int cpu_forward(gt_nn *nn, int B, int n, const float *planes,
 	nn->out.value = v->value;
 	nn->out.score = v->score;
 	nn->out.own = v->own;
+	nn->out.aux_policy = c->p.pol_aw ? v->apolicy : NULL;
 	return 0;
 }
 
@@ -1022,8 +1066,10 @@ static int cpu_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 	acts *v = &c->act;
 
 	/* the loss and its gradient with respect to the head outputs */
-	gt_nn_heads heads = {v->policy, v->vpre, v->sraw, v->opre};
-	gt_nn_dheads dheads = {v->dpoint, v->dpass, v->dvpre, v->dsr, v->dopre};
+	gt_nn_heads heads = {v->policy, v->vpre, v->sraw, v->opre,
+	                     c->p.pol_aw ? v->apolicy : NULL};
+	gt_nn_dheads dheads = {v->dpoint, v->dpass, v->dvpre, v->dsr, v->dopre, v->dapoint,
+	                       v->dapass};
 	gt_nn_head_loss(B, N, &heads, t, w, loss, grads ? &dheads : NULL);
 	if (!grads)
 		return 0;

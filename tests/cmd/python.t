@@ -30,6 +30,19 @@ is "$3" "$(sha256sum "$T/in.bin.gz" | cut -d' ' -f1)" "its parent is the input"
 gt-elo --games 2 --visits 4 --board-size 7 "$T/out.bin.gz" none >"$T/elo" 2>"$T/eerr"
 ok $? "gt-elo plays it"
 
+# the auxiliary policy head: train.py learns it too (its tensors move,
+# the opponent's replies from the shards), gt-elo plays the result
+gt-model init b2c16a --seed 3 -o "$T/ina.bin.gz"
+$PY "$P/train.py" --model "$T/ina.bin.gz" --data "$T/d" -o "$T/outa.bin.gz" --steps 4 --batch 16 \
+	2>"$T/terr"
+ok $? "train.py: 4 steps of b2c16a"
+is "$($PY -c 'import sys; sys.path.insert(0, sys.argv[1]); import gtnet, numpy as np
+(h, a), (_, b) = gtnet.read(sys.argv[2]), gtnet.read(sys.argv[3])
+print(h["heads"], all(not np.array_equal(a[k], b[k]) for k in ("pol.aux.w", "pol.aux.pass.w")))' \
+	"$P" "$T/ina.bin.gz" "$T/outa.bin.gz")" "1 True" "its output keeps the head, trained"
+gt-elo --games 2 --visits 4 --board-size 7 "$T/outa.bin.gz" none >"$T/elo" 2>"$T/eerr"
+ok $? "gt-elo plays it"
+
 # shards of KataGo's keys in the same folder are not gt's: the Dataset skips them
 gt-shard -o "$T/d" --katago-keys --run 1 "$T/g.ndjson" >/dev/null 2>"$T/e"
 ok $? "KataGo's keys in the same folder"

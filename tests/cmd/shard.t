@@ -24,14 +24,14 @@ cmp -s "$T/out" "$T/hand/manifest"; ok $? "stdout is the manifest line"
 is "$($PY "$H" check "$T/hand" 2>&1)" "shards=1 rows=5 games=1" "numpy: dtypes, shapes, sha256, current"
 $PY "$H" hand-rows "$T/hand" >"$T/rows"
 cat >"$T/want" <<'W'
-move=0 value=1 score=3.5 argmax=40 p40=1 ppass=0 own0=1 own8=-1 ownE5=0 oppE5=0 oppC3=0 w=1
-move=1 value=-1 score=96.5 argmax=56 p40=0 ppass=0 own0=-1 own8=1 ownE5=0 oppE5=1 oppC3=0 w=1
-move=2 value=1 score=203.5 argmax=66 p40=0 ppass=0 own0=1 own8=-1 ownE5=1 oppE5=0 oppC3=1 w=1
-move=3 value=-1 score=296.5 argmax=81 p40=0 ppass=1 own0=-1 own8=1 ownE5=0 oppE5=1 oppC3=0 w=1
-move=4 value=1 score=403.5 argmax=0 p40=0 ppass=0.5 own0=1 own8=-1 ownE5=1 oppE5=0 oppC3=1 w=1
+move=0 value=1 score=3.5 argmax=40 p40=1 ppass=0 own0=1 own8=-1 ownE5=0 oppE5=0 oppC3=0 w=1 next=56 nextpass=0 nextmask=1
+move=1 value=-1 score=96.5 argmax=56 p40=0 ppass=0 own0=-1 own8=1 ownE5=0 oppE5=1 oppC3=0 w=1 next=66 nextpass=0 nextmask=1
+move=2 value=1 score=203.5 argmax=66 p40=0 ppass=0 own0=1 own8=-1 ownE5=1 oppE5=0 oppC3=1 w=1 next=81 nextpass=1 nextmask=1
+move=3 value=-1 score=296.5 argmax=81 p40=0 ppass=1 own0=-1 own8=1 ownE5=0 oppE5=1 oppC3=0 w=1 next=0 nextpass=0.5 nextmask=1
+move=4 value=1 score=403.5 argmax=0 p40=0 ppass=0.5 own0=1 own8=-1 ownE5=1 oppE5=0 oppC3=1 w=1 next=0 nextpass=0 nextmask=0
 W
 cmp -s "$T/rows" "$T/want"; st=$?
-ok $st "hand record: policy[0,40]=1, pass last, values and ownership from the side to move, stones on own/opponent planes"
+ok $st "hand record: policy[0,40]=1, pass last, values and ownership from the side to move, stones on own/opponent planes, the opponent's reply the next position's policy (none after the last move)"
 [ $st -eq 0 ] || diff "$T/want" "$T/rows" | sed 's/^/# /'
 
 # random legal games; value and score taken from the game result
@@ -42,6 +42,8 @@ shards=$(( (full + 149) / 150 ))
 r=$($PY "$H" check "$T/a" 2>&1)
 case $r in "shards=$shards rows=$full games="*) ok 0 "numpy: $r";; *) ok 1 "numpy check"; diag "got '$r', want shards=$shards rows=$full"; diag "$(cat "$T/err")";; esac
 is "$(readlink "$T/a/current")" "run_000/games_$(printf %05d $((shards - 1))).npz" "current points at the newest shard"
+r=$($PY "$H" replies "$T/g.ndjson" "$T/a" 2>&1)
+case $r in "shard "*" records "*) set -- $r; ok $([ "$2 $3 $4" = "$6 $7 $8" ]; echo $?) "policy_next_mask by the records (none, next policy, next move): $r";; *) ok 1 "replies"; diag "$r";; esac
 gt-shard -o "$T/b" --rows 150 --seed 5 "$T/g.ndjson" >/dev/null 2>&1
 same=0
 for f in "$T"/a/run_000/games_*.npz; do cmp -s "$f" "$T/b/run_000/$(basename "$f")" || same=1; done
@@ -59,7 +61,7 @@ for k in 1 6; do
 	gt-augment --symmetry $k "$T/v.ndjson" >"$T/s$k.ndjson" 2>>"$T/err"
 	gt-shard -o "$T/s$k" --rows 150 --seed 5 "$T/s$k.ndjson" >/dev/null 2>>"$T/err"
 	r=$($PY "$H" symcheck "$T/a" "$T/s$k" $k 2>&1)
-	is "$r" "rows=$full" "gt-augment --symmetry $k | gt-shard: planes, policy, ownership mapped by symmetry $k"
+	is "$r" "rows=$full" "gt-augment --symmetry $k | gt-shard: planes, policy, ownership, policy_next mapped by symmetry $k"
 done
 
 # a second run appends to the same directory

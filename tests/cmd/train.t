@@ -3,7 +3,8 @@
 # self-play game, policy one-hot on the move played) drives every held-out
 # loss term down; the output's name, metadata and metrics; a non-finite
 # step (an absurd --lr) is skipped and counted, and --max-bad-steps stops
-# the run with the last good model; a state file of another run is refused.
+# the run with the last good model; a state file of another run is refused;
+# the auxiliary policy head learns the opponent's replies.
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 PY=/usr/bin/python3
 $PY -c 'import json' 2>/dev/null || skip_all "no /usr/bin/python3"
@@ -78,6 +79,31 @@ PYEOF
 tap_lines "$T/r"
 gt-model describe "$T/gt-b2c16-s400-d25600.bin.gz" >"$T/desc" 2>"$T/e"; ok $? "gt-model reads the output"
 grep -q '"steps":400,"rows":25600,"series":"gt","parent":null' "$T/desc"; ok $? "steps, rows, no parent"
+
+# the auxiliary policy head (b2c16a): its held-out loss on the opponent's
+# replies falls as the others do; with --aux-policy-weight 0 it is left
+# behind (the shared layer moves for the policy alone);
+# the metrics without the head have no aux keys
+for wa in 0.15 0; do
+	( cd "$T" && gt-train --init b2c16a --data d --window 64 --steps 200 --batch 64 --lr 0.01 \
+		--log-every 100 --validate d --validate-rows 64 --seed 3 --aux-policy-weight $wa \
+		-o aux$wa.bin.gz >"$T/aux$wa" 2>"$T/e" )
+	ok $? "200 steps of b2c16a, --aux-policy-weight $wa: exit 0"
+done
+$PY - "$T/aux0.15" "$T/aux0" "$T/fit" >"$T/r" <<'PYEOF'
+import json, sys
+w, z, plain = ([json.loads(l) for l in open(f)] for f in sys.argv[1:])
+a, b = w[0]["val_aux_policy"], w[-2]["val_aux_policy"]
+print("%d held-out auxiliary policy loss %.4g -> %.4g (want >= 1.3x)" % (a < 1.3 * b, a, b))
+c = z[-2]["val_aux_policy"]
+print("%d --aux-policy-weight 0: %.4g at the end, 1 more than with 0.15" % (c < b + 1, c))
+print("%d aux_policy in the metrics of b2c16a" % ("aux_policy" not in w[-2]))
+print("%d none without the head" % any("aux_policy" in l or "val_aux_policy" in l for l in plain))
+print("%d the output's name %s" % (w[-1]["name"] != "gt-b2c16a-s200-d12800", w[-1]["name"]))
+PYEOF
+tap_lines "$T/r"
+gt-model describe "$T/aux0.15.bin.gz" >"$T/desc" 2>"$T/e"
+grep -q '"format_version":2,"arch":"b2c16a"' "$T/desc"; ok $? "gt-model reads it: format version 2, b2c16a"
 
 # from a model: steps and rows cumulative, parent = the input's sha256, series kept or set
 sha=$(sha256sum "$T/gt-b2c16-s400-d25600.bin.gz" | cut -d' ' -f1)

@@ -1,6 +1,7 @@
 """gtnet_check.py DIR B N: share/gt/python/gtnet.py on DIR/model.bin.gz:
 writes DIR/again.bin.gz (read and written back) and DIR/py_out.f32, the
-float64 forward (policy, value, score, ownership of each position) of
+float64 forward (policy, value, score, ownership of each position, and
+the auxiliary policy's logits of a network with that head) of
 DIR/planes.f32 and DIR/globals.f32, for tests/unit/gtnet.c."""
 import os
 import sys
@@ -21,5 +22,5 @@ x = torch.tensor(np.fromfile(os.path.join(d, "planes.f32"), dtype="<f4").reshape
 g = torch.tensor(np.fromfile(os.path.join(d, "globals.f32"), dtype="<f4").reshape(B, h["globals"]),
                  dtype=torch.float64)
 with torch.no_grad():
-    out = net(x, g)
+    out = net(x, g, aux=net.has_aux())
 np.concatenate([o.numpy().reshape(B, -1) for o in out], 1).astype("<f4").tofile(os.path.join(d, "py_out.f32"))

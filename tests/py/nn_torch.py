@@ -27,7 +27,7 @@ def save(name, t):
 h, tensors = gtmodel.read_model(os.path.join(d, "model.bin.gz"))
 meta = np.fromfile(os.path.join(d, "meta.f32"), dtype="<f4")
 B, n = int(meta[0]), int(meta[1])
-wp, wv, ws, wo = (float(x) for x in meta[2:6])
+wp, wv, ws, wo, wa = (float(x) for x in meta[2:7])
 N = n * n
 P = {name: torch.tensor(np.array(v, dtype=np.float64).reshape(shape), requires_grad=True)
      for name, shape, v in tensors}
@@ -38,6 +38,8 @@ t_val = load("t_value", (B,))
 t_score = load("t_score", (B,))
 t_own = load("t_own", (B, N))
 t_w = load("t_weight", (B,))
+t_aux = load("t_aux", (B, N + 1))
+t_auxw = load("t_auxw", (B,))
 
 
 def pool(a):
@@ -64,6 +66,11 @@ Pp = F.relu(conv1x1(t, P["pol.w"], P["pol.b"]))
 pts = (Pp * P["pol.out.w"][None, :, None, None]).sum(1).flatten(1) + P["pol.out.b"]
 pas = pool(Pp) @ P["pol.pass.w"] + P["pol.pass.b"]
 logits = torch.cat([pts, pas[:, None]], 1)
+aux = "pol.aux.w" in P  # the auxiliary policy head: a second channel from the same Pp
+if aux:
+    apts = (Pp * P["pol.aux.w"][None, :, None, None]).sum(1).flatten(1) + P["pol.aux.b"]
+    apas = pool(Pp) @ P["pol.aux.pass.w"] + P["pol.aux.pass.b"]
+    alogits = torch.cat([apts, apas[:, None]], 1)
 Vh = F.relu(conv1x1(t, P["val.w"], P["val.b"]))
 hid = F.relu(pool(Vh) @ P["val.fc1.w"].T + P["val.fc1.b"])
 vpre = hid @ P["val.fc2.w"] + P["val.fc2.b"]
@@ -76,13 +83,18 @@ ls = F.huber_loss(sraw, t_score / 20.0, delta=1.0, reduction="none")
 lo = F.binary_cross_entropy_with_logits(2 * opre, (1 + t_own) / 2, reduction="none").mean(1)
 terms = [(t_w * x).sum() / B for x in (lp, lv, ls, lo)]
 total = wp * terms[0] + wv * terms[1] + ws * terms[2] + wo * terms[3]
+la = torch.zeros((), dtype=torch.float64)
+if aux:
+    la = (t_w * t_auxw * -(t_aux * F.log_softmax(alogits, 1)).sum(1)).sum() / B
+    total = total + wa * la
+    save("aux", alogits)
 total.backward()
 
 save("policy", logits)
 save("value", torch.tanh(vpre))
 save("score", 20 * sraw)
 save("own", torch.tanh(opre))
-save("loss", torch.stack([total] + terms))
+save("loss", torch.stack([total] + terms + [la]))
 save("grads", torch.cat([P[name].grad.flatten() for name, _, _ in tensors]))
 
 # optimizers: 3 steps from the same start with the gradient held fixed

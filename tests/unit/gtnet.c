@@ -2,7 +2,8 @@
  * network read and written back by it is byte-identical, and its
  * torch.nn.Module's forward (float64) equals gt's CPU forward within
  * max |gt - torch| <= 1e-4 * (1 + |torch|) (float32 against float64); of
- * format version 1 (b2c16) and 2 (b3c16g1, global pooling blocks). */
+ * format version 1 (b2c16) and 2 (b3c16g1, global pooling blocks;
+ * b2c16a, the auxiliary policy head). */
 #include "testutil.h"
 #include "feat.h"
 #include "gt.h"
@@ -69,19 +70,21 @@ static void check(const char *arch)
 	gt_nn *nn = gt_model_nn(m, "cpu", &e);
 	gt_nn_out o;
 	gt_nn_forward(nn, B, n, planes, glob, 0, &o);
-	static float py[B * (N + 1 + 1 + 1 + N)];
+	int W = 2 * N + 3 + (a.heads & GT_ARCH_AUX_POLICY ? N + 1 : 0); /* floats a row */
+	static float py[B * (N + 1 + 1 + 1 + N + N + 1)];
 	snprintf(cmd, sizeof cmd, "%s/py_out.f32", dir);
 	f = fopen(cmd, "rb");
-	int got = f && fread(py, sizeof py, 1, f) == 1;
+	int got = f && fread(py, sizeof(float) * B * W, 1, f) == 1;
 	if (f)
 		fclose(f);
 	ok(got, "PyTorch outputs read");
 	double emax = 0;
 	for (int b = 0; b < B && got; b++) {
-		const float *r = py + b * (2 * N + 3);
-		for (int i = 0; i < 2 * N + 3; i++) {
+		const float *r = py + b * W;
+		for (int i = 0; i < W; i++) {
 			double g = i <= N ? o.policy[b * (N + 1) + i] : i == N + 1 ? o.value[b] :
-			           i == N + 2 ? o.score[b] : o.own[b * N + i - N - 3];
+			           i == N + 2 ? o.score[b] : i < 2 * N + 3 ? o.own[b * N + i - N - 3] :
+			           o.aux_policy[b * (N + 1) + i - 2 * N - 3];
 			double d = fabs(g - r[i]) / (1 + fabs(r[i]));
 			emax = d > emax || !isfinite(d) ? d : emax;
 		}
@@ -100,6 +103,7 @@ int main(void)
 		skip_all("no temporary folder");
 	check("b2c16");
 	check("b3c16g1");  /* global pooling blocks 1 and 2: format version 2 */
+	check("b2c16a");   /* the auxiliary policy head: format version 2 too */
 	test_rmdir(dir);
 	return done_testing();
 }

@@ -1,6 +1,6 @@
 /* model: .bin.gz round trip, architecture strings, names, sha256, and
  * rejection of corrupt, truncated and hostile files; format version 2
- * (global pooling blocks), and a version 1 file written by the build
+ * (global pooling blocks, the auxiliary policy head), and a version 1 file written by the build
  * before it (tests/data/models/v1-b2c8.*) read, evaluated to the same
  * bits and written back to the same bytes. */
 #include "testutil.h"
@@ -151,6 +151,22 @@ static void version1_file(void)
 	gt_model_free(m);
 }
 
+/* raw (rawn bytes, unzipped) with each hostile u32 put in turn, gzipped
+ * to file, is rejected with its needle in the error */
+typedef struct hostile_field { int at; uint32_t v; const char *what, *needle; } hostile_field;
+static void rejects_fields(unsigned char *raw, size_t rawn, const hostile_field *h, size_t n,
+                           const char *file)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char keep[4];
+		memcpy(keep, raw + h[i].at, 4);
+		put32(raw + h[i].at, h[i].v);
+		write_gz(tpath(file), raw, rawn);
+		rejects(tpath(file), h[i].what, h[i].needle);
+		memcpy(raw + h[i].at, keep, 4);
+	}
+}
+
 /* architecture strings with global pooling, format version 2 */
 static void version2(void)
 {
@@ -188,21 +204,15 @@ static void version2(void)
 	   "version 2, every 1 block, 3 pooled channels, no other heads");
 	is_int(gt_model_write(tpath("v2b.bin.gz"), r, &e), 0, "write again");
 	ok(same_bytes(tpath("v2.bin.gz"), tpath("v2b.bin.gz")), "same bytes");
-	struct { int at; uint32_t v; const char *what, *needle; } hostile[] = {
-		{180, 1, "unknown heads", "unknown heads"},
+	hostile_field hostile[] = {
+		{180, 2, "unknown heads", "unknown heads"},
+		{180, 1, "the auxiliary head's bit without its parameters", "parameter count"},
 		{172, 0, "version 2 without pooling", "without global pooling"},
 		{176, 8, "pooled channels = channels", "global pooling channels"},
 		{176, 0, "no pooled channels", "global pooling channels"},
 		{4, 3, "version 3", "unsupported format version 3"},
 	};
-	for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
-		unsigned char keep[4];
-		memcpy(keep, raw + hostile[i].at, 4);
-		put32(raw + hostile[i].at, hostile[i].v);
-		write_gz(tpath("v2bad.bin.gz"), raw, rawn);
-		rejects(tpath("v2bad.bin.gz"), hostile[i].what, hostile[i].needle);
-		memcpy(raw + hostile[i].at, keep, 4);
-	}
+	rejects_fields(raw, rawn, hostile, sizeof hostile / sizeof hostile[0], "v2bad.bin.gz");
 	write_gz(tpath("v2bad.bin.gz"), raw, 178);
 	rejects(tpath("v2bad.bin.gz"), "a version 2 header cut at 178 bytes", "truncated header");
 	put32(raw + 4, 1);
@@ -210,6 +220,71 @@ static void version2(void)
 	rejects(tpath("v2bad.bin.gz"), "a version 1 header on pooled parameters", NULL);
 	free(raw);
 	gt_model_free(m);
+	gt_model_free(r);
+}
+
+/* the auxiliary policy head: arch suffix "a", format version 2, heads 1 */
+static void aux_head(void)
+{
+	gt_arch a;
+	gt_error e;
+	char name[64];
+	is_int(gt_model_parse_arch("b2c16a", &a, &e), 0, "parse b2c16a");
+	ok(a.heads == GT_ARCH_AUX_POLICY && a.gpool_every == 0, "the auxiliary head, no pooling");
+	is_str(gt_model_arch_name(&a, name, sizeof name), "b2c16a", "its name");
+	is_int(gt_model_version(&a), 2, "written in format version 2");
+	is_int(gt_model_parse_arch("b6c96g2p20a", &a, &e), 0, "parse b6c96g2p20a");
+	ok(a.heads == GT_ARCH_AUX_POLICY && a.gpool_every == 2 && a.gpool_channels == 20,
+	   "pooling and the auxiliary head");
+	is_str(gt_model_arch_name(&a, name, sizeof name), "b6c96g2p20a", "its name");
+	const char *bad[] = {"b2c16aa", "b2c16ag1", "b2c16a1", "ab2c16", "b2c16A"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ok(gt_model_parse_arch(bad[i], &a, &e) == GT_EFORMAT,
+		   "parse '%s' refused: %s", bad[i], e.text);
+
+	gt_arch plain;
+	gt_model_parse_arch("b2c8", &plain, &e);
+	gt_model_parse_arch("b2c8a", &a, &e);
+	is_int((int)(gt_arch_nparams(&a) - gt_arch_nparams(&plain)), 3 * 32 + 2,
+	       "the head adds 3 Hp + 2 parameters");
+	gt_model *m = gt_model_new_random(&a, 5, &e), *r = NULL, *m0 = gt_model_new_random(&plain, 5, &e);
+	is_str(gt_model_name(m, name, sizeof name), "gt-b2c8a-s0-d0", "name");
+	is_int(gt_model_write(tpath("aux.bin.gz"), m, &e), 0, "write b2c8a");
+	is_int(gt_model_read(tpath("aux.bin.gz"), &r, &e), 0, "read it back");
+	ok(r && !memcmp(&r->arch, &m->arch, sizeof a) && r->nparams == m->nparams &&
+	   !memcmp(r->params, m->params, 4 * m->nparams), "same architecture and parameters");
+	/* the random init draws the head as pol.out and pol.pass: the tensors
+	 * before it are those of b2c8 with the same seed */
+	gt_tensor t;
+	for (int k = 0; k < gt_arch_ntensors(&a); k++) {
+		gt_arch_tensor(&a, k, &t);
+		if (!strcmp(t.name, "pol.aux.w"))
+			break;
+	}
+	ok(!memcmp(m->params, m0->params, 4 * t.offset), "init: the tensors before the head as b2c8's");
+	double s = 0;
+	for (size_t i = 0; i < t.size; i++)
+		s += m->params[t.offset + i] * m->params[t.offset + i];
+	ok(s > 0, "init: pol.aux.w random (sum of squares %.3g)", s);
+	size_t rawn;
+	unsigned char *raw = gunzip_all(tpath("aux.bin.gz"), &rawn);
+	is_int(rawn, GT_MODEL_HEADER2_BYTES + 4 * m->nparams, "payload: 184-byte header + params");
+	ok(raw[4] == 2 && raw[172] == 0 && raw[176] == 0 && raw[180] == 1,
+	   "version 2, no pooling, heads 1");
+	is_int(gt_model_write(tpath("aux2.bin.gz"), r, &e), 0, "write again");
+	ok(same_bytes(tpath("aux.bin.gz"), tpath("aux2.bin.gz")), "same bytes");
+	hostile_field hostile[] = {
+		{180, 3, "unknown heads bit", "unknown heads"},
+		{180, 0, "version 2 with neither pooling nor heads", "without global pooling"},
+		{176, 4, "pooled channels without pooling", "without global pooling blocks"},
+	};
+	rejects_fields(raw, rawn, hostile, sizeof hostile / sizeof hostile[0], "auxbad.bin.gz");
+	put32(raw + 4, 1);
+	write_gz(tpath("auxbad.bin.gz"), raw, rawn);
+	rejects(tpath("auxbad.bin.gz"), "a version 1 header on the head's parameters", NULL);
+	free(raw);
+	gt_model_free(m);
+	gt_model_free(m0);
 	gt_model_free(r);
 }
 
@@ -419,6 +494,7 @@ int main(void)
 	free(bad_raw);
 	gt_model_free(m);
 	version2();
+	aux_head();
 	version1_file();
 	test_rmdir(dir);
 	return done_testing();

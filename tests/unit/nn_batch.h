@@ -30,10 +30,12 @@ static inline double nn_randn(uint64_t *s)
  * (B x in_planes x N) 1 with probability 0.4, globals (B x globals)
  * in [-1, 1]; targets: policy (B x (N+1)) a random distribution, value
  * in [-1, 1], score in [-40, 40], ownership (B x N) in [-1, 1], row
- * weights in [0.5, 1.5]. */
+ * weights in [0.5, 1.5]; the auxiliary policy's (the opponent's reply)
+ * apol (B x (N+1)) a random distribution, aweight 1, but 0 for every
+ * third row (b % 3 == 2: a row without a reply). */
 typedef struct nn_batch {
 	int B, n;
-	float *planes, *glob, *pol, *val, *score, *own, *weight;
+	float *planes, *glob, *pol, *val, *score, *own, *weight, *apol, *aweight;
 } nn_batch;
 
 /* nn_batch_make: draw d from s (arrays malloc'd; nn_batch_free). */
@@ -49,6 +51,8 @@ static inline void nn_batch_make(nn_batch *d, const gt_arch *a, int B, int n, ui
 	d->score = malloc(sizeof(float) * B);
 	d->own = malloc(sizeof(float) * B * N);
 	d->weight = malloc(sizeof(float) * B);
+	d->apol = malloc(sizeof(float) * B * (N + 1));
+	d->aweight = malloc(sizeof(float) * B);
 	for (int i = 0; i < B * a->in_planes * N; i++)
 		d->planes[i] = nn_rand(s) < 0.4;
 	for (int i = 0; i < B * a->globals; i++)
@@ -65,6 +69,16 @@ static inline void nn_batch_make(nn_batch *d, const gt_arch *a, int B, int n, ui
 		for (int i = 0; i < N; i++)
 			d->own[b * N + i] = (float)(nn_rand(s) * 2 - 1);
 	}
+	/* from a stream of their own, so that *s moves as before they were */
+	uint64_t as = *s ^ 0x6175782d706f6cULL;
+	for (int b = 0; b < B; b++) {
+		double sum = 0;
+		for (int i = 0; i <= N; i++)
+			sum += d->apol[b * (N + 1) + i] = (float)nn_rand(&as);
+		for (int i = 0; i <= N; i++)
+			d->apol[b * (N + 1) + i] /= (float)sum;
+		d->aweight[b] = b % 3 == 2 ? 0.0f : 1.0f;
+	}
 }
 
 static inline void nn_batch_free(nn_batch *d)
@@ -76,12 +90,14 @@ static inline void nn_batch_free(nn_batch *d)
 	free(d->score);
 	free(d->own);
 	free(d->weight);
+	free(d->apol);
+	free(d->aweight);
 }
 
 /* nn_batch_target: d's targets (weighted rows) for gt_nn_backward. */
 static inline gt_nn_target nn_batch_target(const nn_batch *d)
 {
-	gt_nn_target t = {d->pol, d->val, d->score, d->own, d->weight};
+	gt_nn_target t = {d->pol, d->val, d->score, d->own, d->weight, d->apol, d->aweight};
 	return t;
 }
 

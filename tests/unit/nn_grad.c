@@ -4,7 +4,8 @@
  * loss term alone and together, with row weights; plus batch consistency
  * and board-size independence of the weights; the same of a network with
  * global pooling blocks, whose outputs and gradients are also the same
- * by im2col, Winograd and oneDNN. */
+ * by im2col, Winograd and oneDNN; and of a network with the auxiliary
+ * policy head, whose other outputs are those of the network without it. */
 #include "tap.h"
 #include "nn_batch.h"
 #include "nn.h"
@@ -162,7 +163,7 @@ static void gpool(void)
 	nn_batch_make(&d, &a, 3, 5, &rs);
 	is_int(gradcheck(nn, &d, &GT_NN_LOSSW_DEFAULT, "global pooling 5x5"), 0,
 	       "global pooling: gradient matches finite differences");
-	is_int(gradcheck(nn, &d, &(gt_nn_lossw){1, 0, 0, 0}, "global pooling, policy"), 0,
+	is_int(gradcheck(nn, &d, &(gt_nn_lossw){1, 0, 0, 0, 0}, "global pooling, policy"), 0,
 	       "global pooling: gradient of the policy loss alone");
 	is_int(check_size(nn, 2, "global pooling 2x2"), 0,
 	       "global pooling: gradient on 2x2 with the same weights");
@@ -235,6 +236,117 @@ static void gpool(void)
 	gt_nn_free(nn);
 }
 
+/* the auxiliary policy head (nn.h GT_ARCH_AUX_POLICY) */
+static void aux_head(void)
+{
+	gt_arch a, b;
+	gt_error e;
+	gt_arch_default(&a, 2, 4, 5, 3, 1);
+	a.head_policy = 3;
+	a.head_value = 3;
+	a.value_hidden = 5;
+	b = a;
+	a.heads = GT_ARCH_AUX_POLICY;
+	gt_nn *nn = gt_nn_new(&a, "cpu", &e), *plain = gt_nn_new(&b, "cpu", &e);
+	ok(nn != NULL && plain != NULL, "network b2c4 with the auxiliary policy head");
+	size_t np = gt_nn_nparams(nn), np0 = gt_nn_nparams(plain);
+	is_int((int)(np - np0), 3 * 3 + 2, "the head adds Hp + 1 + 2Hp + 1 parameters");
+	float *p = gt_nn_params(nn);
+	for (size_t i = 0; i < np; i++)
+		p[i] = (float)((nn_rand(&rs) * 2 - 1) * 0.2);
+	kink_per = 50;
+	nn_batch d;
+	nn_batch_make(&d, &a, 3, 4, &rs);
+	/* the two policies share P: alone and together */
+	static const struct { const char *name; gt_nn_lossw w; } terms[] = {
+		{"all terms", {1, 1, 0.5f, 0.5f, 0.15f}}, {"the auxiliary policy", {0, 0, 0, 0, 1}},
+		{"both policies", {1, 0, 0, 0, 1}},
+	};
+	for (size_t k = 0; k < sizeof terms / sizeof terms[0]; k++)
+		is_int(gradcheck(nn, &d, &terms[k].w, terms[k].name), 0,
+		       "aux head: gradient of %s matches finite differences", terms[k].name);
+	is_int(check_size(nn, 2, "aux head 2x2"), 0, "aux head: gradient on 2x2");
+
+	/* the loss by hand: row b's cross-entropy of the auxiliary logits
+	 * against apol, weighted by weight * aweight, mean over the batch */
+	gt_nn_target t = nn_batch_target(&d);
+	gt_nn_out o;
+	gt_nn_loss l;
+	gt_nn_forward(nn, d.B, d.n, d.planes, d.glob, 0, &o);
+	gt_nn_eval_loss(nn, &t, NULL, &l);
+	ok(o.aux_policy != NULL, "the forward gives the auxiliary logits");
+	double want = 0;
+	int N = d.n * d.n;
+	for (int r = 0; r < d.B; r++) {
+		const float *lg = o.aux_policy + r * (N + 1);
+		double mx = -1e30, se = 0, ce = 0;
+		for (int i = 0; i <= N; i++)
+			mx = fmax(mx, lg[i]);
+		for (int i = 0; i <= N; i++)
+			se += exp(lg[i] - mx);
+		for (int i = 0; i <= N; i++)
+			ce -= d.apol[r * (N + 1) + i] * (lg[i] - mx - log(se));
+		want += d.weight[r] * d.aweight[r] * ce / d.B;
+	}
+	is_dbl(l.aux_policy, want, 1e-6 * want, "auxiliary loss %.6f is the weighted cross-entropy",
+	       l.aux_policy);
+	double tot = l.policy + l.value + 0.5 * l.score + 0.5 * l.own + 0.15f * l.aux_policy;
+	is_dbl(l.total, tot, 1e-9 * tot, "the total adds 0.15 of it");
+
+	/* rows of aux_weight 0 add nothing; no target: no auxiliary loss and
+	 * no gradient of the auxiliary parameters */
+	gt_tensor aw;
+	for (int k = 0; k < gt_arch_ntensors(&a); k++) {
+		gt_arch_tensor(&a, k, &aw);
+		if (!strcmp(aw.name, "pol.aux.w"))
+			break;
+	}
+	t.aux_policy = NULL;
+	gt_nn_zero_grad(nn);
+	gt_nn_forward(nn, d.B, d.n, d.planes, d.glob, 1, NULL);
+	gt_nn_backward(nn, &t, NULL, &l);
+	double gsum = 0;
+	for (size_t i = 0; i < 3 + 1 + 6 + 1; i++)
+		gsum += fabs(gt_nn_grads(nn)[aw.offset + i]);
+	ok(l.aux_policy == 0 && gsum == 0, "no target: auxiliary loss 0, its parameters' gradient 0");
+	t = nn_batch_target(&d);
+	float keep[2] = {d.aweight[0], d.aweight[1]};
+	d.aweight[0] = d.aweight[1] = 0; /* row 2 is 0 already */
+	gt_nn_zero_grad(nn);
+	gt_nn_backward(nn, &t, NULL, &l);
+	gsum = 0;
+	for (size_t i = 0; i < 3 + 1 + 6 + 1; i++)
+		gsum += fabs(gt_nn_grads(nn)[aw.offset + i]);
+	ok(l.aux_policy == 0 && gsum == 0, "every row weight 0: auxiliary loss 0, no gradient");
+	d.aweight[0] = keep[0];
+	d.aweight[1] = keep[1];
+
+	/* the other outputs are the network's without the head: its tensors
+	 * sit between pol.pass.b and val.w */
+	float *q = gt_nn_params(plain);
+	size_t cut = aw.offset, rest = np0 - cut;
+	memcpy(q, p, sizeof(float) * cut);
+	memcpy(q + cut, p + cut + 11, sizeof(float) * rest);
+	gt_nn_sync_params(plain);
+	gt_nn_out o0;
+	gt_nn_forward(nn, d.B, d.n, d.planes, d.glob, 0, &o);
+	gt_nn_forward(plain, d.B, d.n, d.planes, d.glob, 0, &o0);
+	int same = o0.aux_policy == NULL;
+	for (int i = 0; i < d.B * (N + 1); i++)
+		same &= o.policy[i] == o0.policy[i];
+	for (int i = 0; i < d.B; i++)
+		same &= o.value[i] == o0.value[i] && o.score[i] == o0.score[i];
+	for (int i = 0; i < d.B * N; i++)
+		same &= o.own[i] == o0.own[i];
+	ok(same, "policy, value, score and ownership are bit for bit the network's without the head");
+	ok(gt_nn_new(&a, "cuda", &e) == NULL, "the cuda backend refuses it: %s", e.text);
+	a.heads = 2;
+	ok(gt_arch_check(&a, &e) != 0, "unknown heads refused: %s", e.text);
+	nn_batch_free(&d);
+	gt_nn_free(nn);
+	gt_nn_free(plain);
+}
+
 int main(void)
 {
 	gt_arch a;
@@ -256,9 +368,9 @@ int main(void)
 	nn_batch_make(&d, &a, 3, 4, &rs);
 
 	static const struct { const char *name; gt_nn_lossw w; } terms[] = {
-		{"policy", {1, 0, 0, 0}}, {"value", {0, 1, 0, 0}},
-		{"score", {0, 0, 1, 0}}, {"ownership", {0, 0, 0, 1}},
-		{"all terms", {1, 1, 0.5f, 0.5f}},
+		{"policy", {1, 0, 0, 0, 0}}, {"value", {0, 1, 0, 0, 0}},
+		{"score", {0, 0, 1, 0, 0}}, {"ownership", {0, 0, 0, 1, 0}},
+		{"all terms", {1, 1, 0.5f, 0.5f, 0.15f}},
 	};
 	for (size_t k = 0; k < sizeof terms / sizeof terms[0]; k++)
 		is_int(gradcheck(nn, &d, &terms[k].w, terms[k].name), 0,
@@ -331,7 +443,7 @@ int main(void)
 		gt_optim_conf oc = gt_optim_defaults(GT_OPTIM_ADAMW);
 		oc.lr = 1e-2f;
 		gt_optim *opt = gt_optim_new(&oc, np);
-		gt_nn_target t = {f.pol, f.val, f.score, f.own, NULL};
+		gt_nn_target t = {f.pol, f.val, f.score, f.own, NULL, NULL, NULL};
 		gt_nn_loss l0, l;
 		for (int k = 0; k < 150; k++) {
 			gt_nn_zero_grad(nn);
@@ -359,5 +471,6 @@ int main(void)
 	nn_batch_free(&d);
 	gt_nn_free(nn);
 	gpool();
+	aux_head();
 	return done_testing();
 }

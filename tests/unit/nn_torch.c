@@ -1,6 +1,7 @@
 /* nn_torch: gt's network, loss, gradients and optimizers against an
  * independent PyTorch float64 reference (tests/py/nn_torch.py), which
  * reads the weights from a gt model file with its own reader
+ * (networks with global pooling blocks and the auxiliary policy head too)
  * (tests/py/gtmodel.py). Tolerance: max |gt - torch| <= 1e-4 * max |torch|
  * per output and per parameter tensor. */
 #include "testutil.h"
@@ -76,6 +77,7 @@ static void check(const char *arch, const char *src)
 	float *planes = malloc(sizeof(float) * npl), *glob = malloc(sizeof(float) * B * a.globals);
 	float *tp = malloc(sizeof(float) * B * (N + 1)), tv[4], ts[4], tw[4];
 	float *to = malloc(sizeof(float) * B * N);
+	float *ta = malloc(sizeof(float) * B * (N + 1)), taw[4] = {1, 1, 0, 1};
 	for (size_t i = 0; i < npl; i++)
 		planes[i] = urand() < 0.35;
 	for (int i = 0; i < B * a.globals; i++)
@@ -93,10 +95,18 @@ static void check(const char *arch, const char *src)
 		tw[b] = (float)(0.5 + urand());
 		for (int i = 0; i < N; i++)
 			to[b * N + i] = (float)(urand() * 2 - 1);
+		/* the opponent's reply: one-hot on even rows, spread on odd ones */
+		s = 0;
+		for (int i = 0; i <= N; i++)
+			s += ta[b * (N + 1) + i] = b % 2 ? (float)urand() : i == 3 * b;
+		for (int i = 0; i <= N; i++)
+			ta[b * (N + 1) + i] /= (float)s;
 	}
-	gt_nn_lossw lw = {1.0f, 1.0f, 0.5f, 0.5f};
-	float meta[6] = {(float)B, (float)n, lw.policy, lw.value, lw.score, lw.own};
-	wr("meta", meta, 6);
+	gt_nn_lossw lw = {1.0f, 1.0f, 0.5f, 0.5f, 0.15f};
+	float meta[7] = {(float)B, (float)n, lw.policy, lw.value, lw.score, lw.own, lw.aux_policy};
+	wr("meta", meta, 7);
+	wr("t_aux", ta, (size_t)B * (N + 1));
+	wr("t_auxw", taw, B);
 	wr("planes", planes, npl);
 	wr("globals", glob, (size_t)B * a.globals);
 	wr("t_policy", tp, (size_t)B * (N + 1));
@@ -114,7 +124,7 @@ static void check(const char *arch, const char *src)
 	gt_nn_sync_params(nn);
 	gt_nn_out o;
 	gt_nn_loss l;
-	gt_nn_target t = {tp, tv, ts, to, tw};
+	gt_nn_target t = {tp, tv, ts, to, tw, ta, taw};
 	gt_nn_zero_grad(nn);
 	is_int(gt_nn_forward(nn, B, n, planes, glob, 1, &o), 0, "forward");
 	is_int(gt_nn_backward(nn, &t, &lw, &l), 0, "backward");
@@ -157,7 +167,7 @@ static void check(const char *arch, const char *src)
 	is_int(rc, 0, "PyTorch reference ran");
 
 	float *pp = rd("policy", (size_t)B * (N + 1)), *pv = rd("value", B), *ps = rd("score", B);
-	float *po = rd("own", (size_t)B * N), *pl = rd("loss", 5), *pg = rd("grads", np);
+	float *po = rd("own", (size_t)B * N), *pl = rd("loss", 6), *pg = rd("grads", np);
 	double er;
 	er = relerr(o.policy, pp, (size_t)B * (N + 1));
 	ok(er <= 1e-4, "policy logits match PyTorch (rel %.2g)", er);
@@ -167,9 +177,17 @@ static void check(const char *arch, const char *src)
 	ok(er <= 1e-4, "score matches PyTorch (rel %.2g)", er);
 	er = relerr(o.own, po, (size_t)B * N);
 	ok(er <= 1e-4, "ownership matches PyTorch (rel %.2g)", er);
-	float gl[5] = {(float)l.total, (float)l.policy, (float)l.value, (float)l.score, (float)l.own};
-	static const char *lname[5] = {"total", "policy", "value", "score", "ownership"};
-	for (int k = 0; k < 5; k++)
+	if (a.heads & GT_ARCH_AUX_POLICY) {
+		float *pa = rd("aux", (size_t)B * (N + 1));
+		er = relerr(o.aux_policy, pa, (size_t)B * (N + 1));
+		ok(er <= 1e-4, "auxiliary policy logits match PyTorch (rel %.2g)", er);
+		free(pa);
+	}
+	float gl[6] = {(float)l.total, (float)l.policy, (float)l.value, (float)l.score, (float)l.own,
+	               (float)l.aux_policy};
+	static const char *lname[6] = {"total", "policy", "value", "score", "ownership",
+	                               "auxiliary policy"};
+	for (int k = 0; k < 6; k++)
 		ok(fabs(gl[k] - pl[k]) <= 1e-4 * fabs(pl[k]) + 1e-7, "%s loss %.6f matches PyTorch %.6f",
 		   lname[k], gl[k], pl[k]);
 	int nt = gt_arch_ntensors(&a), bad = 0;
@@ -197,7 +215,7 @@ static void check(const char *arch, const char *src)
 	}
 
 	free(pp); free(pv); free(ps); free(po); free(pl); free(pg);
-	free(planes); free(glob); free(tp); free(to);
+	free(planes); free(glob); free(tp); free(to); free(ta);
 	gt_nn_free(nn);
 	gt_model_free(m);
 	gt_model_free(r);
@@ -215,6 +233,9 @@ int main(void)
 	check("b2c8", src);
 	/* global pooling blocks 1 and 2 (nn.h), 3 of the 8 channels pooled */
 	check("b3c8g1p3", src);
+	/* the auxiliary policy head (the opponent's reply), alone and with them */
+	check("b2c8a", src);
+	check("b3c8g1p3a", src);
 
 	/* grad norm and clipping by hand */
 	float gv[3] = {3, 4, 0};

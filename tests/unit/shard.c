@@ -2,8 +2,10 @@
  * shard: lib/shard on hand-made records (no parser involved): rows and
  * their perspectives, skipped and non-finite positions, shard size and
  * manifest, the window and its symmetry (hand-checked case, then every
- * sample checked against an independent unpacking); KataGo's keys on the
- * hand-made game, worked out by hand.
+ * sample checked against an independent unpacking); the opponent's reply
+ * (policy_next: the next position's policy, the move played next, none at
+ * the end) by hand, under the window's symmetries, and absent from older
+ * shards; KataGo's keys on the hand-made game, worked out by hand.
  */
 #include "board.h"
 #include "npz.h"
@@ -159,7 +161,7 @@ static void check_writer(void)
 			diag("%s", e.text);
 			continue;
 		}
-		gt_npz_array pk, po, va, sc, ow, mt;
+		gt_npz_array pk, po, va, sc, ow, mt, pn, pm;
 		int64_t sm[1] = {5};
 		gt_npz_load_as(z, "meta", GT_I4, 1, sm, &mt, &e);
 		const int32_t *meta = mt.data;
@@ -172,9 +174,17 @@ static void check_writer(void)
 		gt_npz_load_as(z, "value", GT_F4, 1, sr, &va, &e);
 		gt_npz_load_as(z, "score", GT_F4, 1, sr, &sc, &e);
 		gt_npz_load_as(z, "ownership", GT_F4, 2, so, &ow, &e);
+		is_int(gt_npz_load_as(z, "policy_next", GT_F4, 2, spol, &pn, &e), 0, "policy_next");
+		is_int(gt_npz_load_as(z, "policy_next_mask", GT_U1, 1, sr, &pm, &e), 0,
+		       "policy_next_mask");
 		is_int(sp[0], s == 0 ? 2 : 1, "shard %d rows", s);
 		for (long i = 0; i < sp[0]; i++) {
 			const float *P = (float *)po.data + i * (NP + 1), *O = (float *)ow.data + i * NP;
+			const float *Q = (float *)pn.data + i * (NP + 1);
+			int qm = ((uint8_t *)pm.data)[i];
+			double qs = 0;
+			for (int p = 0; p <= NP; p++)
+				qs += Q[p];
 			float v = ((float *)va.data)[i], score = ((float *)sc.data)[i];
 			const uint8_t *B = pk.data;
 			if (score == 3.5f) {
@@ -183,20 +193,27 @@ static void check_writer(void)
 				ok(O[0] == 1 && O[8] == -1, "position 0: ownership Black's view");
 				ok(bit(B, C, pb, i, 0, 80) && !bit(B, C, pb, i, 1, E5) && !bit(B, C, pb, i, 2, E5),
 				   "position 0: on-board plane set, no stones");
+				ok(qm == 1 && Q[C3] == 1 && qs == 1,
+				   "position 0: the reply is position 1's policy (C3), mask 1");
 			} else if (score == 100 - 3.5f) {
 				found++;
 				ok(P[C3] == 1 && v == -1, "position 1: policy on C3, value -1 for White");
 				ok(O[0] == -1 && O[8] == 1 && O[4] == 0, "position 1: ownership White's view");
 				ok(!bit(B, C, pb, i, 1, E5) && bit(B, C, pb, i, 2, E5),
 				   "position 1: E5 is the opponent's stone");
+				ok(qm == 1 && Q[D2] == 1 && qs == 1,
+				   "position 1: the reply is position 2's policy (D2), mask 1");
 			} else if (score == 200 + 3.5f) {
 				found++;
 				ok(P[D2] == 1 && v == 1, "position 2: policy on D2");
 				ok(bit(B, C, pb, i, 1, E5) && bit(B, C, pb, i, 2, C3) && !bit(B, C, pb, i, 1, C3),
 				   "position 2: own E5, opponent C3");
+				ok(qm == 2 && Q[G7] == 1 && qs == 1,
+				   "position 2: position 3 had no full search: the move played, G7, mask 2");
 			}
 		}
 		free(pk.data), free(po.data), free(va.data), free(sc.data), free(ow.data), free(mt.data);
+		free(pn.data), free(pm.data);
 		gt_npz_close(z);
 	}
 	is_int(found, 3, "the three kept rows are all there");
@@ -233,7 +250,14 @@ static void check_handicap(void)
 	gt_npz *z = gt_npz_open(path, &e);
 	if (!ok(z != NULL, "handicap shard opens"))
 		return;
-	gt_npz_array pk, va, sc, gl, wt;
+	gt_npz_array pk, va, sc, gl, wt, pn, pm;
+	gt_npz_load(z, "policy_next", &pn, &e);
+	gt_npz_load(z, "policy_next_mask", &pm, &e);
+	double qs = 0;
+	for (int p = 0; p <= NP; p++)
+		qs += ((float *)pn.data)[p];
+	ok(((uint8_t *)pm.data)[0] == 0 && qs == 0, "the game's last move: no reply, mask 0, zeros");
+	free(pn.data), free(pm.data);
 	gt_npz_load(z, "binaryInputNCHWPacked", &pk, &e);
 	gt_npz_load(z, "value", &va, &e);
 	gt_npz_load(z, "score", &sc, &e);
@@ -334,7 +358,7 @@ static void check_window(void)
 	float *owo = malloc(sizeof(float) * B * NP), *glob = malloc(sizeof(float) * B);
 	int *sym = malloc(sizeof(int) * B);
 	long *idx = malloc(sizeof(long) * B);
-	gt_shard_batch bt = {planes, glob, policy, NULL, NULL, owo, NULL, NULL, sym, idx};
+	gt_shard_batch bt = {planes, glob, policy, NULL, NULL, owo, NULL, NULL, sym, idx, NULL, NULL};
 	long row = -1;
 	for (long i = 0; i < in.rows && row < 0; i++) {
 		gt_shard_window_get(win, i, 0, &bt, 0);
@@ -381,7 +405,7 @@ static void check_window(void)
 				pl = p, nb++;
 		}
 		float ref[NP + 1];
-		gt_shard_batch one = {NULL, NULL, ref, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+		gt_shard_batch one = {NULL, NULL, ref, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
 		gt_shard_window_get(win, idx[i], 0, &one, 0);
 		int porig = -1;
 		for (int p = 0; p < NP; p++)
@@ -395,6 +419,45 @@ static void check_window(void)
 	for (int k = 0; k < 8; k++)
 		all8 &= symseen[k] > 10;
 	ok(all8, "all 8 symmetries drawn");
+
+	/* the opponent's reply, kept by a window that asks for it: under each
+	 * sample's symmetry as the policy, from an unpacking by gt_sym_point;
+	 * the last row of a game has none; a window that does not ask gives
+	 * zeros and mask 0 */
+	{
+		float *pn = malloc(sizeof(float) * B * (NP + 1)), pm[B], rn[NP + 1], rm[1];
+		gt_shard_window *rw = gt_shard_window_open_with(out, 120, 9, 5, GT_SHARD_WINDOW_REPLY, &e);
+		gt_shard_window_info ri;
+		gt_shard_window_get_info(rw, &ri);
+		ok(ri.rows == 120 && ri.reply_rows > 100 && ri.reply_rows < 120,
+		   "reply window: %ld of 120 rows have a reply (a game's last row has none)",
+		   ri.reply_rows);
+		gt_shard_batch rb = {planes, glob, policy, NULL, NULL, NULL, NULL, NULL, sym, idx, pn, pm};
+		gt_shard_batch one = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, rn, rm};
+		gt_shard_window_sample(rw, B, &rb);
+		int agree = 0, with = 0;
+		for (int i = 0; i < B; i++) {
+			gt_shard_window_get(rw, idx[i], 0, &one, 0);
+			int g = pm[i] == rm[0] && pn[i * (NP + 1) + NP] == rn[NP];
+			double sum = 0;
+			for (int p = 0; p < NP; p++) {
+				g &= pn[i * (NP + 1) + gt_sym_point(N, sym[i], p)] == rn[p];
+				sum += rn[p];
+			}
+			g &= rm[0] == 1 ? sum + rn[NP] == 1 : rm[0] == 0 && sum + rn[NP] == 0;
+			agree += g;
+			with += pm[i] != 0;
+		}
+		is_int(agree, B, "all %d samples: the reply under the sample's symmetry", B);
+		ok(with > B / 2 && with < B, "%d of %d samples with a reply", with, B);
+		gt_shard_window_free(rw);
+		gt_shard_window_get(win, 0, 3, &one, 0);
+		double sum = 0;
+		for (int p = 0; p <= NP; p++)
+			sum += rn[p];
+		ok(rm[0] == 0 && sum == 0, "a window without GT_SHARD_WINDOW_REPLY: zeros, mask 0");
+		free(pn);
+	}
 
 	/* a corrupted newest shard is skipped by its sha256 */
 	snprintf(path, sizeof path, "%s/run_000/games_00023.npz", out);
@@ -453,7 +516,7 @@ static void check_numpy_shards(void)
 	ok(in.rows == 30 && in.shards == 2 && in.n == 7 && in.nplanes == 2 && in.nglobals == 1 &&
 	   in.feature_version == 42, "30 rows of 7x7, 2 planes, 1 global, features 42");
 	float planes[2 * 49], glob[1], policy[50], value[1], score[1], own[49], om[1], wt[1];
-	gt_shard_batch b = {planes, glob, policy, value, score, own, om, wt, NULL, NULL};
+	gt_shard_batch b = {planes, glob, policy, value, score, own, om, wt, NULL, NULL, NULL, NULL};
 	int good = 0;
 	for (long row = 0; row < 30; row++) {
 		int s = row < 20 ? 1 : 0, i = row < 20 ? (int)row : (int)row - 20;
@@ -474,6 +537,19 @@ static void check_numpy_shards(void)
 		good += g;
 	}
 	is_int(good, 30, "every row as numpy wrote it, under symmetry row %% 8");
+	gt_shard_window_free(w);
+	/* shards without the opponent's reply (older builds): none */
+	gt_error e = {0};
+	w = gt_shard_window_open_with(out, 30, 0, 3, GT_SHARD_WINDOW_REPLY, &e);
+	float pn[50], pm[1];
+	gt_shard_batch r = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pn, pm};
+	gt_shard_window_get_info(w, &in);
+	int none = w && in.rows == 30 && in.reply_rows == 0;
+	for (long row = 0; none && row < 30; row++) {
+		gt_shard_window_get(w, row, 1, &r, 0);
+		none &= pm[0] == 0 && pn[0] == 0 && pn[49] == 0;
+	}
+	ok(none, "shards without policy_next: read, every row without a reply");
 	gt_shard_window_free(w);
 }
 

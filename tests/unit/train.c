@@ -5,7 +5,10 @@
  * untouched; rows without ownership add no ownership loss, alone or mixed
  * with rows that have it; the learning-rate schedule gives hand-worked
  * rates, the moving average of the parameters equals its closed form, and
- * both resume bit for bit; version 1 state files still load. */
+ * both resume bit for bit; version 1 state files still load; the auxiliary
+ * policy head's loss is the cross-entropy against the rows' replies (by
+ * hand), rows without one add nothing to it, it falls with training, and
+ * its runs resume bit for bit. */
 #include "model.h"
 #include "record.h"
 #include "shard.h"
@@ -471,6 +474,87 @@ static void check_sched_resume(const gt_model *m, gt_shard_window *w)
 	unlink(v1);
 }
 
+/* the auxiliary policy head on the rows of "with" */
+static void check_aux(void)
+{
+	char out[600];
+	snprintf(out, sizeof out, "%s/with", dir);
+	gt_error e = {0};
+	gt_arch a;
+	gt_model_parse_arch("b1c8a", &a, &e);
+	gt_model *m = gt_model_new_random(&a, 3, &e); /* check_resume's other start is seed 2 */
+	gt_trainer *t = test_trainer(m, GT_OPTIM_ADAMW, 0.01f, 1);
+	is_int(gt_train_window_flags(t), GT_SHARD_WINDOW_REPLY, "b1c8a: its windows keep the replies");
+	gt_shard_window *w = gt_shard_window_open_with(out, 100000, 0, 1, GT_SHARD_WINDOW_REPLY, &e);
+	gt_shard_window *nr = gt_shard_window_open(out, 100000, 0, 1, &e);
+	gt_shard_window_info wi;
+	gt_shard_window_get_info(w, &wi);
+	ok(wi.reply_rows > 0 && wi.reply_rows < wi.rows, "%ld of %ld rows with a reply", wi.reply_rows,
+	   wi.rows);
+	gt_train_eval_info a0, b0;
+	is_int(gt_train_eval(t, w, 100000, 64, &a0, &e), 0, "evaluate");
+	/* by hand: the mean over rows of weight * [has a reply] * the
+	 * cross-entropy of the forward's auxiliary logits */
+	int n = wi.n, N = n * n;
+	float *pl = malloc(sizeof(float) * 15 * N), gl[11], pn[N + 1], pm[1], wt[1];
+	gt_shard_batch one = {pl, gl, NULL, NULL, NULL, NULL, NULL, wt, NULL, NULL, pn, pm};
+	double want = 0;
+	for (long r = 0; r < wi.rows; r++) {
+		gt_shard_window_get(w, r, 0, &one, 0);
+		gt_nn_out o;
+		gt_nn_forward(gt_train_nn(t), 1, n, pl, gl, 0, &o);
+		double mx = -1e30, se = 0, ce = 0;
+		for (int i = 0; i <= N; i++)
+			mx = fmax(mx, o.aux_policy[i]);
+		for (int i = 0; i <= N; i++)
+			se += exp(o.aux_policy[i] - mx);
+		for (int i = 0; i <= N; i++)
+			ce -= pn[i] * (o.aux_policy[i] - mx - log(se));
+		want += wt[0] * (pm[0] != 0) * ce / wi.rows;
+	}
+	free(pl);
+	is_dbl(a0.loss.aux_policy, want, 1e-5 * want, "auxiliary loss %.5f: the replies' cross-entropy",
+	       a0.loss.aux_policy);
+	double tot = a0.loss.policy + a0.loss.value + 0.5 * a0.loss.score + 0.5 * a0.loss.own +
+	             0.15f * a0.loss.aux_policy;
+	is_dbl(a0.loss.total, tot, 1e-6 * tot, "the total adds 0.15 of it");
+	/* a window without the replies (as shards of older builds): no
+	 * auxiliary loss, the rest the same; steps leave the head alone */
+	is_int(gt_train_eval(t, nr, 100000, 64, &b0, &e), 0, "evaluate without the replies");
+	ok(b0.loss.aux_policy == 0 && b0.loss.policy == a0.loss.policy && b0.loss.own == a0.loss.own,
+	   "no replies: auxiliary loss 0, the other terms as with them");
+	gt_tensor aw;
+	for (int i = 0; i < gt_arch_ntensors(&a); i++) {
+		gt_arch_tensor(&a, i, &aw);
+		if (!strcmp(aw.name, "pol.aux.w"))
+			break;
+	}
+	gt_nn *nn = gt_train_nn(t);
+	size_t k = aw.size + 1 + 2 * aw.size + 1; /* pol.aux.w, .b, .pass.w, .pass.b */
+	float *h0 = malloc(k * sizeof(float));
+	memcpy(h0, gt_nn_params(nn) + aw.offset, k * sizeof(float));
+	float wd = gt_optim_conf_get(gt_train_optim(t))->weight_decay;
+	gt_optim_conf_get(gt_train_optim(t))->weight_decay = 0;
+	steps(t, nr, 3);
+	ok(!memcmp(h0, gt_nn_params(nn) + aw.offset, k * sizeof(float)),
+	   "steps without replies leave the auxiliary head unchanged");
+	gt_optim_conf_get(gt_train_optim(t))->weight_decay = wd;
+	steps(t, w, 3);
+	ok(memcmp(h0, gt_nn_params(nn) + aw.offset, k * sizeof(float)) != 0,
+	   "steps with replies train it");
+	free(h0);
+	steps(t, w, 60);
+	gt_train_eval_info a1;
+	gt_train_eval(t, w, 100000, 64, &a1, &e);
+	ok(a1.loss.aux_policy < a0.loss.aux_policy - 0.3, "66 steps: auxiliary loss %.3f -> %.3f",
+	   a0.loss.aux_policy, a1.loss.aux_policy);
+	gt_train_free(t);
+	check_resume(m, w);
+	gt_shard_window_free(w);
+	gt_shard_window_free(nr);
+	gt_model_free(m);
+}
+
 int main(void)
 {
 	test_tmpdir(dir, sizeof dir, "train");
@@ -509,6 +593,7 @@ int main(void)
 	check_sched_steps(m, w);
 	check_average(m, w);
 	check_sched_resume(m, w);
+	check_aux();
 	gt_shard_window_free(w);
 	gt_model_free(m);
 	test_rmdir(dir);

@@ -980,9 +980,10 @@ static int cu_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 	}
 	headlay hl = head_layout(B, N);
 	gt_nn_heads heads = {c->hout + o.policy, c->hout + o.vpre, c->hout + o.sraw,
-	                     c->hout + o.opre};
+	                     c->hout + o.opre, NULL}; /* no auxiliary head (gt_nn_new) */
 	float *hd = c->hdhead;
-	gt_nn_dheads dheads = {hd + hl.point, hd + hl.pass, hd + hl.vpre, hd + hl.sr, hd + hl.opre};
+	gt_nn_dheads dheads = {hd + hl.point, hd + hl.pass, hd + hl.vpre, hd + hl.sr, hd + hl.opre,
+	                       NULL, NULL};
 	gt_nn_head_loss(B, N, &heads, t, w, loss, grads ? &dheads : NULL);
 	if (!grads)
 		return 0;

@@ -18,6 +18,9 @@ network can go gt -> PyTorch -> gt unchanged. The forward pass is nn.h's:
     policy = [pol.out.w . P + pol.out.b, pass from pool(P)]
     value = tanh(fc2 . relu(fc1 pool(V))), score = 20 * (score.w . h + b),
     ownership = tanh(own.w . V + own.b); pool = [mean, mean * (n-14)/10]
+    with the auxiliary policy head (heads 1, arch suffix "a"): the
+    opponent's reply [pol.aux.w . P + pol.aux.b, pol.aux.pass.w . pool(P)
+    + pol.aux.pass.b], returned by forward(..., aux=True)
 Inputs are gt's features (feat.h): planes B x 15 x n x n, globals B x 11.
 Needs Debian's python3-torch and python3-numpy."""
 import collections
@@ -31,8 +34,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 MAGIC = b"GTNN"
-HEADER = 172    # format version 1; version 2 (global pooling blocks) has 184
+HEADER = 172    # format version 1; version 2 (global pooling, heads) has 184
 HEADER2 = 184
+AUX_POLICY = 1  # heads bit 0: the auxiliary policy head (the opponent's reply)
 FIELDS = ("blocks", "channels", "in_planes", "globals", "feat_version",
           "head_policy", "head_value", "value_hidden", "max_n",
           "policy_size", "own_size")
@@ -62,8 +66,11 @@ def layout(h):
         t += [("blk%d.w2" % l, (C, R, 3, 3)), ("blk%d.b2" % l, (C,)),
               ("blk%d.s" % l, (1,))]
     t += [("pol.w", (Hp, C)), ("pol.b", (Hp,)), ("pol.out.w", (Hp,)),
-          ("pol.out.b", (1,)), ("pol.pass.w", (2 * Hp,)), ("pol.pass.b", (1,)),
-          ("val.w", (Hv, C)), ("val.b", (Hv,)), ("val.fc1.w", (H, 2 * Hv)),
+          ("pol.out.b", (1,)), ("pol.pass.w", (2 * Hp,)), ("pol.pass.b", (1,))]
+    if h.get("heads", 0) & AUX_POLICY:
+        t += [("pol.aux.w", (Hp,)), ("pol.aux.b", (1,)), ("pol.aux.pass.w", (2 * Hp,)),
+              ("pol.aux.pass.b", (1,))]
+    t += [("val.w", (Hv, C)), ("val.b", (Hv,)), ("val.fc1.w", (H, 2 * Hv)),
           ("val.fc1.b", (H,)), ("val.fc2.w", (H,)), ("val.fc2.b", (1,)),
           ("score.w", (H,)), ("score.b", (1,)), ("own.w", (Hv,)), ("own.b", (1,))]
     return t
@@ -79,13 +86,13 @@ def read(path):
     if version not in (1, 2):
         raise ValueError("%s: format version %d" % (path, version))
     h = dict(zip(FIELDS, struct.unpack_from("<11I", data, 8)))
-    h["gpool_every"], h["gpool_channels"], heads = 0, 0, 0
+    h["gpool_every"], h["gpool_channels"], h["heads"] = 0, 0, 0
     hsize = HEADER
     if version == 2:
-        h["gpool_every"], h["gpool_channels"], heads = struct.unpack_from("<3I", data, HEADER)
+        h["gpool_every"], h["gpool_channels"], h["heads"] = struct.unpack_from("<3I", data, HEADER)
         hsize = HEADER2
-        if heads or not h["gpool_every"]:
-            raise ValueError("%s: unknown heads or no global pooling" % path)
+        if h["heads"] & ~AUX_POLICY or not (h["gpool_every"] or h["heads"]):
+            raise ValueError("%s: unknown heads, or neither global pooling nor heads" % path)
     h["steps"], h["rows"] = struct.unpack_from("<QQ", data, 52)
     h["parent"] = data[68:100]
     h["series"] = data[100:164].split(b"\0")[0].decode()
@@ -103,14 +110,15 @@ def read(path):
 
 def header_bytes(h):
     """The header bytes of h (the fields of gt-model(5)): 172 of version
-    1 without global pooling blocks, else 184 of version 2."""
+    1 without global pooling blocks and extra heads, else 184 of version 2."""
     nparams = sum(int(np.prod(s)) for _, s in layout(h))
-    v2 = h.get("gpool_every", 0) > 0
+    v2 = h.get("gpool_every", 0) > 0 or h.get("heads", 0) != 0
     b = bytearray(HEADER2 if v2 else HEADER)
     b[0:4] = MAGIC
     struct.pack_into("<I", b, 4, 2 if v2 else 1)
     if v2:
-        struct.pack_into("<3I", b, HEADER, h["gpool_every"], h["gpool_channels"], 0)
+        struct.pack_into("<3I", b, HEADER, h.get("gpool_every", 0), h.get("gpool_channels", 0),
+                         h.get("heads", 0))
     struct.pack_into("<11I", b, 8, *(h[f] for f in FIELDS))
     struct.pack_into("<QQ", b, 52, h["steps"], h["rows"])
     b[68:100] = bytes(h.get("parent", b"\0" * 32))
@@ -167,10 +175,16 @@ class GtNet(nn.Module):
             h["parent"] = parent
         write(path, h, self.tensors())
 
-    def forward(self, planes, globals_, raw=False):
+    def has_aux(self):
+        """Has the network the auxiliary policy head (the opponent's reply)?"""
+        return bool(self.header.get("heads", 0) & AUX_POLICY)
+
+    def forward(self, planes, globals_, raw=False, aux=False):
         """planes B x in_planes x n x n, globals B x globals -> policy logits
         B x (n*n+1), value B (tanh), score B (points), ownership B x n*n;
-        raw: value and ownership before their tanh."""
+        raw: value and ownership before their tanh; aux (a network with the
+        auxiliary policy head only): and fifth the opponent's reply's
+        logits B x (n*n+1)."""
         P, h = self.param, self.header
         n = planes.shape[-1]
         x = F.conv2d(planes, P("in.w"), P("in.b"), padding=1)
@@ -201,7 +215,12 @@ class GtNet(nn.Module):
         own = (vv * P("own.w")[None, :, None, None]).sum(1).flatten(1) + P("own.b")
         if not raw:
             value, own = torch.tanh(value), torch.tanh(own)
-        return torch.cat([pts, pas[:, None]], 1), value, score, own
+        out = (torch.cat([pts, pas[:, None]], 1), value, score, own)
+        if aux:
+            apts = (pp * P("pol.aux.w")[None, :, None, None]).sum(1).flatten(1) + P("pol.aux.b")
+            apas = pool(pp) @ P("pol.aux.pass.w") + P("pol.aux.pass.b")
+            out += (torch.cat([apts, apas[:, None]], 1),)
+        return out
 
 
 def symmetry(a, k):
@@ -221,7 +240,9 @@ class ShardWindow(torch.utils.data.Dataset):
     newest shard, each row under a random symmetry as gt-train takes them;
     shards of KataGo's keys (gt-shard --katago-keys) are skipped, as
     gt-train skips them. Items: (planes C x n x n, globals G, policy n*n+1, value, score (NaN:
-    unknown), ownership n*n, ownership weight, row weight), float32."""
+    unknown), ownership n*n, ownership weight, row weight, the opponent's reply n*n+1
+    (policy_next, zeros if none), its weight (1 with a reply, 0 without: the game's
+    last move, shards of builds before policy_next)), float32."""
 
     def __init__(self, folder, window=250000, seed=None):
         import json
@@ -242,9 +263,14 @@ class ShardWindow(torch.utils.data.Dataset):
             if m["board_size"] != self.n or have >= window:
                 continue
             z = np.load(os.path.join(folder, m["file"]))
-            arrays.append({k: z[k] for k in z.files})
+            d = {k: z[k] for k in z.files}
+            if "policy_next" not in d:  # an older shard: no reply
+                d["policy_next"] = np.zeros_like(d["policy"])
+                d["policy_next_mask"] = np.zeros(len(d["policy"]), dtype=np.uint8)
+            arrays.append(d)
             have += m["rows"]
-        self.a = {k: np.concatenate([d[k] for d in reversed(arrays)])[-window:] for k in arrays[0]}
+        self.a = {k: np.concatenate([d[k] for d in reversed(arrays)])[-window:] for k in arrays[0]
+                  if all(k in d for d in arrays)}
         self.rng = np.random.default_rng(seed)
 
     def __len__(self):
@@ -259,21 +285,28 @@ class ShardWindow(torch.utils.data.Dataset):
         own = a["ownership"][i].reshape(n, n)
         mask = a["ownership_mask"][i] if "ownership_mask" in a else 1
         pts = symmetry(pol[:N].reshape(n, n), k).reshape(N)
+        nxt = a["policy_next"][i]
+        npts = symmetry(nxt[:N].reshape(n, n), k).reshape(N)
         return (torch.from_numpy(symmetry(planes, k).copy()),
                 torch.from_numpy(a["globalInputNC"][i].astype(np.float32)),
                 torch.from_numpy(np.append(pts, pol[N]).astype(np.float32)),
                 torch.tensor(float(a["value"][i])), torch.tensor(float(a["score"][i])),
                 torch.from_numpy(symmetry(own, k).reshape(N).copy().astype(np.float32)),
                 torch.tensor(float(np.asarray(mask).reshape(-1)[0])),
-                torch.tensor(float(a["weight"][i]) if "weight" in a else 1.0))
+                torch.tensor(float(a["weight"][i]) if "weight" in a else 1.0),
+                torch.from_numpy(np.append(npts, nxt[N]).astype(np.float32)),
+                torch.tensor(1.0 if a["policy_next_mask"][i] else 0.0))
 
 
-def loss(net, batch, weights=(1.0, 1.0, 0.5, 0.5)):
+def loss(net, batch, weights=(1.0, 1.0, 0.5, 0.5, 0.15)):
     """gt-train's loss (gt-model(5), Loss) of a ShardWindow batch: each term
-    sum_r w_r term_r / R; scores that are NaN (unknown) left out."""
-    planes, glob, pol, value, score, own, ownw, w = batch
+    sum_r w_r term_r / R; scores that are NaN (unknown) left out; with the
+    auxiliary policy head the opponent's reply's cross-entropy, weight 0.15."""
+    planes, glob, pol, value, score, own, ownw, w, nxt, nxtw = batch
     R = len(value)
-    logits, vp, s, op = net(planes, glob, raw=True)
+    aux = net.has_aux()
+    out = net(planes, glob, raw=True, aux=aux)
+    logits, vp, s, op = out[:4]
     lp = -(pol * F.log_softmax(logits, 1)).sum(1)
     lv = F.binary_cross_entropy_with_logits(2 * vp, (1 + value) / 2, reduction="none")
     known = ~torch.isnan(score)
@@ -281,4 +314,7 @@ def loss(net, batch, weights=(1.0, 1.0, 0.5, 0.5)):
     ls[known] = F.huber_loss(s[known] / 20, score[known] / 20, delta=1.0, reduction="none")
     lo = F.binary_cross_entropy_with_logits(2 * op, (1 + own) / 2, reduction="none").mean(1) * ownw
     terms = [(w * t).sum() / R for t in (lp, lv, ls, lo)]
+    if aux:
+        la = -(nxt * F.log_softmax(out[4], 1)).sum(1) * nxtw
+        terms.append((w * la).sum() / R)
     return sum(k * t for k, t in zip(weights, terms))

@@ -4,9 +4,10 @@ gt-model file that gt-elo and the workers take (share/gt/python/README).
 
   train.py --model IN.bin.gz --data SHARDS -o OUT.bin.gz
            [--steps 100] [--batch 256] [--lr 1e-3] [--window 250000]
-           [--device cpu|cuda] [--seed 1]
+           [--device cpu|cuda] [--seed 1] [--aux-policy-weight 0.15]
 
-AdamW (weight decay 1e-4) on gt's loss; OUT's steps and rows continue
+AdamW (weight decay 1e-4) on gt's loss (with the auxiliary policy head's
+term, of the given weight, for a network that has it); OUT's steps and rows continue
 IN's, its parent is IN's sha256."""
 import argparse
 import hashlib
@@ -30,6 +31,7 @@ def main():
     ap.add_argument("--window", type=int, default=250000)
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--aux-policy-weight", type=float, default=0.15)
     a = ap.parse_args()
     torch.manual_seed(a.seed)
     net = gtnet.GtNet.from_file(a.model).to(a.device)
@@ -40,7 +42,7 @@ def main():
     while step < a.steps:
         for batch in dl:
             batch = [t.to(a.device) for t in batch]
-            ls = gtnet.loss(net, batch)
+            ls = gtnet.loss(net, batch, weights=(1.0, 1.0, 0.5, 0.5, a.aux_policy_weight))
             opt.zero_grad()
             ls.backward()
             opt.step()
