@@ -73,6 +73,10 @@ else
 BINDIR    = bin
 endif
 CMDS     := $(CMD_SRC:cmd/%.c=$(BINDIR)/%)
+# gt-worker: a shell command (cmd/gt-worker.sh) running share/gt/worker,
+# written with the folder of share/gt it runs: the source tree's here, and
+# PREFIX/share/gt by make install
+GT_WORKER = sed 's|@GT_SHARE@|$(1)|' cmd/gt-worker.sh > $(2) && chmod 755 $(2)
 
 # Fuzz harnesses, one per parser (tests/fuzz/*.c, see tests/fuzz/fuzz.h):
 # `make` builds each with tests/fuzz/driver.c into $(OBJDIR)/fuzz/NAME, a
@@ -91,7 +95,12 @@ FUZZ_MAIN = tests/fuzz/driver.c
 endif
 
 .PHONY: all check bench install clean lint deps fuzz fuzz-build
-all: $(CMDS) $(TESTS) $(BENCHES) $(FUZZ_BIN)
+all: $(CMDS) $(BINDIR)/gt-worker $(TESTS) $(BENCHES) $(FUZZ_BIN)
+
+$(BINDIR)/gt-worker: cmd/gt-worker.sh
+	@mkdir -p $(@D)
+	@echo "  GEN     $@"
+	@$(call GT_WORKER,$(CURDIR)/share/gt,$@)
 
 $(OBJDIR)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h tests/fuzz/driver.c $(LIBGT)
 	@mkdir -p $(@D)
@@ -159,7 +168,7 @@ check: deps
 DEMO     ?= default
 .PHONY: demo
 demo: deps
-	@$(MAKE) --no-print-directory $(CMDS)
+	@$(MAKE) --no-print-directory $(CMDS) $(BINDIR)/gt-worker
 	@GT_BIN=$(CURDIR)/$(BINDIR) sh share/gt/demo $(DEMO)
 
 bench: all
@@ -173,6 +182,7 @@ install: all
 	  $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7 \
 	  $(DESTDIR)$(PREFIX)/share/gt
 	install -m 755 $(CMDS) $(DESTDIR)$(PREFIX)/bin
+	$(call GT_WORKER,$(PREFIX)/share/gt,$(DESTDIR)$(PREFIX)/bin/gt-worker)
 	$(if $(MAN1),install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1)
 	$(if $(MAN5),install -m 644 $(MAN5) $(DESTDIR)$(PREFIX)/share/man/man5)
 	$(if $(MAN7),install -m 644 $(MAN7) $(DESTDIR)$(PREFIX)/share/man/man7)

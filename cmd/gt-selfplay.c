@@ -30,7 +30,8 @@ static void usage(FILE *f)
 	    "                   [--temp-early T] [--temp-final T] [--temp-halflife M]\n"
 	    "                   [--seed S] [--worker NAME] [--sgf DIR] [--backend NAME]\n"
 	    "                   [--cache-mb M] [--deterministic] [--precision P]\n"
-	    "                   [--forced-playouts K] [--search SPEC] [--progress] [-v]\n"
+	    "                   [--forced-playouts K] [--search SPEC] [--progress]\n"
+	    "                   [--progress-every S] [-v]\n"
 	    "Play self-play games with MCTS and write one game record (gt-record(5)) per\n"
 	    "line to stdout, in game order.\n"
 	    "  --model FILE|none     network, or none: uniform policy, value 0 (required)\n"
@@ -63,6 +64,8 @@ static void usage(FILE *f)
 	    "                        cpuct-log, cpuct-base, fpu, root-fpu, lcb, lcb-min-visits;\n"
 	    "                        kata: KataGo's; gt-selfplay(1))\n"
 	    "  --progress            rates on stderr (default when stderr is a terminal)\n"
+	    "  --progress-every S    --progress, a line at most every S seconds as games\n"
+	    "                        finish (1; 0: a line for every finished game)\n"
 	    "  -v, --verbose         say the backend, precision and cache on stderr\n");
 }
 
@@ -71,6 +74,7 @@ typedef struct out {
 	int serr;
 	gt_error se;
 	int progress;
+	double every; /* seconds between progress lines at least */
 	long games;
 	double t0, last;
 	int werr;
@@ -101,7 +105,7 @@ static int sink(void *ctx, long index, const gt_record *r, const gt_selfplay_sta
 	}
 	if (o->progress) {
 		double t = gt_now();
-		if (t - o->last >= 1 && st->games < o->games) {
+		if (t - o->last >= o->every && st->games < o->games) {
 			o->last = t;
 			report(o, st, 0);
 		}
@@ -158,7 +162,7 @@ static int finish(const out *o, const gt_evpool *pool, int err, const gt_selfpla
 
 enum { O_MODEL = 256, O_GAMES, O_CHEAP, O_FULL, O_THREADS, O_LEAVES, O_TEARLY, O_TFINAL,
        O_THALF, O_WORKER, O_PROGRESS, O_SGF, O_BACKEND, O_CACHE, O_DET, O_PASSFROM, O_PREC,
-       O_SEARCH, O_FORCED };
+       O_SEARCH, O_FORCED, O_EVERY };
 static const struct option opts[] = {
 	{ "model", required_argument, 0, O_MODEL },
 	{ "games", required_argument, 0, O_GAMES },
@@ -173,6 +177,7 @@ static const struct option opts[] = {
 	{ "temp-halflife", required_argument, 0, O_THALF },
 	{ "worker", required_argument, 0, O_WORKER },
 	{ "progress", no_argument, 0, O_PROGRESS },
+	{ "progress-every", required_argument, 0, O_EVERY },
 	{ "sgf", required_argument, 0, O_SGF },
 	{ "backend", required_argument, 0, O_BACKEND },
 	{ "cache-mb", required_argument, 0, O_CACHE },
@@ -193,7 +198,7 @@ int main(int argc, char **argv)
 	               &p.rules, &p.seed };
 	const char *model = NULL, *why;
 	int verbose = 0, c;
-	out o = { .progress = isatty(2) };
+	out o = { .progress = isatty(2), .every = 1 };
 	while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
 		switch (c) {
 		case O_MODEL: model = optarg; break;
@@ -208,6 +213,10 @@ int main(int argc, char **argv)
 		case O_THALF: p.temp_halflife = cli_double("--temp-halflife", optarg, 1e-3, 1e6); break;
 		case O_WORKER: p.worker = optarg; break;
 		case O_PROGRESS: o.progress = 1; break;
+		case O_EVERY:
+			o.every = cli_double("--progress-every", optarg, 0, 86400);
+			o.progress = 1;
+			break;
 		case O_SGF: o.sgf = optarg; break;
 		case O_BACKEND:
 			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda") && strcmp(optarg, "auto"))

@@ -53,6 +53,16 @@ jfield() {
 		| if type == "array" or type == "object" then tojson else . end)'
 }
 
+# log_line FILE MAX LINE: appends LINE and a newline to FILE, first
+# renaming FILE to FILE.1 (replacing the one there) when it holds MAX bytes
+# or more; MAX 0: never
+log_line() {
+	if [ "$2" -gt 0 ] && [ -f "$1" ] && [ "$(wc -c < "$1")" -ge "$2" ]; then
+		mv -f "$1" "$1.1"
+	fi
+	printf '%s\n' "$3" >> "$1"
+}
+
 # whole_lines FILE: when FILE's last line has no newline (a write cut
 # short), remove that line; 1 when FILE cannot be rewritten
 whole_lines() {

@@ -38,14 +38,7 @@ export FAKE_RECORDS="$T/records" FAKE_ARGS="$T/args"
 
 cfg() { # name [key=value...]
 	_w=$1; shift
-	{
-		echo "store = file://$S    # a comment"
-		echo "worker = $_w"
-		echo "work_dir = $T/$_w"
-		echo "games_per_batch = 6"
-		echo "board_size = 5"
-		for kv in "$@"; do echo "$kv"; done
-	} > "$T/$_w.cfg"
+	worker_cfg "$_w" "games_per_batch = 6" "board_size = 5" "$@"
 }
 batches() { ls "$S/games" 2>/dev/null | grep -c "^$1-" ; }
 whole() { # every uploaded batch gunzips and every line is a whole record
@@ -131,9 +124,10 @@ cfg dave
 FAKE_CUT=3 GT_BIN="$T/fake:$GT_BIN" sh "$WORKER" -c "$T/dave.cfg" 2>"$T/err" &
 wpid=$!
 wait_lines "$T/dave/tmp/*.ndjson" 3; ok $? "dave is mid-batch"
-child=$(pgrep -P $wpid)
-grandchild=$(pgrep -P "$child")
-kill -KILL $wpid $child $grandchild
+# (its children: gt-selfplay, the progress filter; gt-selfplay's: sleep)
+children=$(pgrep -P $wpid | tr '\n' ' ')
+grandchildren=$(for c in $children; do pgrep -P "$c"; done | tr '\n' ' ')
+kill -KILL $wpid $children $grandchildren
 wait $wpid 2>/dev/null
 is "$(batches dave)" 0 "SIGKILL: nothing uploaded"
 GT_BIN="$T/fake:$GT_BIN" sh "$WORKER" -c "$T/dave.cfg" --once 2>"$T/err"; ok $? "the next start"
@@ -255,4 +249,22 @@ is $? 1 "a candidate short of its steps: the trainer exits 1"
 grep -q "training goes on next run" "$T/tr/trainer.log"; ok $? "the log says so"
 GT_BIN="$T/fake:$GT_BIN" sh "$TRAINER" -c "$T/trainer.cfg" 2>"$T/err"; ok $? "the next run trains again"
 is "$(cat "$T/tr/generation")" 4 "and finishes generation 3"
+
+# Ctrl-C (SIGINT to the process group) mid-step: the step's command is
+# cut, the trainer exits 0, and the next run does the step again
+gt-selfplay --model none --games 2 --visits 8 --board-size 5 --seed 10 --worker hank 2>/dev/null | gzip > "$T/hank-1-aa.ndjson.gz"
+gt-sync put "$T/hank-1-aa.ndjson.gz" "$S/games/"
+FAKE_TRAIN_SLEEP=20 GT_BIN="$T/fake:$GT_BIN" setsid perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' \
+	sh "$TRAINER" -c "$T/trainer.cfg" 2>"$T/err" &
+tpid=$!
+_i=0
+while [ $_i -lt 100 ] && ! grep -q "generation 4: train$" "$T/tr/trainer.log"; do sleep 0.1; _i=$((_i + 1)); done
+sleep 0.3
+kill -INT -$tpid
+wait $tpid; is $? 0 "Ctrl-C to the trainer mid-step: exit 0"
+[ ! -f "$T/tr/gen/0004/train.done" ]; ok $? "the cut step is not done"
+grep -q "generation 4: stopped in train; the next run starts there" "$T/tr/trainer.log"; ok $? "the log says so"
+GT_BIN="$T/fake:$GT_BIN" sh "$TRAINER" -c "$T/trainer.cfg" 2>"$T/err"; ok $? "the next run"
+is "$(grep -c "generation 4: train$" "$T/tr/trainer.log")" 2 "trains again"
+is "$(cat "$T/tr/generation")" 5 "and finishes generation 4"
 done_testing

@@ -47,6 +47,18 @@ ok $? "200 games on 9x9 with 2 threads"
 is "$(wc -l <"$T/a" | tr -d ' ')" 200 "200 records"
 test ! -s "$T/err"
 ok $? "nothing on stderr without --progress"
+# --progress-every 0: a line for each finished game, in order, the last
+# the summary; --progress: at most a line a second
+gt-selfplay --model none --visits 4 --cheap-visits 2 --board-size 5 --seed 7 --games 12 \
+	--progress-every 0 >"$T/p" 2>"$T/err"
+ok $? "--progress-every 0"
+is "$(sed -n 's|^gt-selfplay: \([0-9]*\)/12 games, [0-9.]* moves/s, [0-9]* evals/s, batch [0-9.]*, [0-9]* s$|\1|p' "$T/err" | tr '\n' ' ')" \
+	"1 2 3 4 5 6 7 8 9 10 11 12 " "a line a game (the last the summary)"
+is "$(wc -l < "$T/p" | tr -d ' ')" 12 "the 12 records on stdout"
+gt-selfplay --model none --visits 4 --cheap-visits 2 --board-size 5 --seed 7 --games 12 \
+	--progress >/dev/null 2>"$T/err"
+[ "$(grep -c '/12 games' "$T/err")" -lt 12 ]; ok $? "--progress: at most a line a second"
+gt-selfplay --model none --progress-every -1 >/dev/null 2>"$T/err"; is $? 2 "--progress-every -1: exit 2"
 
 # every line is a JSON record with the fields of gt-record(5)
 cat >"$T/check.py" <<'EOF'

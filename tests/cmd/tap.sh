@@ -72,5 +72,16 @@ get_refusals() { # get_refusals U BS NAME404: gt-sync get from the store U refus
 	is $? 1 "$3"
 	grep -q "404" "$T/err"; ok $? "and says so"
 }
+worker_cfg() { # worker_cfg NAME [LINE...]: a worker's settings (gt-worker(1)) in
+	# $T/NAME.cfg: store file://$S (a comment after it), worker NAME, work_dir
+	# $T/NAME, then the LINEs (a later line of a key wins)
+	_wc=$1; shift
+	{
+		echo "store = file://$S    # a comment"
+		echo "worker = $_wc"
+		echo "work_dir = $T/$_wc"
+		for _kv in "$@"; do echo "$_kv"; done
+	} > "$T/$_wc.cfg"
+}
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 done_testing() { echo "1..$_n"; [ "$_fail" -eq 0 ]; }
