@@ -208,6 +208,13 @@ static void cache_close(void *ctx)
 	            c->mvalue, c->mscore, c);
 }
 
+/* the inner evaluator's raw outputs, not cached (one position, rarely) */
+static int cache_raw(void *ctx, const gt_board *b, float *logits, float *own, gt_eval_raw *out)
+{
+	cache *c = ctx;
+	return c->inner.raw(c->inner.ctx, b, logits, own, out);
+}
+
 int gt_evcache_wrap(gt_evaluator *ev, size_t bytes)
 {
 	size_t slot = sizeof(key) + sizeof(uint32_t) + 5 * sizeof(float);
@@ -220,6 +227,7 @@ int gt_evcache_wrap(gt_evaluator *ev, size_t bytes)
 	ev->eval = cache_eval;
 	ev->close = cache_close;
 	ev->name = c->inner.name;
+	ev->raw = c->inner.raw ? cache_raw : NULL;
 	return 0;
 }
 
