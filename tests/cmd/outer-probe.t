@@ -86,4 +86,16 @@ wait_for '"event":"version","version":2,'; ok $? "version 2 made from the honest
 stop_outer
 grep -q 'version 2 refused: probe loss' "$T/outer.err"; ok $? "the refusal is in the log"
 
+# share/gt/outer passes the trainer.cfg keys probe, probe_rows and
+# probe_tolerance (a stand-in gt-outer writes its arguments)
+printf '#!/bin/sh\necho "$@" >"%s/args"\n' "$T" >"$T/fake" && chmod +x "$T/fake"
+printf 'mode = units\nstore = %s\nwork_dir = %s/w\ninsecure_units = yes\nprobe = %s/p\nprobe_rows = 300\nprobe_tolerance = 0.1\n' \
+	"$S" "$T" "$T" >"$T/t.cfg"
+GT_OUTER=$T/fake sh "$GT_SRC/share/gt/outer" -c "$T/t.cfg" 2>"$T/e"
+grep -q -- "--probe $T/p --probe-rows 300 --probe-tolerance 0.1 " "$T/args"
+ok $? "share/gt/outer: probe keys passed as --probe, --probe-rows, --probe-tolerance"
+echo 'probe_tolerance = a' >>"$T/t.cfg"
+GT_OUTER=$T/fake sh "$GT_SRC/share/gt/outer" -c "$T/t.cfg" 2>"$T/e"
+is $? 2 "a probe_tolerance that is not a number: exit 2"
+
 done_testing
