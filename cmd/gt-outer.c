@@ -37,6 +37,7 @@ static void usage(FILE *f)
 	    "                [--max-value X] [--norm-ratio K] [--clip-ratio C] [--norm-window N]\n"
 	    "                [--max-samples N] [--samples-ratio R] [--max-param X]\n"
 	    "                [--max-growth G] [--clip-center momentum|zero]\n"
+	    "                [--probe DIR] [--probe-rows R] [--probe-tolerance T]\n"
 	    "                [--influence-ratio B] [--influence-window W] [--readmit UNIT]... [--progress]\n");
 	if (f != stdout)
 		return;
@@ -73,6 +74,9 @@ static void usage(FILE *f)
 	    "  --samples-ratio R     ... and at most R x the median samples (4; 0: off)\n"
 	    "  --max-param X         refuse a version with a parameter beyond +-X (10000)\n"
 	    "  --max-growth G        refuse a version whose norm grows over G times (10)\n"
+	    "  --probe DIR           refuse a version whose loss on DIR's shards is worse\n"
+	    "  --probe-rows R        ... on its first R rows (2048)\n"
+	    "  --probe-tolerance T   ... by over T nats (0.05)\n"
 	    "  --progress            a line per version on stderr\n");
 }
 
@@ -81,7 +85,8 @@ static void options(int argc, char **argv, gt_outerproc_conf *c, long *versions)
 {
 	enum { O_STORE = 256, O_STATE, O_INIT, O_QUORUM, O_GRACE, O_POLL, O_SMAX, O_LR, O_MOM,
 	       O_DECAY, O_VERSIONS, O_TTL, O_OWNER, O_UNITS, O_PROGRESS, O_KEYS, O_MAXVAL,
-	       O_NRATIO, O_CLIP, O_NWIN, O_MAXSAMP, O_SRATIO, O_MAXPAR, O_GROWTH, O_INSECURE, O_CENTER, O_IRATIO, O_IWIN, O_READMIT };
+	       O_NRATIO, O_CLIP, O_NWIN, O_MAXSAMP, O_SRATIO, O_MAXPAR, O_GROWTH, O_INSECURE, O_CENTER, O_IRATIO, O_IWIN, O_READMIT,
+	       O_PROBE, O_PROBEROWS, O_PROBETOL };
 	static const struct option opts[] = {
 		{"store", 1, 0, O_STORE}, {"state", 1, 0, O_STATE}, {"init", 1, 0, O_INIT},
 		{"quorum", 1, 0, O_QUORUM}, {"grace", 1, 0, O_GRACE}, {"poll", 1, 0, O_POLL},
@@ -91,7 +96,8 @@ static void options(int argc, char **argv, gt_outerproc_conf *c, long *versions)
 		{"progress", 0, 0, O_PROGRESS}, {"unit-keys", 1, 0, O_KEYS},
 		{"insecure-units", 0, 0, O_INSECURE}, {"clip-center", 1, 0, O_CENTER},
 		{"influence-ratio", 1, 0, O_IRATIO}, {"influence-window", 1, 0, O_IWIN},
-		{"readmit", 1, 0, O_READMIT},
+		{"readmit", 1, 0, O_READMIT}, {"probe", 1, 0, O_PROBE},
+		{"probe-rows", 1, 0, O_PROBEROWS}, {"probe-tolerance", 1, 0, O_PROBETOL},
 		{"max-value", 1, 0, O_MAXVAL}, {"norm-ratio", 1, 0, O_NRATIO},
 		{"clip-ratio", 1, 0, O_CLIP}, {"norm-window", 1, 0, O_NWIN},
 		{"max-samples", 1, 0, O_MAXSAMP}, {"samples-ratio", 1, 0, O_SRATIO},
@@ -116,6 +122,11 @@ static void options(int argc, char **argv, gt_outerproc_conf *c, long *versions)
 		case O_OWNER: c->owner = optarg; break;
 		case O_UNITS: c->units = (int)cli_int("--units", optarg, 0, 100000); break;
 		case O_PROGRESS: progress = 1; break;
+		case O_PROBE: c->probe = optarg; break;
+		case O_PROBEROWS: c->probe_rows = cli_int("--probe-rows", optarg, 1, 10000000); break;
+		case O_PROBETOL:
+			c->probe_tolerance = cli_double("--probe-tolerance", optarg, 0, 1e6);
+			break;
 		case O_KEYS: c->unit_keys = optarg; break;
 		case O_INSECURE: c->insecure_units = 1; break;
 		case O_IRATIO:
@@ -235,9 +246,12 @@ static void print_version(void *ctx, const gt_outerproc_version *v)
 	}
 	char *is = json_dumps(inf, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(inf);
+	char probe[64] = "";
+	if (isfinite(v->probe))
+		snprintf(probe, sizeof probe, ",\"probe\":%.6f", v->probe);
 	printf("{\"event\":\"version\",\"version\":%" PRIu64 ",\"deltas\":%zu,\"samples\":%" PRIu64
-	       ",\"scale\":%g,\"time\":%.3f,\"influence\":%s}\n",
-	       v->version, v->deltas, v->samples, v->scale, v->time, is);
+	       ",\"scale\":%g,\"time\":%.3f,\"influence\":%s%s}\n",
+	       v->version, v->deltas, v->samples, v->scale, v->time, is, probe);
 	free(is);
 	fflush(stdout);
 	if (progress)
@@ -271,6 +285,11 @@ int main(int argc, char **argv)
 		printf("{\"event\":\"%s\",\"version\":%" PRIu64 "}\n",
 		       how == GT_OUTERPROC_RECOVERED ? "recovered" : "init",
 		       gt_outer_version(gt_outerproc_outer(op)));
+		fflush(stdout);
+	}
+	if (c.probe) {
+		printf("{\"event\":\"probe\",\"version\":%" PRIu64 ",\"probe\":%.6f}\n",
+		       gt_outer_version(gt_outerproc_outer(op)), gt_outerproc_probe_loss(op));
 		fflush(stdout);
 	}
 	int rc = gt_outerproc_run(op, versions, &e);

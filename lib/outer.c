@@ -43,6 +43,8 @@ struct gt_outer {
 	float *theta, *m;
 	float *acc;          /* sum of w * delta of the pending deltas */
 	float *scratch;      /* decoded packed delta */
+	gt_outer_judge_fn judge; /* gt_outer_set_judge; NULL: none */
+	void *judge_ctx;
 	double wsum;
 	/* sha256 of versions V-s_max..V: ring indexed by v % (s_max+1) */
 	uint64_t *sha_v;
@@ -556,6 +558,12 @@ static void influence(gt_outer *o, uint64_t v)
 	}
 }
 
+void gt_outer_set_judge(gt_outer *o, gt_outer_judge_fn fn, void *ctx)
+{
+	o->judge = fn;
+	o->judge_ctx = ctx;
+}
+
 int gt_outer_step(gt_outer *o, gt_error *e)
 {
 	return gt_outer_step_scaled(o, 1.0, e);
@@ -594,10 +602,20 @@ int gt_outer_step_scaled(gt_outer *o, double scale, gt_error *e)
 	double floor0 = fmax(sqrt(sq0), sqrt((double)o->n));
 	if (!why && o->guard.max_growth > 0 && !(sqrt(sq1) <= o->guard.max_growth * floor0))
 		why = "grown beyond max_growth";
+	char jwhy[512] = "";
+	if (!why && o->judge && o->judge(o->judge_ctx, o->scratch, o->n, jwhy, sizeof jwhy)) {
+		why = "judged";
+		if (!jwhy[0])
+			snprintf(jwhy, sizeof jwhy, "its judge refused it");
+	}
 	if (why) {
 		memset(o->acc, 0, o->n * sizeof *o->acc);
 		o->wsum = 0;
 		o->npend = 0;
+		if (!strcmp(why, "judged"))
+			return gt_error_set(e, GT_EREFUSED, -1, -1,
+				"version %llu refused: %s; the pending deltas are dropped",
+				(unsigned long long)o->version + 1, jwhy);
 		if (!strcmp(why, "grown beyond max_growth"))
 			return gt_error_set(e, GT_EREFUSED, -1, -1,
 				"version %llu refused: parameter norm %g, was %g (over %g x %g); the pending deltas are dropped",

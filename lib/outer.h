@@ -186,7 +186,7 @@ int gt_outer_unit_pending(const gt_outer *o, const char *unit);
  * the ledger under version V+1, record the new parameters' sha256 and make
  * V+1 current. Returns 0; GT_EINVAL if nothing is pending; GT_EREFUSED when
  * the new version fails the guard's check (not finite, max_param,
- * max_growth): the pending deltas are dropped and V, theta and m are
+ * max_growth) or its judge (gt_outer_set_judge): the pending deltas are dropped and V, theta and m are
  * unchanged; GT_EIO if OpenSSL fails (the state is then unchanged but for
  * theta and m). */
 int gt_outer_step(gt_outer *o, gt_error *e);
@@ -197,6 +197,20 @@ int gt_outer_step(gt_outer *o, gt_error *e);
  * over several versions move theta (and m) about as one synchronous
  * DiLoCo step of all U would. GT_EINVAL for a scale out of range. */
 int gt_outer_step_scaled(gt_outer *o, double scale, gt_error *e);
+
+/* A judge of a new version (e.g. gt-outer(1)'s probe loss): called by the
+ * step once the guard's checks pass, with the new parameters theta_new[n]
+ * (borrowed for the call; gt_outer_params still gives version V's). It
+ * returns 0 to let the version be made, or non-zero to refuse it, with
+ * why[whylen] saying why (NUL-ended); a refusal is the guard's: the
+ * pending deltas are dropped, V stays, the step returns GT_EREFUSED with
+ * "version V+1 refused: <why>; ...". */
+typedef int (*gt_outer_judge_fn)(void *ctx, const float *theta_new, size_t n, char *why,
+                                 size_t whylen);
+
+/* gt_outer_set_judge: judge every later step with fn(ctx, ...); fn NULL:
+ * none (the default). Not saved with the state. */
+void gt_outer_set_judge(gt_outer *o, gt_outer_judge_fn fn, void *ctx);
 
 /* The ledger: entry i < gt_outer_ledger_size of the applied deltas in the
  * order applied. */

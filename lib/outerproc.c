@@ -5,6 +5,8 @@
 #include "diloco.h"
 #include "fs.h"
 #include "model.h"
+#include "shard.h"
+#include "train.h"
 #include "util.h"
 
 #include <fcntl.h>
@@ -97,6 +99,10 @@ struct gt_outerproc {
 	int fates;               /* fd of DIR/refused, appended; -1: none */
 	char **dropped;          /* unit/name of the deltas of the last refused version */
 	size_t ndropped;
+	gt_trainer *probe_t;     /* conf.probe: the network the probe rows are run on */
+	gt_shard_window *probe_w; /* ... and those rows */
+	double probe_cur;        /* the probe loss of version V */
+	double probe_next;       /* ... of the candidate last judged */
 };
 
 void gt_outerproc_conf_init(gt_outerproc_conf *c)
@@ -107,6 +113,8 @@ void gt_outerproc_conf_init(gt_outerproc_conf *c)
 	c->grace = 0.5;
 	c->poll = 0.5;
 	c->lease_ttl = 30;
+	c->probe_rows = 2048;
+	c->probe_tolerance = 0.05;
 	gt_store_opts_init(&c->so);
 	c->so.retries = 3;
 }
@@ -337,6 +345,79 @@ static int save_state(gt_outerproc *op, gt_error *e)
 	return rc;
 }
 
+/* the probe loss (total, default loss weights) of parameters theta[n] */
+static int probe_eval(gt_outerproc *op, const float *theta, size_t n, double *loss, gt_error *e)
+{
+	gt_nn *nn = gt_train_nn(op->probe_t);
+	if (gt_nn_nparams(nn) != n)
+		return gt_error_set(e, GT_EINVAL, -1, -1, "probe: %zu parameters, the network has %zu",
+		                    n, gt_nn_nparams(nn));
+	memcpy(gt_nn_params(nn), theta, n * sizeof(float));
+	gt_nn_sync_params(nn);
+	gt_train_eval_info info;
+	int rc = gt_train_eval(op->probe_t, op->probe_w, op->c.probe_rows, 256, &info, e);
+	if (!rc)
+		*loss = info.loss.total;
+	return rc;
+}
+
+/* the judge of a version (gt_outer_set_judge): refused when its probe
+ * loss is over V's plus the tolerance, or not known */
+static int probe_judge(void *ctx, const float *theta, size_t n, char *why, size_t len)
+{
+	gt_outerproc *op = ctx;
+	gt_error t = {0};
+	double loss = NAN;
+	if (probe_eval(op, theta, n, &loss, &t)) {
+		snprintf(why, len, "probe loss not computed: %s", t.text);
+		return 1;
+	}
+	op->probe_next = loss;
+	if (!(loss <= op->probe_cur + op->c.probe_tolerance)) {
+		snprintf(why, len, "probe loss %.4f, version %" PRIu64 "'s %.4f (worse by over %g)",
+		         loss, gt_outer_version(op->o), op->probe_cur, op->c.probe_tolerance);
+		return 1;
+	}
+	return 0;
+}
+
+/* rc with e's text prefixed by the probe folder */
+static int probe_fail(const gt_outerproc *op, int rc, gt_error *e)
+{
+	char t[sizeof e->text];
+	snprintf(t, sizeof t, "%s", e->text);
+	return gt_error_set(e, rc, -1, -1, "probe %s: %s", op->c.probe, t);
+}
+
+/* conf.probe: its rows, a network to run them on, version V's loss */
+static int probe_open(gt_outerproc *op, gt_error *e)
+{
+	if (!op->c.probe)
+		return 0;
+	if (op->c.probe_rows < 1 || !(op->c.probe_tolerance >= 0))
+		return gt_error_set(e, GT_EINVAL, -1, -1, "probe: rows %ld, tolerance %g",
+		                    op->c.probe_rows, op->c.probe_tolerance);
+	gt_train_conf tc;
+	gt_train_conf_init(&tc);
+	int rc;
+	if (!(op->probe_t = gt_train_new(op->base, &tc, e)))
+		return probe_fail(op, GT_EINVAL, e);
+	op->probe_w = gt_shard_window_open_with(op->c.probe, op->c.probe_rows, 0, 0,
+	                                        gt_train_window_flags(op->probe_t), e);
+	if (!op->probe_w)
+		return probe_fail(op, GT_EINVAL, e);
+	if ((rc = gt_train_check_window(op->probe_t, op->probe_w, e)) ||
+	    (rc = probe_eval(op, gt_outer_params(op->o), gt_outer_size(op->o), &op->probe_cur, e)))
+		return probe_fail(op, rc, e);
+	gt_outer_set_judge(op->o, probe_judge, op);
+	return 0;
+}
+
+double gt_outerproc_probe_loss(const gt_outerproc *op)
+{
+	return op->probe_t ? op->probe_cur : NAN;
+}
+
 /* load the state, or make version 0 from init; then put the store in
  * step with it (a pointer behind the state is finished) */
 static int start(gt_outerproc *op, int *how, gt_error *e)
@@ -375,7 +456,7 @@ static int start(gt_outerproc *op, int *how, gt_error *e)
 			goto out;
 		have_ptr = GT_ENOTFOUND;
 	}
-	if ((rc = gt_outer_guard_set(op->o, &op->c.guard, e)))
+	if ((rc = gt_outer_guard_set(op->o, &op->c.guard, e)) || (rc = probe_open(op, e)))
 		goto out;
 	for (const char *const *u = op->c.readmit; u && *u; u++)
 		if (gt_outer_readmit(op->o, *u))
@@ -468,6 +549,8 @@ void gt_outerproc_close(gt_outerproc *op)
 		gt_diloco_lease_drop(&op->c.so, op->c.store, op->owner, &e);
 	gt_outer_free(op->o);
 	gt_model_free(op->base);
+	gt_shard_window_free(op->probe_w);
+	gt_train_free(op->probe_t);
 	strset_free(&op->seen);
 	strset_free(&op->waited);
 	drop_list_free(op);
@@ -677,6 +760,8 @@ int gt_outerproc_step(gt_outerproc *op, gt_outerproc_version *v, gt_error *e)
 	} else {
 		drop_list_free(op);
 	}
+	if (!rc && op->probe_t)
+		op->probe_cur = op->probe_next;
 	const char *au = NULL;
 	double ar = 0;
 	size_t na = rc ? 0 : gt_outer_aside_new(op->o, 0, &au, &ar);
@@ -697,6 +782,7 @@ int gt_outerproc_step(gt_outerproc *op, gt_outerproc_version *v, gt_error *e)
 		v->samples = op->pending_samples;
 		v->scale = scale;
 		v->time = t;
+		v->probe = op->probe_t ? op->probe_cur : NAN;
 	}
 	op->pending_samples = 0;
 	return 0;

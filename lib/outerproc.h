@@ -75,6 +75,7 @@ typedef struct gt_outerproc_version {
 	uint64_t samples;        /* their samples */
 	double scale;            /* k/U below U units, else 1 */
 	double time;             /* when the step began, seconds since the epoch */
+	double probe;            /* its probe loss (conf.probe); NAN without one */
 } gt_outerproc_version;
 
 /* What the outer process does; caller-owned, strings borrowed for the
@@ -110,6 +111,17 @@ typedef struct gt_outerproc_conf {
 	void (*on_refused)(void *ctx, const gt_outerproc_refusal *r);
 	/* on_aside: a step set `unit` aside (bounded influence, lib/outer.h) */
 	void (*on_aside)(void *ctx, uint64_t version, const char *unit, double ratio);
+	/* The probe check: a shard directory (lib/shard.h) of positions the
+	 * versions are judged on, e.g. the trainer's held-out shards; NULL:
+	 * none. Its first probe_rows rows (the newest shards; 2048) are
+	 * evaluated on the CPU (gt_train_eval: the total loss, with the
+	 * default loss weights) for version V at open and for each candidate
+	 * V+1, which is refused (the guard's refusal: on_refused, deltas
+	 * dropped, V stays) when its loss is over V's plus probe_tolerance
+	 * nats (0.05), or cannot be computed. */
+	const char *probe;
+	long probe_rows;
+	double probe_tolerance;
 	const char *const *readmit; /* units set aside to admit again at open, NULL-ended; may be NULL */
 	void *ctx;
 } gt_outerproc_conf;
@@ -136,13 +148,18 @@ typedef struct gt_outerproc gt_outerproc;
  * (gt_outerproc_close it), or a negative gt_err with e filled and nothing
  * held: GT_EINVAL (no store or dir, another process holds the folder or
  * the lease, no state and no c->init, a store already ahead of or without
- * a state), GT_EIO and the store's and state's errors. */
+ * a state; a probe folder that holds no rows the network fits), GT_EIO
+ * and the store's and state's errors. */
 int gt_outerproc_open(gt_outerproc **out, const gt_outerproc_conf *c, int *how,
                       gt_error *e);
 
 /* gt_outerproc_close: drop the lease (errors ignored), unlock and free.
  * Safe on NULL. */
 void gt_outerproc_close(gt_outerproc *op);
+
+/* gt_outerproc_probe_loss: the probe loss of the version in force (NAN
+ * without conf.probe). */
+double gt_outerproc_probe_loss(const gt_outerproc *op);
 
 /* gt_outerproc_outer: the outer optimizer state (borrowed): version,
  * parameters, pending deltas, ledger. */

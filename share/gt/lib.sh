@@ -111,11 +111,13 @@ training_settings() {
 	board_size=9 komi=7 rules=chinese unit_sign_key= unit_keys= insecure_units=no
 	units=4 inner_steps=10 codec=int8 unit_options= feed_poll=10 quorum=
 	outer_lr=1.0 outer_momentum=0.5 max_staleness=2 outer_options= release_poll=60
+	probe= probe_rows= probe_tolerance=
 	cfg_read "$1" mode store work_dir log series arch min_games rows_per_shard window steps \
 		batch train_options match_games match_visits match_board_size elo_options threshold \
 		every_steps curriculum sign_key verify_key report units inner_steps codec unit_options \
 		feed_poll quorum outer_lr outer_momentum max_staleness outer_options release_poll \
-		board_size komi rules unit_sign_key unit_keys insecure_units ||
+		board_size komi rules unit_sign_key unit_keys insecure_units probe probe_rows \
+		probe_tolerance ||
 		die "$cfg_error"
 	[ -n "$store" ] || die "$1: no store"
 	store=${store%/}
@@ -152,6 +154,9 @@ training_settings() {
 	train_board_size=${board_size%%,*}
 	[ -z "$unit_sign_key" ] || [ -r "$unit_sign_key" ] || die "$1: cannot read the unit key $unit_sign_key"
 	[ -z "$unit_keys" ] || [ -d "$unit_keys" ] || die "$1: unit_keys $unit_keys is not a folder"
+	case $probe_rows in *[!0-9]*) die "$1: probe_rows must be a number (got '$probe_rows')" ;; esac
+	[ -z "$probe_tolerance" ] || echo "$probe_tolerance" | grep -Eq '^[0-9]*\.?[0-9]+$' ||
+		die "$1: probe_tolerance must be a number (got '$probe_tolerance')"
 	case $insecure_units in yes|no) ;; *) die "$1: insecure_units must be yes or no (got '$insecure_units')" ;; esac
 	# a unit is its key: without unit_keys, the units and the outer process
 	# of one machine (one work_dir) share the folder WORK/unit-keys, where

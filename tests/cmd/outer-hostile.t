@@ -28,15 +28,7 @@ outer() {
 }
 stop_outer() { kill -TERM "$OP"; wait "$OP"; }
 # wait_for PATTERN [N]: until N (1) lines of the events match (60 s)
-wait_for() {
-	_i=0
-	while [ $_i -lt 600 ]; do
-		[ "$(grep -c "$1" "$T/ev" 2>/dev/null)" -ge "${2:-1}" ] && return 0
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	return 1
-}
+wait_for() { wait_lines "$T/ev" "$@"; }
 ver() { jq -r .version "$SD/diloco/current.json"; }
 # unit ID [options...]: one honest round of gt-unit as ID
 unit() {

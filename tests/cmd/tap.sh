@@ -83,5 +83,14 @@ worker_cfg() { # worker_cfg NAME [LINE...]: a worker's settings (gt-worker(1)) i
 		for _kv in "$@"; do echo "$_kv"; done
 	} > "$T/$_wc.cfg"
 }
+wait_lines() { # wait_lines FILE PATTERN [N]: 0 once N (1) lines of FILE match PATTERN (60 s at most)
+	_i=0
+	while [ $_i -lt 600 ]; do
+		[ "$(grep -c "$2" "$1" 2>/dev/null)" -ge "${3:-1}" ] && return 0
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 1
+}
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 done_testing() { echo "1..$_n"; [ "$_fail" -eq 0 ]; }

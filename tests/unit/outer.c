@@ -667,6 +667,59 @@ static void test_save_load(void)
 	rmdir(dir);
 }
 
+/* a judge that records what it was given and refuses when told to */
+static struct { int calls, refuse; float got[3]; size_t n; } judged;
+static int judge(void *ctx, const float *theta, size_t n, char *why, size_t len)
+{
+	(void)ctx;
+	judged.calls++;
+	judged.n = n;
+	memcpy(judged.got, theta, sizeof judged.got);
+	if (judged.refuse)
+		snprintf(why, len, "probe loss 9.0000, version 0's 5.0000");
+	return judged.refuse;
+}
+
+static void test_judge(void)
+{
+	/* theta0 = (1, 2, 3), g = (1, 0, -1), lr 0.7, mu 0.9 (test_nesterov):
+	 * the candidate is (-0.33, 2, 4.33) */
+	const float theta0[3] = { 1, 2, 3 }, g[3] = { 1, 0, -1 };
+	const double want[3] = { -0.33, 2, 4.33 };
+	gt_outer *o = NULL;
+	gt_error e;
+	gt_outer_new(&o, theta0, 3, NULL, &e);
+	gt_outer_set_judge(o, judge, NULL);
+	judged.refuse = 1;
+	admit1(o, 0, "u0", 1, 0, 1000, g, NULL);
+	is_int(gt_outer_step(o, &e), GT_EREFUSED, "a version its judge refuses: refused");
+	ok(strstr(e.text, "version 1 refused: probe loss 9.0000, version 0's 5.0000") != NULL,
+	   "with the judge's reason (%s)", e.text);
+	is_int(judged.calls, 1, "the judge was asked once");
+	is_int((long)judged.n, 3, "with the 3 parameters");
+	for (int i = 0; i < 3; i++)
+		is_dbl(judged.got[i], want[i], 2e-6, "of the candidate: theta[%d] = %g", i, want[i]);
+	is_int(gt_outer_version(o), 0, "version 0 stays");
+	ok(!memcmp(gt_outer_params(o), theta0, sizeof theta0), "with its parameters");
+	is_dbl(gt_outer_momentum(o)[0], 0, 0, "and its momentum");
+	is_int(gt_outer_pending(o), 0, "the deltas are dropped");
+	judged.refuse = 0;
+	admit1(o, 0, "u0", 1, 1, 1000, g, NULL);
+	is_int(gt_outer_step(o, &e), 0, "a version it lets pass is made");
+	for (int i = 0; i < 3; i++)
+		is_dbl(gt_outer_params(o)[i], want[i], 2e-6, "theta[%d] = %g", i, want[i]);
+	/* the guard's own refusal comes first: the judge is not asked */
+	const float huge[3] = { 1e30f, 1e30f, 1e30f };
+	gt_outer_guard gd;
+	gt_outer_guard_get(o, &gd);
+	gd.max_value = 0;
+	gt_outer_guard_set(o, &gd, &e);
+	admit1(o, 1, "u0", 1, 2, 1000, huge, NULL);
+	is_int(gt_outer_step(o, &e), GT_EREFUSED, "a version beyond max_param: refused");
+	is_int(judged.calls, 2, "without asking the judge");
+	gt_outer_free(o);
+}
+
 int main(void)
 {
 	test_nesterov();
@@ -676,5 +729,6 @@ int main(void)
 	test_guard();
 	test_centred();
 	test_save_load();
+	test_judge();
 	return done_testing();
 }
