@@ -3,8 +3,9 @@
  * is for the x86-64 baseline (Makefile OPT); kernels for AVX2 and FMA are
  * compiled per function (GCC's target attribute or pragma) and chosen here
  * at run time by cpuid, as bf16.c and int8.c choose theirs for AMX. They
- * are the Winograd transforms (wino.c); OpenBLAS and oneDNN choose their
- * own.
+ * are the Winograd transforms (wino.c) and the batch-norm-and-activation
+ * passes of KataGo's networks (katago.c); OpenBLAS and oneDNN choose
+ * their own.
  */
 #ifndef GT_SIMD_H
 #define GT_SIMD_H

@@ -3,8 +3,8 @@
 # names them (avx2+fma where the CPU has AVX2 and FMA, generic and why
 # otherwise or under GT_NO_AVX2), and the generic ones pass the unit tests
 # of the Winograd convolutions (against im2col and a direct sum in double)
-# and of KataGo's networks (against KataGo's own outputs) as the AVX2 ones
-# do.
+# and of KataGo's networks (against KataGo's own outputs, and katago_synth's
+# nested blocks, Mish and SiLU against a NumPy forward) as the AVX2 ones do.
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 : "${GT_TESTBIN:=$GT_SRC/build/opt/tests}"
 
@@ -22,7 +22,7 @@ is "$(kernels GT_NO_AVX2=0)" "$want" "GT_NO_AVX2=0 is unset"
 is "$(kernels GT_NO_AVX2=1)" "generic (GT_NO_AVX2 is set)" "GT_NO_AVX2=1: generic"
 
 # the unit tests on the generic kernels: every assertion passes
-for t in wino katago; do
+for t in wino katago katago_synth; do
 	GT_NO_AVX2=1 "$GT_TESTBIN/$t" >"$T/$t.tap" 2>&1
 	ok $? "GT_NO_AVX2=1 $t: exit 0"
 	grep -q '^not ok' "$T/$t.tap"
