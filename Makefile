@@ -6,7 +6,12 @@
 
 PREFIX   ?= /usr/local
 CC       ?= cc
-OPT      ?= -O2 -march=native
+# The default build runs on any x86-64 from 2009 on (x86-64-v2: SSE4.2,
+# POPCNT); the vector kernels for AVX2+FMA (wino.c, katago.c) and for
+# AVX-512 and AMX (bf16.c, int8.c) are compiled per function and chosen at
+# run time by cpuid (lib/nn/simd.h, amx.h). OPT='-O2 -march=native' builds
+# everything for this CPU alone.
+OPT      ?= -O2 -march=x86-64-v2
 CFLAGS   ?= $(OPT) -g
 WFLAGS    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter
 CPPFLAGS += -Ilib -Ilib/nn -I/usr/include/openblas -I/usr/include/x86_64-linux-gnu/openblas-pthread

@@ -6,6 +6,7 @@
 #include "gt.h"
 #include "record.h"
 #include "selfplay.h"
+#include "simd.h"
 #include "util.h"
 
 #include "cli.h"
@@ -135,6 +136,9 @@ static void say_model(const gt_selfplay_params *p, const gt_evpool *pool)
 		         p->cache_bytes >> 20);
 	else
 		cli_warn("model none (uniform policy, value 0)");
+	if (*pool->backend && strcmp(pool->backend, "cuda") != 0)
+		cli_warn("CPU kernels: %s (gt's own; OpenBLAS and oneDNN choose their own)",
+		         gt_simd_kernels());
 }
 
 /* the cache's hits, the run's result and the exit status */

@@ -2,16 +2,22 @@
  * katago.h). The layer order follows KataGo's cpp/neuralnet/desc.cpp, the
  * arithmetic its Eigen backend (read, not copied). The 3x3 convolutions
  * run by Winograd F(4x4,3x3) (wino.h) where gt_conv_winograd says, with
- * filters transformed at the first forward that needs them. */
+ * filters transformed at the first forward that needs them. A batch norm
+ * that directly follows a convolution is folded into its weights and bias
+ * at load (fold_bn); the others (before a convolution, after a sum of
+ * residuals) and the activations run in one pass over the data, by AVX2
+ * and FMA where gt_simd_avx2 says (simd.h); a ReLU right before a
+ * convolution goes into the convolution's input. */
 #include "katago.h"
 #include "nn.h"
 #include "bf16.h"
 #include "dnn.h"
 #include "int8.h"
-#include "nn.h"
+#include "simd.h"
 #include "wino.h"
 
 #include <cblas.h>
+#include <immintrin.h>
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,6 +33,7 @@ enum { BLK_ORDINARY = 0, BLK_GPOOL = 1, BLK_NESTED = 2 };
 typedef struct kconv {
 	int ky, kx, cin, cout;
 	float *w;          /* cout x (cin*ky*kx), (ci, y, x) order within a row */
+	float *b;          /* cout biases (a batch norm folded in: fold_bn), or NULL */
 	float *u;          /* 3x3: the Winograd filters (wino.h), once made */
 	uint16_t *wb;      /* 3x3: w in bfloat16 (bf16.h), once made */
 	int8_t *wq;        /* 3x3: w in int8 (int8.h), once made */
@@ -42,6 +49,8 @@ static void track(int *maxc, int c)
 typedef struct kbn {
 	int c;
 	float *scale, *bias; /* merged: y = x * scale + bias */
+	int folded;          /* 1: scale and bias are in the convolution before
+	                      * it (fold_bn): only the activation is left */
 } kbn;
 
 typedef struct kmat {
@@ -80,6 +89,7 @@ struct gt_kata {
 	float *out_policy, *out_value, *out_score, *out_own;
 	int cap_b, cap_n;
 	int conv_mode;     /* GT_CONV_* (wino.h), from GT_CONV at gt_kata_read */
+	int avx2;          /* gt_simd_avx2 at gt_kata_read */
 	int wino;          /* 1: 3x3 filters transformed; -1: too large, im2col */
 	int wino_now;      /* this forward uses them */
 	int dnn_now;       /* this forward's convolutions by oneDNN (dnn.h) */
@@ -589,7 +599,7 @@ int gt_kata_sniff(const char *path)
 	return i > d && i - d < 6 && i < k && isspace((unsigned char)buf[i]);
 }
 
-static void free_conv(kconv *c) { free(c->w); free(c->u); free(c->wb); free(c->wq); free(c->sq); }
+static void free_conv(kconv *c) { free(c->w); free(c->b); free(c->u); free(c->wb); free(c->wq); free(c->sq); }
 static void free_bn(kbn *b) { free(b->scale); free(b->bias); }
 
 static void free_blocks(kblock *b, int n)
@@ -635,6 +645,54 @@ void gt_kata_free(gt_kata *k)
 	free(k);
 }
 
+/* fold_bn: the batch norm b that follows convolution c (at inference an
+ * affine map per channel: y = x scale + bias) goes into c: its output
+ * channel co's weights times scale[co], its bias bias[co]; m (or NULL), a
+ * matrix whose outputs are added to c's before b (a gpool branch's
+ * biases), has its output columns scaled alike. b keeps only its
+ * activation (folded). Exact up to rounding: zero padding pads c's input,
+ * not its output. */
+static void fold_bn(kconv *c, kbn *b, kmat *m)
+{
+	size_t K = (size_t)c->cin * c->ky * c->kx;
+	c->b = gt_xmalloc(sizeof(float) * c->cout);
+	for (int co = 0; co < c->cout; co++) {
+		for (size_t i = 0; i < K; i++)
+			c->w[(size_t)co * K + i] *= b->scale[co];
+		c->b[co] = b->bias[co];
+	}
+	for (int i = 0; m && i < m->cin; i++)
+		for (int co = 0; co < m->cout; co++)
+			m->w[(size_t)i * m->cout + co] *= b->scale[co];
+	b->folded = 1;
+}
+
+/* The batch norms that directly follow a convolution folded into it: each
+ * block's mid norm after its conv1 (and gpool biases), a gpool branch's
+ * after its conv, the heads' g1, p1 (and gpool biases) and v1. Not the
+ * pre-activation norms of blocks and the trunk's tip (they follow a sum of
+ * residuals), nor a nested block's mid norm (it follows its blocks). */
+static void fold_blocks(kblock *b, int nb)
+{
+	for (int i = 0; i < nb; i++) {
+		if (b[i].kind == BLK_NESTED) {
+			fold_blocks(b[i].sub, b[i].nsub);
+			continue;
+		}
+		fold_bn(&b[i].c1, &b[i].mid, b[i].kind == BLK_GPOOL ? &b[i].gmul : NULL);
+		if (b[i].kind == BLK_GPOOL)
+			fold_bn(&b[i].gc, &b[i].gbn, NULL);
+	}
+}
+
+static void fold_all(gt_kata *k)
+{
+	fold_blocks(k->blocks, k->nblocks);
+	fold_bn(&k->g1, &k->g1bn, NULL);
+	fold_bn(&k->p1, &k->p1bn, &k->gbias);
+	fold_bn(&k->v1, &k->v1bn, NULL);
+}
+
 int gt_kata_read(const char *path, gt_kata **out, gt_error *e)
 {
 	*out = NULL;
@@ -673,8 +731,10 @@ int gt_kata_read(const char *path, gt_kata **out, gt_error *e)
 		gt_kata_free(k);
 		return rc;
 	}
+	fold_all(k);
 	gt_nn_threads_default();
 	k->conv_mode = gt_conv_mode_env();
+	k->avx2 = gt_simd_avx2();
 	*out = k;
 	return 0;
 }
@@ -702,15 +762,48 @@ static float act1(int act, float x)
 	}
 }
 
-/* y = act(bn(x)) for B positions of C channels of N points (NCHW). */
-static void bn_act(const kbn *b, int act, int B, int N, const float *x, float *y)
+/* yo[0..N) = relu(xi s + t) (relu 1) or xi s + t, AVX2 and FMA: 8 points
+ * a vector, the rest one by one */
+__attribute__((target("avx2,fma"))) static void affine_avx2(const float *xi, float *yo, int N, float s,
+                                                          float t, int relu)
+{
+	__m256 vs = _mm256_set1_ps(s), vt = _mm256_set1_ps(t), z = _mm256_setzero_ps();
+	int i = 0;
+	if (relu)
+		for (; i + 8 <= N; i += 8)
+			_mm256_storeu_ps(yo + i, _mm256_max_ps(_mm256_fmadd_ps(_mm256_loadu_ps(xi + i), vs, vt), z));
+	else
+		for (; i + 8 <= N; i += 8)
+			_mm256_storeu_ps(yo + i, _mm256_fmadd_ps(_mm256_loadu_ps(xi + i), vs, vt));
+	for (; i < N; i++) {
+		float v = fmaf(xi[i], s, t);
+		yo[i] = relu && !(v > 0) ? 0.0f : v;
+	}
+}
+
+/* y = act(bn(x)) for B positions of C channels of N points (NCHW), or
+ * y = act(x) when b is folded into the convolution before (fold_bn); y
+ * may be x. ReLU and identity by AVX2 and FMA where avx2 (gt_simd_avx2). */
+static void bn_act(const kbn *b, int act, int avx2, int B, int N, const float *x, float *y)
 {
 	for (int p = 0; p < B; p++)
 		for (int c = 0; c < b->c; c++) {
 			const float *xi = x + ((size_t)p * b->c + c) * N;
-			float *yo = y + ((size_t)p * b->c + c) * N, s = b->scale[c], t = b->bias[c];
-			for (int i = 0; i < N; i++)
-				yo[i] = act1(act, xi[i] * s + t);
+			float *yo = y + ((size_t)p * b->c + c) * N;
+			float s = b->folded ? 1.0f : b->scale[c], t = b->folded ? 0.0f : b->bias[c];
+			if (b->folded && act == ACT_IDENTITY) {
+				if (yo != xi)
+					memcpy(yo, xi, sizeof(float) * N);
+			} else if (avx2 && (act == ACT_RELU || act == ACT_IDENTITY))
+				affine_avx2(xi, yo, N, s, t, act == ACT_RELU);
+			else if (act == ACT_RELU)
+				for (int i = 0; i < N; i++) {
+					float v = xi[i] * s + t;
+					yo[i] = v > 0 ? v : 0.0f;
+				}
+			else
+				for (int i = 0; i < N; i++)
+					yo[i] = act1(act, xi[i] * s + t);
 		}
 }
 
@@ -800,21 +893,21 @@ static int use_wino(gt_kata *k, int n, int B)
 	return 1;
 }
 
-/* y (B x cout x N) = conv(x (B x cin x N)), zero padding; add != 0 adds to
- * y; by Winograd when c has its transformed filters and this forward
- * uses them (use_wino), in bfloat16 or int8 when c has its pack and the
- * network is in that precision (int8: a position whose input has a
- * negative value in float32). */
-static void conv(gt_kata *k, const kconv *c, int B, int n, const float *x, float *y, int add)
+/* y (B x cout x N) = conv(relu ? relu(x) : x (B x cin x N)) + c's bias
+ * (if any), zero padding; add != 0 adds to y; by Winograd when c has its
+ * transformed filters and this forward uses them (use_wino), in bfloat16
+ * or int8 when c has its pack and the network is in that precision (int8:
+ * a position whose input has a negative value in float32 after relu). */
+static void conv(gt_kata *k, const kconv *c, int B, int n, const float *x, float *y, int add, int relu)
 {
 	int N = n * n, K = c->cin * c->ky * c->kx;
 	if (k->dnn_now && c->ky == c->kx && c->ky % 2 &&
-	    gt_dnn_conv(&(gt_dnn_conv_args){c->w, 1, c->cin, c->cout, c->ky, B, n, x, (size_t)c->cin * N, N, 0,
-	                                    NULL, y, (size_t)c->cout * N, N, add}) == 0)
+	    gt_dnn_conv(&(gt_dnn_conv_args){c->w, 1, c->cin, c->cout, c->ky, B, n, x, (size_t)c->cin * N, N,
+	                                    relu, c->b, y, (size_t)c->cout * N, N, add}) == 0)
 		return;
 	if (c->u && k->wino_now) {
 		gt_wino_conv(&(gt_wino_conv_args){c->u, c->cin, c->cout, B, n, x,
-		                                  (size_t)c->cin * N, N, 0, NULL, y,
+		                                  (size_t)c->cin * N, N, relu, c->b, y,
 		                                  (size_t)c->cout * N, N, add, k->wscratch});
 		return;
 	}
@@ -823,13 +916,13 @@ static void conv(gt_kata *k, const kconv *c, int B, int n, const float *x, float
 		float *yp = y + (size_t)p * c->cout * N;
 		const float *src = xp;
 		if (c->wb && k->prec == GT_PREC_BF16) {
-			gt_bf16_conv3x3(&(gt_bf16_conv_args){c->wb, c->cin, c->cout, n, N, xp, N, 0, NULL,
+			gt_bf16_conv3x3(&(gt_bf16_conv_args){c->wb, c->cin, c->cout, n, N, xp, N, relu, c->b,
 			                                     yp, N, add, k->bscratch});
 			continue;
 		}
 		if (c->wq && k->prec == GT_PREC_INT8 &&
-		    gt_int8_conv3x3(&(gt_int8_conv_args){c->wq, c->sq, c->cin, c->cout, n, N, xp, N, 0,
-		                                         NULL, yp, N, add, k->qscratch}) == 0)
+		    gt_int8_conv3x3(&(gt_int8_conv_args){c->wq, c->sq, c->cin, c->cout, n, N, xp, N, relu,
+		                                         c->b, yp, N, add, k->qscratch}) == 0)
 			continue;
 		if (c->ky > 1 || c->kx > 1) {
 			int hy = c->ky / 2, hx = c->kx / 2;
@@ -855,9 +948,19 @@ static void conv(gt_kata *k, const kconv *c, int B, int n, const float *x, float
 						}
 					}
 			src = k->col;
+			if (relu) /* relu(0) = 0: the padding stays */
+				bn_act(&(kbn){c->cin * c->ky * c->kx, NULL, NULL, 1}, ACT_RELU, k->avx2, 1, N,
+				       k->col, k->col);
+		} else if (relu) {
+			bn_act(&(kbn){c->cin, NULL, NULL, 1}, ACT_RELU, k->avx2, 1, N, xp, k->col);
+			src = k->col;
 		}
+		if (c->b)
+			for (int co = 0; co < c->cout; co++)
+				for (int i = 0; i < N; i++)
+					yp[(size_t)co * N + i] = (add ? yp[(size_t)co * N + i] : 0.0f) + c->b[co];
 		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, c->cout, N, K, 1.0f, c->w, K, src, N,
-		            add ? 1.0f : 0.0f, yp, N);
+		            add || c->b ? 1.0f : 0.0f, yp, N);
 	}
 }
 
@@ -907,21 +1010,26 @@ static void run_block(gt_kata *k, const kblock *b, int B, int n, float *x, int d
 	size_t off = (size_t)depth * k->cap;
 	float *a = k->a + off, *r = k->r + off, *t = k->t + off;
 	float *pool = k->pool + (size_t)depth * k->cap_pool;
-	bn_act(&b->pre, b->pre_act, B, N, x, a);
-	conv(k, &b->c1, B, n, a, r, 0);
+	bn_act(&b->pre, b->pre_act, k->avx2, B, N, x, a);
+	conv(k, &b->c1, B, n, a, r, 0, 0);
 	if (b->kind == BLK_NESTED) {
 		run_stack(k, b->sub, b->nsub, B, n, r, depth + 1);
 	} else if (b->kind == BLK_GPOOL) {
 		int G = b->gc.cout;
-		conv(k, &b->gc, B, n, a, t, 0);
-		bn_act(&b->gbn, b->gact, B, N, t, t);
+		conv(k, &b->gc, B, n, a, t, 0, 0);
+		bn_act(&b->gbn, b->gact, k->avx2, B, N, t, t);
 		pool3(B, G, N, t, pool);
 		float *bias = pool + (size_t)B * 3 * G;
 		matmul(&b->gmul, B, pool, bias, 0);
 		add_channel_bias(r, bias, B, b->c1.cout, N);
 	}
-	bn_act(&b->mid, b->mid_act, B, N, r, a);
-	conv(k, &b->c2, B, n, a, x, 1);
+	/* the mid norm folded into conv1 (fold_bn) and a ReLU: in conv2's input */
+	if (b->mid.folded && b->mid_act == ACT_RELU) {
+		conv(k, &b->c2, B, n, r, x, 1, 1);
+		return;
+	}
+	bn_act(&b->mid, b->mid_act, k->avx2, B, N, r, a);
+	conv(k, &b->c2, B, n, a, x, 1, 0);
 }
 
 static void run_stack(gt_kata *k, const kblock *blocks, int nb, int B, int n, float *x, int depth)
@@ -963,22 +1071,22 @@ int gt_kata_forward(gt_kata *k, int B, int n, const float *planes, const float *
 	int N = n * n, C = k->info.channels;
 	float *x = k->x, *a = k->a, *r = k->r, *t = k->t, *pool = k->pool;
 	/* trunk */
-	conv(k, &k->in_conv, B, n, planes, x, 0);
+	conv(k, &k->in_conv, B, n, planes, x, 0, 0);
 	matmul(&k->in_mul, B, globals, pool, 0);
 	add_channel_bias(x, pool, B, C, N);
 	run_stack(k, k->blocks, k->nblocks, B, n, x, 0);
-	bn_act(&k->tip, k->tip_act, B, N, x, x);
+	bn_act(&k->tip, k->tip_act, k->avx2, B, N, x, x);
 	/* policy head: r = p1, t = g1 */
 	int P = k->p1.cout, G = k->g1.cout, PO = k->info.policy_outputs;
-	conv(k, &k->p1, B, n, x, r, 0);
-	conv(k, &k->g1, B, n, x, t, 0);
-	bn_act(&k->g1bn, k->g1act, B, N, t, t);
+	conv(k, &k->p1, B, n, x, r, 0, 0);
+	conv(k, &k->g1, B, n, x, t, 0, 0);
+	bn_act(&k->g1bn, k->g1act, k->avx2, B, N, t, t);
 	pool3(B, G, N, t, pool);
 	float *bias = pool + (size_t)B * 3 * G;
 	matmul(&k->gbias, B, pool, bias, 0);
 	add_channel_bias(r, bias, B, P, N);
-	bn_act(&k->p1bn, k->p1act, B, N, r, r);
-	conv(k, &k->p2, B, n, r, a, 0);
+	bn_act(&k->p1bn, k->p1act, k->avx2, B, N, r, r);
+	conv(k, &k->p2, B, n, r, a, 0, 0);
 	/* pass: pass1 (and, from version 15, bias, activation, pass2) */
 	float *h = bias, *h2 = bias + (size_t)B * k->pass1.cout;
 	matmul(&k->pass1, B, pool, h, 0);
@@ -998,8 +1106,8 @@ int gt_kata_forward(gt_kata *k, int B, int n, const float *planes, const float *
 	}
 	/* value head: t = v1 */
 	int V = k->v1.cout, H = k->v2.cout, S = k->info.score_outputs;
-	conv(k, &k->v1, B, n, x, t, 0);
-	bn_act(&k->v1bn, k->v1act, B, N, t, t);
+	conv(k, &k->v1, B, n, x, t, 0, 0);
+	bn_act(&k->v1bn, k->v1act, k->avx2, B, N, t, t);
 	float sq = (sqrtf((float)N) - 14.0f) * 0.1f;
 	for (int p = 0; p < B; p++)
 		for (int c = 0; c < V; c++) {
@@ -1027,7 +1135,7 @@ int gt_kata_forward(gt_kata *k, int B, int n, const float *planes, const float *
 		for (int c = 0; c < S; c++)
 			k->out_score[(size_t)p * S + c] += k->sv3b[c];
 	}
-	conv(k, &k->own, B, n, t, k->out_own, 0);
+	conv(k, &k->own, B, n, t, k->out_own, 0, 0);
 	if (out) {
 		out->batch = B;
 		out->n = n;
