@@ -225,7 +225,9 @@ ok $? "with its win rate an integer in 1/10000, and scoreLead"
 # Sabaki's readings of a win rate (src/modules/analysis.js): 0.60 reads
 # analyze and lz-analyze as integers in 1/10000 and kata-analyze as a
 # fraction; 0.52 and earlier guessed: a '.' means a fraction. On the
-# uniform evaluator every win rate is 50%.
+# uniform evaluator every win rate is 50%, but for moves whose search met
+# a finished game (a pass answered by a pass): within 5 points of it (a
+# misreading is off by a factor of 100).
 python3 - "$T/result" <<'END'
 import json, sys
 r = json.load(open(sys.argv[1]))["none"]
@@ -233,10 +235,11 @@ def s060(w, cmd): return float(w) * 100 if cmd.startswith("kata") else float(w) 
 def s052(w): return float(w) * 100 if "." in w else float(w) / 100
 a, k = r["analyze"], r["kata"]
 assert len(a) >= 2 and len(k) >= 2, r
-assert all(s060(w, "analyze") == 50 and s052(w) == 50 for w in a), a
-assert all(s060(w, "kata-analyze") == 50 and s052(w) == 50 for w in k), k
+def near(x): return abs(x - 50) < 5
+assert all(near(s060(w, "analyze")) and s060(w, "analyze") == s052(w) for w in a), a
+assert all(near(s060(w, "kata-analyze")) and s060(w, "kata-analyze") == s052(w) for w in k), k
 END
-ok $? "win rate 50% as Sabaki 0.60 and 0.52 read analyze and kata-analyze"
+ok $? "win rate about 50% as Sabaki 0.60 and 0.52 read analyze and kata-analyze"
 j gma.last | grep -Eq '^play ([A-HJ][1-9]|pass)$'
 ok $? "genmove_analyze ends with 'play VERTEX' ($(j gma.last))"
 ok $([ "$(j gma.info)" -ge 1 ] && echo 0 || echo 1) "after its info lines ($(j gma.info))"
