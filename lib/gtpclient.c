@@ -22,6 +22,10 @@ struct gt_gtpc {
 	double timeout;  /* seconds per response, <= 0: none */
 	int next_id;
 	int broken;      /* a transport error happened */
+	int pending;     /* a command sent whose response is unread */
+	int pending_id;
+	double pending_deadline; /* 0: none */
+	char pending_cmd[1024];
 	char *in;        /* bytes read but not consumed */
 	size_t inlen, incap;
 };
@@ -187,26 +191,51 @@ static void copy_out(char *resp, size_t size, const char *s)
 	snprintf(resp, size, "%s", s);
 }
 
-int gt_gtpc_cmd(gt_gtpc *c, char *resp, size_t size, gt_error *err, const char *fmt, ...)
+static int vsend(gt_gtpc *c, gt_error *err, const char *fmt, va_list ap)
 {
-	char cmd[1024];
-	va_list ap;
+	char *cmd = c->pending_cmd;
 	int rc;
-	copy_out(resp, size, "");
 	if (c->broken)
 		return gt_error_set(err, GT_EIO, -1, -1, "engine connection already failed");
-	va_start(ap, fmt);
-	int k = vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	if (k < 0 || k >= (int)sizeof cmd - 16 || strpbrk(cmd, "\n\r"))
+	if (c->pending)
+		return gt_error_set(err, GT_EINVAL, -1, -1, "a response is still unread");
+	int k = vsnprintf(cmd, sizeof c->pending_cmd, fmt, ap);
+	if (k < 0 || k >= (int)sizeof c->pending_cmd - 16 || strpbrk(cmd, "\n\r")) {
+		cmd[0] = 0;
 		return gt_error_set(err, GT_EINVAL, -1, -1, "bad command line");
+	}
 	int id = c->next_id++;
 	char line[1100];
 	int n = snprintf(line, sizeof line, "%d %s\n", id, cmd);
 	if ((rc = send_all(c, line, (size_t)n, err)) < 0)
 		return rc;
+	c->pending = 1;
+	c->pending_id = id;
+	c->pending_deadline = c->timeout > 0 ? gt_now() + c->timeout : 0;
+	return 0;
+}
 
-	double deadline = c->timeout > 0 ? gt_now() + c->timeout : 0;
+int gt_gtpc_send(gt_gtpc *c, gt_error *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vsend(c, err, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int gt_gtpc_recv(gt_gtpc *c, char *resp, size_t size, gt_error *err)
+{
+	int rc;
+	copy_out(resp, size, "");
+	if (c->broken)
+		return gt_error_set(err, GT_EIO, -1, -1, "engine connection already failed");
+	if (!c->pending)
+		return gt_error_set(err, GT_EINVAL, -1, -1, "no command is waiting for its response");
+	c->pending = 0;
+	const char *cmd = c->pending_cmd;
+	int id = c->pending_id;
+	double deadline = c->pending_deadline;
 	char *l = NULL;
 	/* skip empty lines before the response */
 	do {
@@ -264,6 +293,16 @@ int gt_gtpc_cmd(gt_gtpc *c, char *resp, size_t size, gt_error *err, const char *
 	return ok ? 0 : 1;
 }
 
+int gt_gtpc_cmd(gt_gtpc *c, char *resp, size_t size, gt_error *err, const char *fmt, ...)
+{
+	va_list ap;
+	copy_out(resp, size, "");
+	va_start(ap, fmt);
+	int rc = vsend(c, err, fmt, ap);
+	va_end(ap);
+	return rc ? rc : gt_gtpc_recv(c, resp, size, err);
+}
+
 int gt_gtpc_close(gt_gtpc *c)
 {
 	int status = -1;
@@ -272,6 +311,10 @@ int gt_gtpc_close(gt_gtpc *c)
 	if (!c->broken && c->pid) {
 		gt_error e;
 		c->timeout = 2;
+		if (c->pending) { /* an abandoned genmove: its answer, then quit */
+			c->pending_deadline = gt_now() + 2;
+			(void)gt_gtpc_recv(c, NULL, 0, &e);
+		}
 		gt_gtpc_cmd(c, NULL, 0, &e, "quit");
 	}
 	shutdown(c->fd, SHUT_RDWR);
@@ -315,10 +358,15 @@ int gt_gtpc_play(gt_gtpc *c, int color, const char *vertex, gt_error *err)
 	return gt_gtpc_cmd(c, NULL, 0, err, "play %s %s", color_name(color), vertex);
 }
 
-int gt_gtpc_genmove(gt_gtpc *c, int color, char *vertex, size_t size, gt_error *err)
+int gt_gtpc_genmove_send(gt_gtpc *c, int color, gt_error *err)
+{
+	return gt_gtpc_send(c, err, "genmove %s", color_name(color));
+}
+
+int gt_gtpc_genmove_recv(gt_gtpc *c, char *vertex, size_t size, gt_error *err)
 {
 	char r[64];
-	int rc = gt_gtpc_cmd(c, r, sizeof r, err, "genmove %s", color_name(color));
+	int rc = gt_gtpc_recv(c, r, sizeof r, err);
 	if (rc != 0) {
 		copy_out(vertex, size, "");
 		return rc;
@@ -333,4 +381,14 @@ int gt_gtpc_genmove(gt_gtpc *c, int color, char *vertex, size_t size, gt_error *
 	}
 	copy_out(vertex, size, r);
 	return 0;
+}
+
+int gt_gtpc_genmove(gt_gtpc *c, int color, char *vertex, size_t size, gt_error *err)
+{
+	int rc = gt_gtpc_genmove_send(c, color, err);
+	if (rc) {
+		copy_out(vertex, size, "");
+		return rc;
+	}
+	return gt_gtpc_genmove_recv(c, vertex, size, err);
 }

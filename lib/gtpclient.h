@@ -22,8 +22,9 @@ typedef struct gt_gtpc gt_gtpc;
  * An engine that cannot start shows as an error on the first command. */
 int gt_gtpc_open(gt_gtpc **out, const char *command, gt_error *err);
 
-/* gt_gtpc_close: send "quit", give the engine up to 2 s to exit (0.2 s
- * after a failed command), then kill it (SIGKILL) and reap it. Returns the engine's wait status (as
+/* gt_gtpc_close: read the answer to a command still unread (up to 2 s),
+ * send "quit", give the engine up to 2 s to exit (0.2 s after a failed
+ * command), then kill it (SIGKILL) and reap it. Returns the engine's wait status (as
  * waitpid), or -1. NULL is a no-op. */
 int gt_gtpc_close(gt_gtpc *c);
 
@@ -47,6 +48,16 @@ int gt_gtpc_pid(const gt_gtpc *c);
 int gt_gtpc_cmd(gt_gtpc *c, char *resp, size_t size, gt_error *err,
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* gt_gtpc_send, gt_gtpc_recv: gt_gtpc_cmd in two halves, so that the
+ * caller can let several engines think at once (gt-elo asks every engine
+ * whose turn it is, then reads the answers). One command at a time per
+ * engine: send with a response unread, or recv with none sent, is
+ * GT_EINVAL. The timeout counts from the send. Returns as gt_gtpc_cmd's
+ * (send: 0 or negative). */
+int gt_gtpc_send(gt_gtpc *c, gt_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int gt_gtpc_recv(gt_gtpc *c, char *resp, size_t size, gt_error *err);
+
 /* Helpers: the same returns as gt_gtpc_cmd (1: the engine refused; its
  * message is in err->text). color is "B"/"W"-style text or GT_BLACK/
  * GT_WHITE for gt_gtpc_play_c. */
@@ -60,5 +71,8 @@ int gt_gtpc_play(gt_gtpc *c, int color, const char *vertex, gt_error *err);
  * is enough), normalized: "pass", "resign", or an upper-case vertex
  * such as "D4". */
 int gt_gtpc_genmove(gt_gtpc *c, int color, char *vertex, size_t size, gt_error *err);
+/* gt_gtpc_genmove in two halves (gt_gtpc_send, gt_gtpc_recv). */
+int gt_gtpc_genmove_send(gt_gtpc *c, int color, gt_error *err);
+int gt_gtpc_genmove_recv(gt_gtpc *c, char *vertex, size_t size, gt_error *err);
 
 #endif

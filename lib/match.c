@@ -166,6 +166,7 @@ typedef struct slot {
 	gt_gtpc *c[2];        /* GTP players' engines */
 	int has_rules[2];     /* the engine knows gt-rules */
 	int searching;
+	int asked;            /* a GTP engine's genmove is unanswered */
 	int opening;
 	int nmoves, cap;
 	int16_t *moves;
@@ -350,6 +351,7 @@ static int slot_start(run *r, slot *s, long index)
 	s->index = index;
 	s->a_color = index % 2 == 0 ? GT_BLACK : GT_WHITE;
 	s->searching = 0;
+	s->asked = 0;
 	s->nmoves = 0;
 	s->npos = 0;
 	s->ended = 0;
@@ -404,7 +406,17 @@ static int step(run *r, slot *s)
 				return err;
 			continue;
 		}
-		int rc = gt_gtpc_genmove(s->c[k], color, v, sizeof v, &ge);
+		/* ask, and take the answer at the next step: meanwhile the other
+		 * games' engines think and the networks evaluate */
+		if (!s->asked) {
+			int rc = gt_gtpc_genmove_send(s->c[k], color, &ge);
+			if (rc < 0)
+				return fatal(r, k, rc, ge.text);
+			s->asked = 1;
+			return 0;
+		}
+		s->asked = 0;
+		int rc = gt_gtpc_genmove_recv(s->c[k], v, sizeof v, &ge);
 		if (rc < 0)
 			return fatal(r, k, rc, ge.text);
 		if (rc == 1) {
@@ -614,6 +626,9 @@ int gt_match_run(const gt_match_params *p, gt_match_player *a, gt_match_player *
 				continue;
 			active++;
 			int k = player_of(s, s->b.to_move);
+			s->nleaf = 0;
+			if (s->asked)
+				continue; /* its engine is thinking */
 			int got = gt_mcts_collect(s->m[k], 0, boards[k] + total[k]);
 			if (got < 0) {
 				err = gt_error_set(e, got, -1, -1, "search: %s", gt_strerror(got));

@@ -230,6 +230,31 @@ is $? 1 "an engine that dies: exit 1"
 grep -q 'exited with status 3' "$T/err"
 ok $? "and the message says how"
 
+# the engines of the games in flight think at once: each genmove of this
+# engine logs its start and end; with games asked one after the other no
+# two intervals of different engines would overlap
+cat >"$T/slow" <<'SH'
+#!/bin/sh
+while read -r id cmd rest; do
+	case $cmd in
+	genmove) echo "$$ start $(date +%s%N)" >>"$LOG"; sleep 0.3
+		echo "$$ end $(date +%s%N)" >>"$LOG"; printf '=%s pass\n\n' "$id" ;;
+	known_command) printf '=%s false\n\n' "$id" ;;
+	quit) printf '=%s \n\n' "$id"; exit 0 ;;
+	*) printf '=%s \n\n' "$id" ;;
+	esac
+done
+SH
+chmod +x "$T/slow"
+: >"$T/slow.log"
+LOG=$T/slow.log gt-elo --games 4 --parallel-games 4 --visits 2 --max-moves 6 --records /dev/null \
+	none "gtp:$T/slow" >/dev/null 2>"$T/err"
+ok $? "four games against a slow engine"
+overlap=$(awk '$2 == "start" { s[$1] = $3 } $2 == "end" { n++; a[n] = s[$1]; b[n] = $3; p[n] = $1 }
+	END { for (i = 1; i <= n; i++) for (j = 1; j <= n; j++)
+		if (p[i] != p[j] && a[i] < b[j] && a[j] < b[i]) c++; print c + 0 }' "$T/slow.log")
+ok "$([ "$overlap" -gt 0 ] && echo 0 || echo 1)" "engines of different games think at once ($overlap overlapping pairs of genmoves)"
+
 # GNU Go at level 1 against itself
 if [ -x "$GNUGO" ]; then
 	G="gtp:$GNUGO --mode gtp --level 1 --chinese-rules"

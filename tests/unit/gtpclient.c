@@ -164,6 +164,15 @@ int main(void)
 	is_int(gt_gtpc_genmove(c, GT_BLACK, r, sizeof r, &err), 0, "genmove black");
 	ok(gt_vertex_parse(9, r) >= 0, "genmove gives a vertex or pass: %s", r);
 	ok(gt_gtpc_cmd(c, r, sizeof r, &err, "bad\nline") == GT_EINVAL, "a newline in a command refused");
+	/* the two halves: one command at a time, answered in order */
+	is_int(gt_gtpc_recv(c, r, sizeof r, &err), GT_EINVAL, "recv with nothing sent refused");
+	is_int(gt_gtpc_genmove_send(c, GT_WHITE, &err), 0, "genmove white sent");
+	is_int(gt_gtpc_send(c, &err, "name"), GT_EINVAL, "a second command before the answer refused");
+	is_int(gt_gtpc_genmove_recv(c, r, sizeof r, &err), 0, "its answer read");
+	ok(gt_vertex_parse(9, r) >= 0, "a vertex or pass: %s", r);
+	is_int(gt_gtpc_cmd(c, r, sizeof r, &err, "name"), 0, "the engine goes on after a split genmove");
+	is_str(r, "GNU Go", "and answers the next command");
+	is_int(gt_gtpc_genmove_send(c, GT_BLACK, &err), 0, "a genmove left unanswered");
 	int st = gt_gtpc_close(c);
 	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "gnugo quit cleanly (status %d)", st);
 
