@@ -38,12 +38,23 @@ int gt_conv_mode_env(void)
 	return GT_CONV_AUTO;
 }
 
+int gt_conv_winograd_auto(void)
+{
+#ifdef __AVX512F__
+	return 1;
+#else
+	return 0;
+#endif
+}
+
 int gt_conv_winograd(int mode, int n, int batch)
 {
 	if (mode == GT_CONV_IM2COL || mode == GT_CONV_ONEDNN)
 		return 0;
 	if (mode == GT_CONV_WINOGRAD)
 		return 1;
+	if (!gt_conv_winograd_auto())
+		return 0;
 	if (mode == GT_CONV_AUTO_BATCH) {
 		/* fitted to bench/wino's ratios (b6c96, batch 1 to 16, n 2 to
 		 * 19): the useful points less 3.5 per tile, over the batch */

@@ -72,6 +72,19 @@ int gt_conv_mode_env(void);
  * 140 (any batch on 14x14 and up, 2 positions on 11x11 to 13x13, 3 on
  * 8x8 to 10x10, 4 on 7x7). */
 int gt_conv_winograd(int mode, int n, int batch);
+
+/* gt_conv_winograd_auto: 1 when the automatic modes may choose Winograd at
+ * all: only in a build whose vectors of 16 floats are one register
+ * (-march=native on an AVX-512 CPU, where the rules above were fitted).
+ * Elsewhere, the portable build included, the transforms run as two
+ * AVX2 halves or worse and Winograd lost to im2col in every self-play
+ * measured on a 2-core AMD EPYC with AVX2 (2026-12-03, one thread, CPU
+ * seconds: b2c16 9x9 at 32 games in flight 10.9 against 5.5; b4c32 36.6
+ * against 21.3; b6c96 195 against 139; KataGo's b6c96 9x9 at 16 26.7
+ * against 22.6; gt's b6c96 19x19 at 8 21.5 against 20.1 and at 1 7.2
+ * against 5.9), so the automatic modes choose im2col there; GT_CONV=winograd
+ * still forces it. */
+int gt_conv_winograd_auto(void);
 /* (GT_CONV_ONEDNN: 0, gt's Winograd is not used) */
 
 /* gt_wino_filter_floats: floats of the transformed filters of a cout x

@@ -265,16 +265,27 @@ int main(void)
 		for (int b = 2; b <= 64; b++)
 			same &= gt_conv_winograd(GT_CONV_AUTO, n, b) == gt_conv_winograd(GT_CONV_AUTO, n, 1);
 	ok(same, "automatic: the same method for every batch on each board 2..19");
+	is_int(gt_conv_batch_mode(GT_CONV_AUTO, 1), GT_CONV_AUTO_BATCH, "by the batch: automatic follows it");
+	is_int(gt_conv_batch_mode(GT_CONV_IM2COL, 1), GT_CONV_IM2COL, "by the batch: GT_CONV=im2col stays");
+	is_int(gt_conv_batch_mode(GT_CONV_AUTO_BATCH, 0), GT_CONV_AUTO, "by the batch: off again");
+	if (!gt_conv_winograd_auto()) {
+		/* a build without AVX-512 vectors: im2col wherever it chooses */
+		int any = 0;
+		for (int n = 2; n <= 19; n++)
+			for (int b = 1; b <= 64; b++)
+				any |= gt_conv_winograd(GT_CONV_AUTO, n, b) | gt_conv_winograd(GT_CONV_AUTO_BATCH, n, b);
+		ok(!any, "no AVX-512 vectors in this build: the automatic modes choose im2col everywhere");
+		is_int(gt_conv_winograd(GT_CONV_WINOGRAD, 9, 1), 1, "and GT_CONV=winograd still forces Winograd");
+		diag("the rules for builds with AVX-512 vectors not checked: this build has none");
+	} else {
 	is_int(gt_conv_winograd(GT_CONV_AUTO, 19, 1), 1, "automatic: winograd on 19x19");
 	is_int(gt_conv_winograd(GT_CONV_AUTO, 9, 16), 0, "automatic: im2col on 9x9");
 	/* gt-selfplay without --deterministic: by the batch too (bench/wino:
 	 * on 9x9 batch 1 is slower by Winograd, 16 faster) */
-	is_int(gt_conv_batch_mode(GT_CONV_AUTO, 1), GT_CONV_AUTO_BATCH, "by the batch: automatic follows it");
-	is_int(gt_conv_batch_mode(GT_CONV_IM2COL, 1), GT_CONV_IM2COL, "by the batch: GT_CONV=im2col stays");
-	is_int(gt_conv_batch_mode(GT_CONV_AUTO_BATCH, 0), GT_CONV_AUTO, "by the batch: off again");
 	is_int(gt_conv_winograd(GT_CONV_AUTO_BATCH, 9, 1), 0, "by the batch: im2col for one 9x9 position");
 	is_int(gt_conv_winograd(GT_CONV_AUTO_BATCH, 9, 3), 1, "by the batch: winograd from 3 9x9 positions");
 	is_int(gt_conv_winograd(GT_CONV_AUTO_BATCH, 19, 1), 1, "by the batch: winograd on 19x19 at batch 1");
+	}
 	setenv("GT_CONV", "winograd", 1);
 	is_int(gt_conv_mode_env(), GT_CONV_WINOGRAD, "GT_CONV=winograd read");
 	setenv("GT_CONV", "im2col", 1);
