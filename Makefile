@@ -182,7 +182,7 @@ bench: all
 lint:
 	mandoc -Tlint -Wwarning $(MAN1) $(MAN5) $(MAN7)
 
-install: all
+install: $(CMDS) $(BINDIR)/gt-worker
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 	  $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7 \
 	  $(DESTDIR)$(PREFIX)/share/gt
@@ -192,6 +192,21 @@ install: all
 	$(if $(MAN5),install -m 644 $(MAN5) $(DESTDIR)$(PREFIX)/share/man/man5)
 	$(if $(MAN7),install -m 644 $(MAN7) $(DESTDIR)$(PREFIX)/share/man/man7)
 	cp -R share/gt/. $(DESTDIR)$(PREFIX)/share/gt/
+
+# make deb: a Debian package of the commands, man pages and share/gt
+# (pkg/mkdeb), built for any x86-64 whatever OPT, CFLAGS and CUDA say here:
+# the default OPT, CUDA=0, objects and commands in build/deb/, the tree
+# staged by make install (PREFIX=/usr) in build/deb/pkg/debian/gt/; the
+# package gt_VERSION_ARCH.deb written to DEB_OUT.
+DEB_OUT  ?= build/deb
+DEB_OPT   = -O2 -march=x86-64-v2
+.PHONY: deb
+deb:
+	@command -v dpkg-deb >/dev/null || { echo "make deb: needs dpkg-deb (Debian's dpkg)"; exit 1; }
+	@rm -rf build/deb/pkg
+	@$(MAKE) --no-print-directory CUDA=0 SANITIZE=0 OPT='$(DEB_OPT)' CFLAGS='$(DEB_OPT) -g' \
+	  OBJDIR=build/deb BINDIR=build/deb/bin PREFIX=/usr DESTDIR=$(CURDIR)/build/deb/pkg/debian/gt install
+	@sh pkg/mkdeb build/deb/pkg $(DEB_OUT)
 
 clean:
 	rm -rf build bin
