@@ -3,7 +3,7 @@
  * quoting, @include, repeats, overrides and the rules' mutual exclusion,
  * typed values, the unused keys, and the errors that name file:line. */
 #include "katacfg.h"
-#include "tap.h"
+#include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,16 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char dir[] = "/tmp/gt-katacfg-XXXXXX";
+static char dir[4096];
 
-static const char *at(const char *name)
-{
-	static char buf[4][256];
-	static int k;
-	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-	return buf[k];
-}
+#define at(name) test_path(dir, name)
 
 static void put(const char *name, const char *text)
 {
@@ -60,8 +53,7 @@ static const char *load_err(const char *text)
 
 int main(void)
 {
-	if (!mkdtemp(dir))
-		skip_all("mkdtemp");
+	test_tmpdir(dir, sizeof dir, "katacfg");
 	gt_katacfg *c;
 	gt_error e;
 
@@ -180,9 +172,6 @@ int main(void)
 	ok(gt_katacfg_load(&c, NULL, &e) == 0 && c && !gt_katacfg_unused(c), "no file: no keys");
 	gt_katacfg_free(c);
 
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		diag("could not remove %s", dir);
+	test_rmdir(dir);
 	return done_testing();
 }
