@@ -100,12 +100,17 @@ FUZZ_MAIN = tests/fuzz/driver.c
 endif
 
 .PHONY: all check bench install clean lint deps fuzz fuzz-build
-all: $(CMDS) $(BINDIR)/gt-worker $(TESTS) $(BENCHES) $(FUZZ_BIN)
+all: $(CMDS) $(BINDIR)/gt-worker $(BINDIR)/gt-katago $(TESTS) $(BENCHES) $(FUZZ_BIN)
 
 $(BINDIR)/gt-worker: cmd/gt-worker.sh
 	@mkdir -p $(@D)
 	@echo "  GEN     $@"
 	@$(call GT_WORKER,$(CURDIR)/share/gt,$@)
+
+$(BINDIR)/gt-katago: cmd/gt-katago.sh
+	@mkdir -p $(@D)
+	@echo "  GEN     $@"
+	@cp cmd/gt-katago.sh $@ && chmod 755 $@
 
 $(OBJDIR)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h tests/fuzz/driver.c $(LIBGT)
 	@mkdir -p $(@D)
@@ -173,7 +178,7 @@ check: deps
 DEMO     ?= default
 .PHONY: demo
 demo: deps
-	@$(MAKE) --no-print-directory $(CMDS) $(BINDIR)/gt-worker
+	@$(MAKE) --no-print-directory $(CMDS) $(BINDIR)/gt-worker $(BINDIR)/gt-katago
 	@GT_BIN=$(CURDIR)/$(BINDIR) sh share/gt/demo $(DEMO)
 
 bench: all
@@ -188,6 +193,7 @@ install: $(CMDS) $(BINDIR)/gt-worker
 	  $(DESTDIR)$(PREFIX)/share/gt
 	install -m 755 $(CMDS) $(DESTDIR)$(PREFIX)/bin
 	$(call GT_WORKER,$(PREFIX)/share/gt,$(DESTDIR)$(PREFIX)/bin/gt-worker)
+	install -m 755 cmd/gt-katago.sh $(DESTDIR)$(PREFIX)/bin/gt-katago
 	$(if $(MAN1),install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1)
 	$(if $(MAN5),install -m 644 $(MAN5) $(DESTDIR)$(PREFIX)/share/man/man5)
 	$(if $(MAN7),install -m 644 $(MAN7) $(DESTDIR)$(PREFIX)/share/man/man7)

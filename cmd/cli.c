@@ -2,7 +2,9 @@
  * check shared by the commands (cli.h). */
 #include "cli.h"
 #include "gt.h"
+#include "katacfg.h"
 #include "neteval.h"
+#include "sgfrec.h"
 #include "nn.h"
 
 #include <errno.h>
@@ -403,4 +405,190 @@ void cli_search(const char *opt, const char *s, gt_mcts_params *p)
 		else
 			*(double *)where = cli_double(opt, eq + 1, keys[k].lo, keys[k].hi);
 	}
+}
+
+/* argv[*i] as KataGo's option name (one dash or two): its value (after
+ * '=' or the next argument, *i moved past it), NULL when argv[*i] is
+ * another option; a missing value is a usage error */
+static const char *kata_opt(int argc, char **argv, int *i, const char *name, int has_value)
+{
+	const char *a = argv[*i];
+	if (a[0] != '-')
+		return NULL;
+	a += 1 + (a[1] == '-');
+	size_t n = strlen(name);
+	if (strncmp(a, name, n) || (a[n] && a[n] != '='))
+		return NULL;
+	if (!has_value) {
+		if (a[n])
+			cli_usage_die("-%s takes no value", name);
+		return a;
+	}
+	if (a[n] == '=')
+		return a + n + 1;
+	if (*i + 1 >= argc)
+		cli_usage_die("-%s: a value is missing", name);
+	return argv[++*i];
+}
+
+int cli_kata_args(int *argc, char **argv, const char *sub, cli_kata *k)
+{
+	memset(k, 0, sizeof *k);
+	if (*argc < 2 || strcmp(argv[1], sub))
+		return 0;
+	const char *cfgs[64], *ovs[64];
+	int ncfg = 0, nov = 0, out = 1;
+	for (int i = 2; i < *argc; i++) {
+		const char *v;
+		if ((v = kata_opt(*argc, argv, &i, "config", 1))) {
+			if (ncfg == 64)
+				cli_usage_die("-config: more than 64");
+			cfgs[ncfg++] = v;
+		} else if ((v = kata_opt(*argc, argv, &i, "override-config", 1))) {
+			if (nov == 64)
+				cli_usage_die("-override-config: more than 64");
+			ovs[nov++] = v;
+		} else if ((v = kata_opt(*argc, argv, &i, "model", 1))) {
+			k->model = v;
+		} else if ((v = kata_opt(*argc, argv, &i, "analysis-threads", 1))) {
+			k->analysis_threads = (int)cli_int("-analysis-threads", v, 1, 4096);
+		} else if (kata_opt(*argc, argv, &i, "quit-without-waiting", 0)) {
+			k->quit_without_waiting = 1;
+		} else if (kata_opt(*argc, argv, &i, "human-model", 1)) {
+			cli_usage_die("-human-model: not supported (gt has no human-style network)");
+		} else {
+			argv[out++] = argv[i];
+		}
+	}
+	argv[out] = NULL;
+	*argc = out;
+	if (!ncfg)
+		cli_usage_die("%s: -config FILE is required", sub);
+	if (!k->model)
+		cli_usage_die("%s: -model FILE is required", sub);
+	gt_error e;
+	if (gt_katacfg_load(&k->cfg, cfgs[0], &e) != 0)
+		cli_die("%s", e.text);
+	for (int i = 1; i < ncfg; i++)
+		if (gt_katacfg_add(k->cfg, cfgs[i], &e) != 0)
+			cli_die("%s", e.text);
+	for (int i = 0; i < nov; i++)
+		if (gt_katacfg_override(k->cfg, ovs[i], &e) != 0)
+			cli_die("%s", e.text);
+	return 1;
+}
+
+/* a getter's result: fatal on an error */
+static int kata_got(int rc, const gt_error *e)
+{
+	if (rc < 0)
+		cli_die("%s", e->text);
+	return rc;
+}
+
+int cli_kata_int(cli_kata *k, const char *key, long long lo, long long hi, long long *v)
+{
+	gt_error e;
+	return kata_got(gt_katacfg_int(k->cfg, key, lo, hi, v, &e), &e);
+}
+
+int cli_kata_double(cli_kata *k, const char *key, double lo, double hi, double *v)
+{
+	gt_error e;
+	return kata_got(gt_katacfg_double(k->cfg, key, lo, hi, v, &e), &e);
+}
+
+int cli_kata_bool(cli_kata *k, const char *key, int *v)
+{
+	gt_error e;
+	return kata_got(gt_katacfg_bool(k->cfg, key, v, &e), &e);
+}
+
+int cli_kata_enum(cli_kata *k, const char *key, const char *const *names, int n, int *v)
+{
+	gt_error e;
+	return kata_got(gt_katacfg_enum(k->cfg, key, names, n, v, &e), &e);
+}
+
+void cli_kata_search(cli_kata *k, gt_mcts_params *p, int choose)
+{
+	/* KataGo's ranges (its Setup::loadParams) */
+	cli_kata_double(k, "cpuctExploration", 0, 10, &p->cpuct);
+	cli_kata_double(k, "cpuctExplorationLog", 0, 10, &p->cpuct_log);
+	cli_kata_double(k, "cpuctExplorationBase", 10, 100000, &p->cpuct_base);
+	cli_kata_double(k, "fpuReductionMax", 0, 2, &p->fpu_reduction);
+	cli_kata_double(k, "rootFpuReductionMax", 0, 2, &p->root_fpu_reduction);
+	if (choose) {
+		cli_kata_bool(k, "useLcbForSelection", &p->lcb_select);
+		cli_kata_double(k, "minVisitPropForLCB", 0, 1, &p->lcb_min_visits);
+	}
+}
+
+int cli_kata_rules(cli_kata *k, const gt_rules **r)
+{
+	char w[300];
+	const char *name = gt_katacfg_str(k->cfg, "rules");
+	if (name) {
+		gt_katacfg_where(k->cfg, "rules", w, sizeof w);
+		if ((*r = gt_rules_find(name)))
+			return 1;
+		int count = gt_sgfrec_rules(name, r);
+		if (count == GT_COUNT_UNKNOWN)
+			cli_die("%s: rules: unknown rules '%.64s'", w, name);
+		if (count == GT_COUNT_TERRITORY)
+			cli_warn("%s: rules %.64s: territory scoring is not supported: %s (area scoring) used",
+			         w, name, (*r)->name);
+		return 1;
+	}
+	static const char *const ko[] = { "SIMPLE", "POSITIONAL", "SITUATIONAL", "SPIGHT" };
+	static const char *const scoring[] = { "AREA", "TERRITORY" };
+	static const char *const tax[] = { "NONE", "SEKI", "ALL" };
+	int kr = -1, sc = 0, su = -1, tx = 0, button = 0;
+	int any = cli_kata_enum(k, "koRule", ko, 4, &kr) | cli_kata_enum(k, "scoringRule", scoring, 2, &sc) |
+	          cli_kata_bool(k, "multiStoneSuicideLegal", &su) | cli_kata_enum(k, "taxRule", tax, 3, &tx) |
+	          cli_kata_bool(k, "hasButton", &button);
+	if (!any)
+		return 0;
+	if (kr < 0 || su < 0)
+		cli_die("koRule and multiStoneSuicideLegal are required without rules");
+	/* GT_KO_SIMPLE, _POSITIONAL, _SITUATIONAL in KataGo's order */
+	*r = NULL;
+	for (int i = 0; kr < 3 && i < GT_NRULES; i++) {
+		const gt_rules *x = gt_rules_get(i);
+		if (x->ko == kr && x->multi_suicide == su)
+			*r = x;
+	}
+	if (!*r)
+		cli_die("%s: koRule %s with multiStoneSuicideLegal %s: no ruleset of gt plays it",
+		        gt_katacfg_where(k->cfg, "koRule", w, sizeof w), ko[kr], su ? "true" : "false");
+	if (sc == 1)
+		cli_warn("%s: scoringRule TERRITORY: territory scoring is not supported: %s (area scoring) used",
+		         gt_katacfg_where(k->cfg, "scoringRule", w, sizeof w), (*r)->name);
+	if (tx)
+		gt_katacfg_unuse(k->cfg, "taxRule");
+	if (button)
+		gt_katacfg_unuse(k->cfg, "hasButton");
+	return 1;
+}
+
+void cli_kata_done(cli_kata *k)
+{
+	/* what KataGo itself does with these changes no answer of a search:
+	 * its logs, devices and backends, threads of its evaluator, memory,
+	 * the random symmetry of its evaluations, its start-up messages */
+	static const char *const quiet[] = {
+		"log", "homeDataDir", "nnMaxBatchSize", "nnMutexPoolSizePowerOfTwo", "nnRandomize",
+		"nnRandSeed", "numNNServerThreadsPerModel", "numEigenThreadsPerModel", "cuda", "opencl",
+		"trt", "metal", "coreml", "gpuToUse", "deviceToUse", "useFP16", "useNHWC",
+		"inputsUseNHWC", "mutexPoolSize", "warnUnusedFields", "startupPrintMessageToStderr",
+		"ogsChatToStderr", "maxBoardSizeForNNBuffer", "requireMaxBoardSize",
+	};
+	for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++)
+		gt_katacfg_use_prefix(k->cfg, quiet[i]);
+	char *u = gt_katacfg_unused(k->cfg);
+	if (u)
+		cli_warn("config keys not used (no meaning in gt, or a value gt does not play by): %s", u);
+	free(u);
+	gt_katacfg_free(k->cfg);
+	k->cfg = NULL;
 }

@@ -247,4 +247,58 @@ int cli_records_next(cli_records *it);
 void cli_records_warn(cli_records *it, const char *text);
 void cli_records_release(cli_records *it);
 
+/*
+ * KataGo's command line (gt-analyze(1) and gt-gtp(1), KATAGO COMPATIBILITY):
+ *
+ *	PROG SUB -config FILE [-config FILE ...] -model FILE
+ *	         [-override-config KEY=VALUE,... ...] [-analysis-threads N]
+ *	         [-quit-without-waiting] [PROG's own --options]
+ *
+ * each with one dash or two, its value after a space or '='. A later
+ * -config sets keys over the earlier ones, and the overrides over all
+ * (katacfg.h). The command reads the keys it has a meaning for with the
+ * cli_kata_ getters, then cli_kata_done warns once about the rest.
+ */
+struct gt_katacfg;
+typedef struct cli_kata {
+	struct gt_katacfg *cfg;   /* the keys (owned until cli_kata_done) */
+	const char *model;        /* -model (borrowed from argv) */
+	int analysis_threads;     /* -analysis-threads N, 0 when absent */
+	int quit_without_waiting; /* -quit-without-waiting given */
+} cli_kata;
+
+/* cli_kata_args: when argv[1] is sub ("analysis", "gtp"), take it and
+ * KataGo's arguments out of argv, leaving argv[0] and PROG's own options
+ * for getopt_long (*argc updated; argv's pointers moved, not copied), read
+ * the configs and overrides into k and return 1; otherwise 0, nothing
+ * changed. No -config or -model, a value missing, or -human-model: a usage
+ * error (exit 2); a config that cannot be read or is malformed:
+ * "PROG: FILE:LINE: reason", exit 1. */
+int cli_kata_args(int *argc, char **argv, const char *sub, cli_kata *k);
+
+/* The getters: gt_katacfg's (1 set, 0 absent), a bad value fatal
+ * ("PROG: FILE:LINE: KEY: want ..., got '...'", exit 1). */
+int cli_kata_int(cli_kata *k, const char *key, long long lo, long long hi, long long *v);
+int cli_kata_double(cli_kata *k, const char *key, double lo, double hi, double *v);
+int cli_kata_bool(cli_kata *k, const char *key, int *v);
+int cli_kata_enum(cli_kata *k, const char *key, const char *const *names, int n, int *v);
+
+/* cli_kata_search: KataGo's search keys with a meaning in gt into p
+ * (cpuctExploration, cpuctExplorationLog, cpuctExplorationBase,
+ * fpuReductionMax, rootFpuReductionMax; with choose, useLcbForSelection
+ * and minVisitPropForLCB too), in KataGo's ranges. */
+void cli_kata_search(cli_kata *k, gt_mcts_params *p, int choose);
+
+/* cli_kata_rules: the ruleset of the keys rules, or koRule, scoringRule,
+ * multiStoneSuicideLegal, taxRule and hasButton (KataGo's rules page), into
+ * *r; 0 when none is set. Territory scoring is played by area with one
+ * warning naming the key; a value no ruleset of gt plays is fatal. */
+int cli_kata_rules(cli_kata *k, const gt_rules **r);
+
+/* cli_kata_done: mark used the keys gt passes over without a word
+ * (KataGo's logging, devices, backends and memory tuning: cli.c's list),
+ * then one warning naming the keys left ("PROG: config keys not used:
+ * a, b"), if any; frees k->cfg. */
+void cli_kata_done(cli_kata *k);
+
 #endif

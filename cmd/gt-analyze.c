@@ -21,6 +21,8 @@ static void usage(FILE *f)
 	    "usage: gt-analyze --model FILE|none [--visits N] [--parallel N] [--report-as WHO]\n"
 	    "                  [--ownership] [--policy] [--deterministic] [--backend NAME]\n"
 	    "                  [--precision P]\n"
+	    "       gt-analyze analysis -config FILE -model FILE [-override-config K=V,...]\n"
+	    "                  [-analysis-threads N] [--option ...]   (KataGo's command line)\n"
 	    "KataGo's analysis-engine protocol: JSON queries (or gt game records) on stdin,\n"
 	    "one JSON answer a searched position on stdout.\n"
 	    "  --model FILE|none  the network, or none: uniform priors, value 0\n"
@@ -31,6 +33,32 @@ static void usage(FILE *f)
 	    "  --deterministic    answers that do not depend on the batch (slower on CPU)\n"
 	    "  --backend NAME     cpu, cuda or auto (cpu)\n"
 	    "  --precision P      network arithmetic: fp32, bf16, int8 (AMX CPUs) (fp32)\n");
+}
+
+/* KataGo's analysis keys with a meaning in gt-analyze (gt-analyze(1)
+ * KATAGO COMPATIBILITY) into p, *det and *cache (bytes) */
+static void kata_config(cli_kata *k, gt_analyze_params *p, int *det, size_t *cache)
+{
+	static const char *const who[] = { "BLACK", "WHITE", "SIDETOMOVE" }; /* GT_REPORT_* */
+	long long v;
+	if (cli_kata_int(k, "maxVisits", 1, 1000000000, &v))
+		p->visits = (int)v;
+	if (cli_kata_int(k, "maxPlayouts", 1, 1LL << 50, &v) && v < 1000000000)
+		p->max_visits = (int)v;
+	if (cli_kata_int(k, "numAnalysisThreads", 1, 4096, &v))
+		p->parallel = (int)v;
+	if (k->analysis_threads)
+		p->parallel = k->analysis_threads;
+	cli_kata_enum(k, "reportAnalysisWinratesAs", who, 3, &p->report);
+	/* moves after the first (KataGo's range), within what gt reports */
+	if (cli_kata_int(k, "analysisPVLen", 1, 100, &v))
+		p->pv_len = v < GT_MCTS_PV_MAX - 1 ? (int)v + 1 : GT_MCTS_PV_MAX;
+	cli_kata_search(k, &p->search, 0);
+	cli_kata_bool(k, "forDeterministicTesting", det);
+	/* 2^v entries of a 19x19 evaluation (evcache.c's slot: a 136-byte key,
+	 * a stamp and 364 floats), within gt's 64 MiB; -1 none */
+	if (cli_kata_int(k, "nnCacheSizePowerOfTwo", -1, 48, &v))
+		*cache = v < 0 ? 0 : v < 20 && ((size_t)1596 << v) < *cache ? (size_t)1596 << v : *cache;
 }
 
 /* write the answers waiting; 0, or -1 on a write error */
@@ -59,6 +87,13 @@ int main(int argc, char **argv)
 	gt_analyze_params_default(&p);
 	const char *model = NULL, *backend = NULL;
 	int det = 0, c, prec = GT_PREC_FP32;
+	size_t cache = (size_t)64 << 20;
+	cli_kata k;
+	if (cli_kata_args(&argc, argv, "analysis", &k)) {
+		model = k.model;
+		kata_config(&k, &p, &det, &cache);
+		cli_kata_done(&k);
+	}
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_MODEL: model = optarg; break;
@@ -90,7 +125,7 @@ int main(int argc, char **argv)
 	if (det)
 		gt_neteval_set_exact(&ev, 1);
 	cli_precision_set(&ev, name, prec, 0);
-	gt_evcache_wrap(&ev, (size_t)64 << 20);
+	gt_evcache_wrap(&ev, cache);
 	p.model = name;
 	gt_analyzer *a = gt_analyzer_new(&p, &ev);
 	gt_lines *in = gt_lines_new(stdin, (size_t)64 << 20);
@@ -115,7 +150,9 @@ int main(int argc, char **argv)
 			cli_warn("%s", e.text);
 			rc = 1;
 		}
-		if (flush_out(a) || busy < 0 || (!busy && gt_lines_eof(in)))
+		/* at the end of input: done when idle, or at once with
+		 * -quit-without-waiting */
+		if (flush_out(a) || busy < 0 || ((!busy || k.quit_without_waiting) && gt_lines_eof(in)))
 			break;
 	}
 	rc |= gt_analyzer_errors(a) > 0;

@@ -4,6 +4,7 @@
 #include "engine.h"
 #include "gt.h"
 #include "gtp.h"
+#include "katacfg.h"
 #include "neteval.h"
 
 #include "cli.h"
@@ -33,12 +34,55 @@ static void usage(FILE *f)
 	    "  --max-file BYTES      largest file loadsgf reads (suffix K, M, G; 16M)\n"
 	    "  --name NAME           what 'name' answers (gt); KataGo for Lizzie's KataGo mode\n"
 	    "  --version-string V    what 'version' answers (gt's version)\n"
-	    "  -q, --quiet           no search summary on stderr after each genmove\n");
+	    "  --max-time S          longest search of a genmove in seconds (no limit)\n"
+	    "  -q, --quiet           no search summary on stderr after each genmove\n"
+	    "       gt-gtp gtp -config FILE -model FILE [-override-config K=V,...] [--option ...]\n"
+	    "KataGo's command line, its config's keys read as gt-gtp(1) says.\n");
+}
+
+/* KataGo's GTP keys with a meaning in gt-gtp (gt-gtp(1) KATAGO
+ * COMPATIBILITY) into ep, *size and *rules */
+static void kata_config(cli_kata *k, gt_engine_params *ep, int *size, const gt_rules **rules)
+{
+	long long v;
+	double d;
+	int b;
+	if (cli_kata_int(k, "maxVisits", 1, 1LL << 50, &v))
+		ep->visits = v < 10000000 ? (int)v : 10000000;
+	if (cli_kata_double(k, "maxTime", 0, 1e20, &d))
+		ep->max_time = d;
+	if (cli_kata_int(k, "defaultBoardSize", 2, GT_MAX_N, &v))
+		*size = (int)v;
+	if (cli_kata_int(k, "analysisPVLen", 1, 100, &v)) /* KataGo's range, within gt's */
+		ep->pv_len = v < GT_MCTS_PV_MAX ? (int)v : GT_MCTS_PV_MAX;
+	cli_kata_rules(k, rules);
+	cli_kata_search(k, &ep->search, 1);
+	/* resignation: KataGo's threshold is a value in -1..0 (its default
+	 * -0.9), after resignConsecTurns turns (gt-gtp: 1) */
+	double thr = -0.9;
+	cli_kata_double(k, "resignThreshold", -1, 0, &thr);
+	if (cli_kata_bool(k, "allowResignation", &b) && b)
+		ep->resign = thr < 0 ? -thr : 1e-9; /* 0 would be off */
+	if (cli_kata_int(k, "resignConsecTurns", 1, 1000000, &v) && v != 1)
+		gt_katacfg_unuse(k->cfg, "resignConsecTurns");
+	/* gt-gtp ponders only in its analysis commands; the limits of
+	 * pondering mean something only with it on */
+	if (cli_kata_bool(k, "ponderingEnabled", &b) && b)
+		gt_katacfg_unuse(k->cfg, "ponderingEnabled");
+	else
+		for (int i = 0; i < 3; i++)
+			gt_katacfg_str(k->cfg, (const char *[]){ "maxVisitsPondering",
+			               "maxPlayoutsPondering", "maxTimePondering" }[i]);
+	/* gt-gtp reports from the side to move's view */
+	static const char *const who[] = { "BLACK", "WHITE", "SIDETOMOVE" };
+	if (cli_kata_enum(k, "reportAnalysisWinratesAs", who, 3, &b) && b != 2)
+		gt_katacfg_unuse(k->cfg, "reportAnalysisWinratesAs");
 }
 
 int main(int argc, char **argv)
 {
-	enum { O_MODEL = 256, O_VISITS, O_RESIGN, O_BACKEND, O_PREC, O_MAXFILE, O_NAME, O_VERSTR };
+	enum { O_MODEL = 256, O_VISITS, O_RESIGN, O_BACKEND, O_PREC, O_MAXFILE, O_NAME, O_VERSTR,
+	       O_MAXTIME };
 	static const struct option opts[] = {
 		{ "model", required_argument, 0, O_MODEL },
 		{ "visits", required_argument, 0, O_VISITS },
@@ -50,6 +94,7 @@ int main(int argc, char **argv)
 		{ "max-file", required_argument, 0, O_MAXFILE },
 		{ "name", required_argument, 0, O_NAME },
 		{ "version-string", required_argument, 0, O_VERSTR },
+		{ "max-time", required_argument, 0, O_MAXTIME },
 		{ "quiet", no_argument, 0, 'q' },
 		CLI_OPTS_END,
 	};
@@ -64,6 +109,12 @@ int main(int argc, char **argv)
 	gt_engine_params_default(&ep);
 	ep.log = stderr;
 	ep.name = prog;
+	cli_kata k;
+	if (cli_kata_args(&argc, argv, "gtp", &k)) {
+		model = k.model;
+		kata_config(&k, &ep, &size, &rules);
+		cli_kata_done(&k);
+	}
 	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
 		switch (c) {
 		case O_MODEL: model = optarg; break;
@@ -74,6 +125,7 @@ int main(int argc, char **argv)
 		case O_MAXFILE: max_file = (size_t)cli_size("--max-file", optarg, 1, 1ULL << 40); break;
 		case O_NAME: name = cli_word("--name", optarg); break;
 		case O_VERSTR: version = cli_word("--version-string", optarg); break;
+		case O_MAXTIME: ep.max_time = cli_double("--max-time", optarg, 0, 1e9); break;
 		case 'q': ep.log = NULL; break;
 		default:
 			if (!cli_game_opt(&gm, c, optarg))

@@ -611,7 +611,7 @@ static void add_query(gt_analyzer *a, json_t *o)
 		return;
 	}
 	q->komi = komi;
-	q->visits = (int)visits;
+	q->visits = a->p.max_visits > 0 && visits > a->p.max_visits ? a->p.max_visits : (int)visits;
 	q->pv_len = (int)pvlen + 1;
 	q->root_fpu = fpu;
 	q->report_every = every;
@@ -694,7 +694,8 @@ static void add_record(gt_analyzer *a, const char *line, size_t len, long lineno
 	q->colors = gt_xmalloc((size_t)r.nmoves + 1);
 	memcpy(q->moves, r.moves, (size_t)r.nmoves * sizeof *q->moves);
 	memcpy(q->colors, r.colors, (size_t)r.nmoves);
-	q->visits = a->p.visits;
+	q->visits = a->p.max_visits > 0 && a->p.visits > a->p.max_visits ? a->p.max_visits :
+	            a->p.visits;
 	q->pv_len = a->p.pv_len;
 	q->ownership = a->p.ownership;
 	q->policy = a->p.policy;

@@ -41,6 +41,9 @@ enum { GT_REPORT_BLACK = 0, GT_REPORT_WHITE = 1, GT_REPORT_SIDE = 2 };
 
 typedef struct gt_analyze_params {
 	int visits;        /* maxVisits of a query without one: 100 */
+	int max_visits;    /* > 0: no search goes past this many visits, whatever
+	                      a query asks (KataGo's maxPlayouts: an analysis
+	                      tree starts empty); 0 */
 	int parallel;      /* positions searched at once: 16 */
 	int pv_len;        /* analysisPVLen of a query without one: 15 */
 	int report;        /* GT_REPORT_BLACK (KataGo's analysis default) */

@@ -47,8 +47,11 @@ void gt_engine_params_default(gt_engine_params *p)
 	p->visits = 100;
 	p->resign = 0;
 	p->pv_len = 15;
+	p->max_time = 0;
 	p->log = NULL;
 	p->name = "gt-gtp";
+	gt_mcts_params_default(&p->search);
+	p->search.leaves = 1; /* as gt-elo: the same search, move for move */
 }
 
 gt_engine *gt_engine_new(const gt_engine_params *p, gt_evaluator *ev)
@@ -62,9 +65,7 @@ gt_engine *gt_engine_new(const gt_engine_params *p, gt_evaluator *ev)
 	e->network = gt_neteval_backend(&e->ev) != NULL;
 	e->cap = 4096;
 	e->line = gt_xmalloc(e->cap);
-	gt_mcts_params mp;
-	gt_mcts_params_default(&mp);
-	mp.leaves = 1; /* as gt-elo: the same search, move for move */
+	gt_mcts_params mp = p->search;
 	e->mp = mp;
 	e->m = gt_mcts_new(&mp);
 	gt_mcts_track_ownership(e->m, 1);
@@ -366,10 +367,19 @@ static int pick(gt_engine *e, int color, int *move)
 	return 0;
 }
 
+/* the seconds a genmove may take: the time controls' budget (-1 none)
+ * within max_time */
+static double move_budget(const gt_engine *e, double budget_s)
+{
+	if (e->p.max_time > 0 && (budget_s < 0 || budget_s > e->p.max_time))
+		return e->p.max_time;
+	return budget_s;
+}
+
 static int genmove(void *user, const gt_board *b, int color, double budget_s, int *move)
 {
 	gt_engine *e = user;
-	int err = search(e, b, color, e->p.visits, budget_s, NULL, NULL);
+	int err = search(e, b, color, e->p.visits, move_budget(e, budget_s), NULL, NULL);
 	return err ? err : pick(e, color, move);
 }
 
@@ -489,7 +499,8 @@ static int genmove_kind(int kind, void *user, gt_gtp *g, int argc, char **argv, 
 	if (!a.color)
 		return gt_gtp_io_fail(io, "syntax error: no colour");
 	gt_gtp_io_begin(io);
-	err = search(e, gt_gtp_board(g), a.color, e->p.visits, gt_gtp_budget(g, a.color), io, &a);
+	double budget = move_budget(e, gt_gtp_budget(g, a.color));
+	err = search(e, gt_gtp_board(g), a.color, e->p.visits, budget, io, &a);
 	if (!err)
 		err = pick(e, a.color, &move);
 	if (err)

@@ -43,8 +43,13 @@ typedef struct gt_engine_params {
 	int visits;        /* visits of a genmove, kept tree included: 100 */
 	double resign;     /* > 0: resign when the search's value is below -resign; 0 */
 	int pv_len;        /* longest principal variation in analysis: 15 (KataGo's) */
+	double max_time;   /* > 0: a genmove searches at most this many seconds,
+	                      whatever the time controls allow (KataGo's maxTime); 0 */
 	FILE *log;         /* the search summary after each genmove; NULL: none */
 	const char *name;  /* prefix of the summary's lines ("gt-gtp") */
+	gt_mcts_params search; /* the search's settings: gt_mcts_params_default
+	                          with leaves 1 (the status search takes them too,
+	                          with pass_from INT_MAX) */
 } gt_engine_params;
 
 /* gt_engine_params_default: the defaults above. */

@@ -3,6 +3,7 @@
  *
  *   test_tmpdir(dir, size, "name")  a new folder $TMPDIR/gt-name.XXXXXX
  *   test_rmdir(dir)                 removes it with all it holds
+ *   test_path(dir, "name")          dir/name (one of four rotating buffers)
  *   test_src()                      the source tree: $GT_SRC or "."
  *   slurp(path, &len)               a whole file in memory
  *   test_window(path)               a shard window over path's shards
@@ -37,6 +38,18 @@ static __attribute__((unused)) void test_rmdir(const char *dir)
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		diag("could not remove %s", dir);
+}
+
+/* test_path: "DIR/NAME" in static storage, four in turn (so a call may
+ * take two or three of them as arguments); "" past 4096 bytes. */
+static __attribute__((unused)) const char *test_path(const char *dir, const char *name)
+{
+	static char buf[4][4096];
+	static int k;
+	k = (k + 1) % 4;
+	if (snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name) >= (int)sizeof buf[k])
+		buf[k][0] = 0;
+	return buf[k];
 }
 
 /* test_src: the source tree, for its fixtures: $GT_SRC (make check sets
