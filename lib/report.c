@@ -429,6 +429,8 @@ static void history_line(rep *r, json_t *j, void *ctx)
 	json_object_set_new(o, "elo", jelo(elo));
 	json_object_set_new(o, "elo_lo", jelo(lo));
 	json_object_set_new(o, "elo_hi", jelo(hi));
+	/* not shown to differ from 0: an interval that holds 0, or none */
+	json_object_set_new(o, "interval_has_0", json_boolean(!(lo > 0 || hi < 0)));
 	json_object_set_new(o, "gain", jnum(round(gain * 100) / 100));
 	json_object_set_new(o, "chain", jnum(round(h->chain * 100) / 100));
 	json_object_set_new(o, "hours", json_null());
@@ -1063,6 +1065,74 @@ int rp_write_text(rep *r, const char *rel, const char *text, size_t n)
 	return bad ? gt_error_set(r->e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno)) : 0;
 }
 
+/* ---- totals and how to contribute ---- */
+
+/* do_totals: status "totals": games, positions, compute hours and uploads
+ * of the last day, the last week and all time (null where unknown) */
+static void do_totals(rep *r)
+{
+	static const char *const win[] = { "day", "week", "all" };
+	json_t *T = json_object(), *d = json_object_get(r->st, "data"), *rel = json_object_get(r->st, "releases");
+	int hk = !json_is_null(json_object_get(r->st, "hours_kind"));
+	/* compute: the newest release's cumulative hours less those of the
+	 * newest release before the window began */
+	double h_now = NAN;
+	for (size_t i = 0; hk && i < json_array_size(rel) && !isfinite(h_now); i++)
+		h_now = rp_num(json_array_get(rel, i), "hours");
+	for (int w = 0; w < 3; w++) {
+		long long since = w == 2 ? 0 : r->now - (w ? 7 : 1) * 86400LL;
+		json_t *o = json_object();
+		if (w == 2) {
+			json_object_set_new(o, "games", json_integer(rp_cnt(d, "games")));
+			json_object_set_new(o, "positions", json_integer(rp_cnt(d, "positions")));
+		} else if (r->o->trainer) {
+			long long g = 0, p = 0;
+			for (size_t i = 0; i < json_array_size(r->gens); i++) {
+				json_t *x = json_array_get(r->gens, i);
+				if (json_integer_value(json_object_get(x, "t")) > since)
+					g += rp_cnt(x, "games"), p += rp_cnt(x, "positions");
+			}
+			json_object_set_new(o, "games", json_integer(g));
+			json_object_set_new(o, "positions", json_integer(p));
+		} else {
+			json_object_set_new(o, "games", json_null());
+			json_object_set_new(o, "positions", json_null());
+		}
+		double before = 0;
+		for (size_t i = 0; w < 2 && i < json_array_size(rel); i++) {
+			json_t *x = json_array_get(rel, i);
+			long long t;
+			if (!rp_parse_iso(rp_str(x, "time"), &t) && t <= since && isfinite(rp_num(x, "hours"))) {
+				before = rp_num(x, "hours");
+				break;
+			}
+		}
+		json_object_set_new(o, "hours", isfinite(h_now) ? json_real(round((h_now - before) * 100) / 100)
+		                                                : json_null());
+		json_object_set_new(o, "uploads", r->uploads_known ? json_integer(r->uploads[w]) : json_null());
+		json_object_set_new(T, win[w], o);
+	}
+	json_object_set_new(r->st, "totals", T);
+}
+
+/* do_contribute: status "contribute": the store's URL for workers and
+ * what to run, or null when the page cannot know the URL */
+static void do_contribute(rep *r)
+{
+	const char *u = r->o->contribute;
+	if (!u && (!strncmp(r->o->store, "http://", 7) || !strncmp(r->o->store, "https://", 8) ||
+	           !strncmp(r->o->store, "s3://", 5)))
+		u = r->o->store;
+	if (!u || !*u) {
+		json_object_set_new(r->st, "contribute", json_null());
+		return;
+	}
+	json_t *c = json_object();
+	json_object_set_new(c, "store", jtext(u));
+	json_object_set_new(c, "command", json_string("gt-worker -c contribute.cfg"));
+	json_object_set_new(r->st, "contribute", c);
+}
+
 /* ---- writing ---- */
 
 static void remove_stage(const char *dir)
@@ -1089,11 +1159,13 @@ static void remove_stage(const char *dir)
 /* upload: every file made for the site to dest, index.html last */
 static int upload(rep *r, const char *dest)
 {
-	static const char *const order[] = { "games", ".svg", "status.json", "index.html" };
+	static const char *const order[] = { "games/", "matches/", ".svg", "viewer.js", "status.json",
+	                                     "index.html" };
 	for (size_t s = 0; s < sizeof order / sizeof *order; s++) {
-		int sub = !strcmp(order[s], "games");
+		size_t ol = strlen(order[s]);
+		int sub = order[s][ol - 1] == '/';
 		char dir[4096];
-		snprintf(dir, sizeof dir, "%s%s", r->stage, sub ? "/games" : "");
+		snprintf(dir, sizeof dir, "%s%s%.*s", r->stage, sub ? "/" : "", sub ? (int)ol - 1 : 0, order[s]);
 		DIR *d = opendir(dir);
 		if (!d)
 			continue;
@@ -1108,7 +1180,7 @@ static int upload(rep *r, const char *dest)
 				continue;
 			char path[4096 + 512], rel[300];
 			snprintf(path, sizeof path, "%s/%s", dir, nm);
-			snprintf(rel, sizeof rel, "%s%s", sub ? "games/" : "", nm);
+			snprintf(rel, sizeof rel, "%s%s", sub ? order[s] : "", nm);
 			FILE *f = fopen(path, "rb");
 			if (!f) {
 				rc = gt_error_set(r->e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
@@ -1148,6 +1220,15 @@ static int do_page(rep *r)
 	}
 	rc = rp_write_text(r, "index.html", page, pn);
 	free(page);
+	if (rc)
+		return rc;
+	/* the page's game viewer, a file of the site */
+	snprintf(path, sizeof path, "%s/report/viewer.js", r->o->share);
+	if ((rc = rp_read_file(path, MAX_SMALL, &t, &n, NULL)))
+		return gt_error_set(r->e, rc == GT_ENOTFOUND ? GT_EINVAL : rc, -1, -1, "%s: %s", path,
+		                    gt_strerror(rc));
+	rc = rp_write_text(r, "viewer.js", t, n);
+	free(t);
 	return rc;
 }
 
@@ -1180,6 +1261,8 @@ int gt_report_make(const gt_report_opts *o, char **where, gt_error *e)
 	char games[4200];
 	snprintf(games, sizeof games, "%s/games", stage);
 	mkdir(games, 0755);
+	snprintf(games, sizeof games, "%s/matches", stage);
+	mkdir(games, 0755);
 	r.st = json_object();
 	json_object_set_new(r.st, "format", json_integer(1));
 	json_object_set_new(r.st, "generated", rp_iso(r.now));
@@ -1198,6 +1281,9 @@ int gt_report_make(const gt_report_opts *o, char **where, gt_error *e)
 		json_decref(contrib);
 		do_units(&r);
 		rp_do_games(&r);
+		rp_do_matches(&r);
+		do_totals(&r);
+		do_contribute(&r);
 		rc = rp_do_plots(&r);
 	}
 	if (!rc)

@@ -66,9 +66,40 @@ static long long batch_time(const gt_store_entry *en)
 }
 
 
-/* show_game: replay a record line, write games/K.sgf and games/K.svg and
- * add its entry; 0 shown, 1 refused, 2 not of model (when not NULL) */
-static int show_game(rep *r, const char *line, size_t len, const char *model, json_t *list)
+/* play_text: the moves of rec for the page's viewer (new string): one
+ * token a move, the colour (B or W) and the point as in SGF (column, then
+ * row from the top, a = 0), a pass the colour alone, space-separated; the
+ * setup stones the same way into *setup (new string) */
+static char *play_text(const gt_record *rec, char **setup)
+{
+	int n = rec->board_size;
+	char *s = gt_xmalloc((size_t)rec->nmoves * 4 + 1), *q = s;
+	for (int i = 0; i < rec->nmoves; i++) {
+		int p = rec->moves[i];
+		q += sprintf(q, "%s%c", i ? " " : "", rec->colors[i] == GT_WHITE ? 'W' : 'B');
+		if (p >= 0 && p < n * n)
+			q += sprintf(q, "%c%c", 'a' + p % n, 'a' + p / n);
+	}
+	*q = 0;
+	*setup = gt_xmalloc((size_t)(rec->nsetup[GT_BLACK] + rec->nsetup[GT_WHITE]) * 4 + 1);
+	q = *setup;
+	for (int c = GT_BLACK; c <= GT_WHITE; c++)
+		for (int i = 0; i < rec->nsetup[c]; i++) {
+			int p = rec->setup[c][i];
+			if (p >= 0 && p < n * n)
+				q += sprintf(q, "%s%c%c%c", q > *setup ? " " : "", c == GT_WHITE ? 'W' : 'B', 'a' + p % n,
+				             'a' + p / n);
+		}
+	*q = 0;
+	return s;
+}
+
+/* show_game: replay a record line, write DIR/K.sgf and DIR/K.svg and add
+ * its entry to list (K its place there, from 1); with players, also the
+ * match line's "black" and "white"; 0 shown, 1 refused, 2 not of model
+ * (when not NULL) */
+static int show_game(rep *r, const char *line, size_t len, const char *model, json_t *list, const char *dir,
+                     int players)
 {
 	gt_record rec;
 	gt_record_init(&rec);
@@ -101,9 +132,9 @@ static int show_game(rep *r, const char *line, size_t len, const char *model, js
 	char *sgf = gt_sgf_write_str(&g, &sl);
 	gt_sgf_game_release(&g);
 	size_t k = json_array_size(list) + 1;
-	char rel_sgf[32], rel_svg[32];
-	snprintf(rel_sgf, sizeof rel_sgf, "games/%zu.sgf", k);
-	snprintf(rel_svg, sizeof rel_svg, "games/%zu.svg", k);
+	char rel_sgf[64], rel_svg[64];
+	snprintf(rel_sgf, sizeof rel_sgf, "%s/%zu.sgf", dir, k);
+	snprintf(rel_svg, sizeof rel_svg, "%s/%zu.svg", dir, k);
 	char *svg = gt_report_board_svg(rec.board_size, b->color, last, 152);
 	int w = rp_write_text(r, rel_sgf, sgf, sl) || rp_write_text(r, rel_svg, svg, strlen(svg));
 	free(sgf);
@@ -121,6 +152,17 @@ static int show_game(rep *r, const char *line, size_t len, const char *model, js
 	json_object_set_new(o, "result", rp_jname(rec.result));
 	json_object_set_new(o, "sgf", json_string(rel_sgf));
 	json_object_set_new(o, "svg", json_string(rel_svg));
+	char *setup, *play = play_text(&rec, &setup);
+	json_object_set_new(o, "play", json_string(play));
+	json_object_set_new(o, "setup", json_string(setup));
+	free(play);
+	free(setup);
+	if (players) {
+		json_t *j = json_loadb(line, len, 0, NULL);
+		json_object_set_new(o, "black", rp_jname(rp_str(j, "black")));
+		json_object_set_new(o, "white", rp_jname(rp_str(j, "white")));
+		json_decref(j);
+	}
 	json_array_append_new(list, o);
 	rc = 0;
 out:
@@ -208,7 +250,7 @@ static void pick(rep *r, const char *path, const long *lines, long nl, const cha
 		}
 	}
 	for (long q = nl; q-- > 0 && json_array_size(list) < (size_t)want;)
-		if (keep[q] && show_game(r, keep[q], klen[q], model, list) == 1)
+		if (keep[q] && show_game(r, keep[q], klen[q], model, list, "games", 0) == 1)
 			rp_warnf(r, "a recent game that does not replay was left out");
 	for (long q = 0; q < nl; q++)
 		free(keep[q]);
@@ -226,10 +268,11 @@ void rp_do_games(rep *r)
 	size_t n;
 	gt_error e = {0};
 	char *url = gt_store_join(r->o->store, "games/");
-	if (want > 0 && !gt_store_list(&r->so, url, &ents, &n, &e)) {
-		/* the batches, newest first */
+	if (!gt_store_list(&r->so, url, &ents, &n, &e)) {
+		/* the batches, newest first; the uploads counted */
 		kv *bs = gt_xmalloc((n + 1) * sizeof *bs);
 		size_t k = 0;
+		r->uploads_known = 1;
 		for (size_t i = 0; i < n; i++) {
 			size_t l = strlen(ents[i].name);
 			if (!(l > 7 && !strcmp(ents[i].name + l - 7, ".ndjson")) &&
@@ -238,15 +281,22 @@ void rp_do_games(rep *r)
 			bs[k].k = ents[i].name;
 			bs[k].j = NULL;
 			bs[k].x = ents[i].bytes;
-			bs[k++].v = batch_time(&ents[i]);
+			bs[k].v = batch_time(&ents[i]);
+			for (int w = 0; w < 3; w++)
+				r->uploads[w] += w == 2 || bs[k].v > r->now - (w ? 7 : 1) * 86400LL;
+			if (bs[k].v > 0 && (!r->first_batch || bs[k].v < r->first_batch))
+				r->first_batch = bs[k].v;
+			k++;
 		}
 		qsort(bs, k, sizeof *bs, rp_kv_cmp);
-		long *lines = gt_xmalloc((size_t)want * sizeof *lines);
+		if (want <= 0)
+			k = 0;
+		long *lines = gt_xmalloc((size_t)(want > 0 ? want : 1) * sizeof *lines);
 		char path[4096];
 		snprintf(path, sizeof path, "%s/batch.tmp", r->stage);
 		/* the current network's games in the newest batches; else the
 		 * newest games of any network */
-		for (int pass = current ? 0 : 1; pass < 2 && json_array_size(list) == 0; pass++) {
+		for (int pass = current ? 0 : 1; k && pass < 2 && json_array_size(list) == 0; pass++) {
 			for (size_t i = 0; i < k && i < GAME_BATCHES && json_array_size(list) < (size_t)want; i++) {
 				if (bs[i].x < 0 || bs[i].x > MAX_BATCH_BYTES)
 					continue;     /* read no more than listed, and that bounded */
@@ -280,4 +330,55 @@ void rp_do_games(rep *r)
 		                        "the newest games, each with the network that played it." :
 		"No self-play game is in the store yet."));
 	json_object_set_new(r->st, "games", list);
+}
+
+/* rp_do_matches: the games of the newest match the trainer recorded
+ * (WORK/gen/NNNN/match.ndjson of the newest generation that is done,
+ * gt-elo --records) */
+void rp_do_matches(rep *r)
+{
+	json_t *m = json_null();
+	long best = -1;
+	const char *key;
+	json_t *v;
+	json_object_foreach(r->genlines, key, v) {
+		long g = strtol(key, NULL, 10);
+		char path[4096];
+		snprintf(path, sizeof path, "%s/gen/%04ld/match.ndjson", r->o->trainer, g);
+		if (g > best && access(path, R_OK) == 0)
+			best = g;
+	}
+	if (best >= 0 && r->o->max_games > 0) {
+		char path[4096], k[32];
+		snprintf(path, sizeof path, "%s/gen/%04ld/match.ndjson", r->o->trainer, best);
+		snprintf(k, sizeof k, "%ld", best);
+		json_t *gl = json_object_get(r->genlines, k), *list = json_array();
+		FILE *f = fopen(path, "rb");
+		gt_record_reader *rd = f ? gt_record_reader_new(f, path, (size_t)16 << 20) : NULL;
+		const char *line;
+		size_t len;
+		gt_error e;
+		int rc, bad = 0;
+		long bytes = 0;
+		while (rd && json_array_size(list) < (size_t)r->o->max_games && bytes < MAX_BATCH_BYTES &&
+		       (rc = gt_record_read_line(rd, &line, &len, &e)) != 0) {
+			bytes += (long)len + 1;
+			if (rc < 0 && rc != GT_ETOOLONG)
+				break;
+			if (rc > 0 && show_game(r, line, len, NULL, list, "matches", 1) == 1)
+				bad++;
+		}
+		if (bad)
+			rp_warnf(r, "%s: %d games that do not replay left out", path, bad);
+		if (rd)
+			gt_record_reader_free(rd);
+		if (f)
+			fclose(f);
+		m = json_object();
+		json_object_set_new(m, "generation", json_integer(best));
+		json_object_set_new(m, "candidate", rp_jname(rp_str(gl, "candidate")));
+		json_object_set_new(m, "reference", rp_jname(rp_str(gl, "reference")));
+		json_object_set_new(m, "games", list);
+	}
+	json_object_set_new(r->st, "match", m);
 }

@@ -21,6 +21,9 @@ typedef struct rep {
 	                    * "t","games","positions","rejected","by_reason","workers"} */
 	json_t *genlines;  /* generations.ndjson lines by generation number (text key) */
 	char model[256];   /* the current network without .bin.gz; "" when none */
+	int uploads_known; /* games/ was listed: */
+	long long uploads[3];   /* batches in games/ of the last day, week, all time */
+	long long first_batch;  /* the oldest batch's time (0: none) */
 } rep;
 
 /* a name, its count and its object, to sort by count (largest first),
@@ -78,6 +81,8 @@ kv *rp_sorted(json_t *o, size_t *n, int counts);
 /* rp_do_games: status "games", "games_of_current", "games_note" and the
  * files games/K.sgf, games/K.svg */
 void rp_do_games(rep *r);
+/* rp_do_matches: status "match" and the files matches/K.sgf, K.svg */
+void rp_do_matches(rep *r);
 /* rp_do_plots: the data files, gnuplot, status "plots"; 0 or an error */
 int rp_do_plots(rep *r);
 

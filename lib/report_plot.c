@@ -34,7 +34,8 @@ static FILE *stage_open(rep *r, const char *name)
 	return fopen(path, "w");
 }
 
-static int run_gnuplot(rep *r)
+/* run_gnuplot: plots.gp for the wide page, or with narrow for a phone's */
+static int run_gnuplot(rep *r, int narrow)
 {
 	char *src;
 	size_t n;
@@ -59,7 +60,8 @@ static int run_gnuplot(rep *r)
 		if (chdir(r->stage) == 0 && (fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0) {
 			dup2(fd, 1);
 			dup2(fd, 2);
-			execlp(r->o->gnuplot, r->o->gnuplot, "vars.gp", "plots.gp", (char *)NULL);
+			execlp(r->o->gnuplot, r->o->gnuplot, "-e", narrow ? "narrow = 1" : "narrow = 0", "vars.gp",
+			       "plots.gp", (char *)NULL);
 		}
 		_exit(127);
 	}
@@ -86,9 +88,14 @@ int rp_do_plots(rep *r)
 	       *d = json_object_get(r->st, "data"), *U = json_object_get(r->st, "units");
 	static const char *const names[] = { "elo_steps", "elo_time", "elo_hours", "games_hour",
 	                                     "games_day", "rejects", "versions" };
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+	json_t *plots_n = json_object();
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
 		json_object_set_new(plots, names[i], json_null());
+		json_object_set_new(plots_n, names[i], json_null());
+	}
 	json_object_set_new(r->st, "plots", plots);
+	json_object_set_new(r->st, "plots_narrow", plots_n);
+	json_object_set_new(r->st, "started", json_null());
 	if (!r->o->gnuplot || !r->o->gnuplot[0])
 		return 0;
 	FILE *f = stage_open(r, "elo.dat");
@@ -100,9 +107,20 @@ int rp_do_plots(rep *r)
 	/* the uniform evaluator at 0 steps, 0 Elo and 0 hours, when the
 	 * oldest release listed is the first */
 	json_t *first = json_array_get(rel, nrel ? nrel - 1 : 0);
+	/* the run's start: the oldest of the first release, the trainer's
+	 * first generation and the oldest batch of games/ */
+	long long started = t_first;
+	if (json_array_size(r->gens)) {
+		long long g0 = json_integer_value(json_object_get(json_array_get(r->gens, 0), "t"));
+		if (g0 > 0 && (!started || g0 < started))
+			started = g0;
+	}
+	if (r->first_batch > 0 && (!started || r->first_batch < started))
+		started = r->first_batch;
+	json_object_set_new(r->st, "started", started ? rp_iso(started) : json_null());
 	if (f && nrel && json_integer_value(json_object_get(first, "n")) == 1 &&
 	    !strcmp(rp_str(first, "reference") ? rp_str(first, "reference") : "", "the uniform evaluator"))
-		fprintf(f, "0 0 NaN 0\n");
+		fprintf(f, "0 0 %lld 0 0\n", started);
 	for (size_t i = nrel; f && i-- > 0;) {
 		json_t *x = json_array_get(rel, i);
 		long long t = 0;
@@ -112,7 +130,8 @@ int rp_do_plots(rep *r)
 		char hs[32] = "NaN";
 		if (isfinite(h))
 			snprintf(hs, sizeof hs, "%.6g", h);
-		fprintf(f, "%.0f %.2f %lld %s\n", rp_num(x, "steps"), rp_num(x, "chain"), t, hs);
+		fprintf(f, "%.0f %.2f %lld %s %d\n", rp_num(x, "steps"), rp_num(x, "chain"), t, hs,
+		        json_is_true(json_object_get(x, "interval_has_0")));
 	}
 	if (f)
 		fclose(f);
@@ -192,6 +211,8 @@ int rp_do_plots(rep *r)
 	}
 	if (!(f = stage_open(r, "vars.gp")))
 		return gt_error_set(r->e, GT_EIO, -1, -1, "%s/vars.gp: %s", r->stage, strerror(errno));
+	if (started && started < t_first)
+		t_first = started;
 	fprintf(f, "n_releases = %zu\nrel_span = %lld\nhave_hours = %d\nhours_label = \"%s\"\n", nrel,
 	        t_last - t_first, have_hours, rp_str(r->st, "hours_kind") ? rp_str(r->st, "hours_kind") : "");
 	for (int s = 0; s < 2; s++) {
@@ -208,19 +229,23 @@ int rp_do_plots(rep *r)
 	        by && !strcmp(by, "day") ? 86400 : 3600, labels);
 	fprintf(f, "n_versions = %zu\n", json_array_size(vs));
 	fclose(f);
-	int rc = run_gnuplot(r);
+	int rc = run_gnuplot(r, 0);
+	if (!rc)
+		rc = run_gnuplot(r, 1);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-		char file[64], path[4096];
-		snprintf(file, sizeof file, "%s.svg", names[i]);
-		for (char *p = file; *p; p++)
-			if (*p == '_')
-				*p = '-';
-		snprintf(path, sizeof path, "%s/%s", r->stage, file);
-		struct stat sb;
-		if (!stat(path, &sb) && sb.st_size > 0)
-			json_object_set_new(plots, names[i], json_string(file));
+	for (int narrow = 0; narrow < 2; narrow++) {
+		for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+			char file[64], path[4096];
+			snprintf(file, sizeof file, "%s%s.svg", names[i], narrow ? "-narrow" : "");
+			for (char *p = file; *p; p++)
+				if (*p == '_')
+					*p = '-';
+			snprintf(path, sizeof path, "%s/%s", r->stage, file);
+			struct stat sb;
+			if (!stat(path, &sb) && sb.st_size > 0)
+				json_object_set_new(narrow ? plots_n : plots, names[i], json_string(file));
+		}
 	}
 	return 0;
 }
