@@ -42,6 +42,8 @@ if (n_releases > 0) {
 	# a release whose 95% interval includes 0 as an open circle (its
 	# match did not show it stronger than the network before it)
 	set style line 3 lc rgb "#1f5fa8" lw 2 pt 6 ps 1.1
+	# the chain rises: its key where the curve is not
+	set key bottom right
 	if (narrow) { set xtics font ",10"; set format x "%.0s%c" }
 	set output "elo-steps".sfx.".svg"
 	set xlabel "training steps"
@@ -55,13 +57,15 @@ if (n_releases > 0) {
 	set xdata time
 	set format x (rel_span < 600 ? "%H:%M:%S" : rel_span < 86400 ? "%H:%M" : \
 		rel_span < 60 * 86400 ? "%m-%d\n%H:%M" : "%Y-%m-%d")
-	if (narrow) { set xtics rotate by -30 font ",10"; set xtics autofreq }
+	# one line a tic on a phone, for fewer tics that do not overlap
+	if (narrow) { set format x (rel_span < 600 ? "%H:%M:%S" : rel_span < 86400 ? "%H:%M" : \
+		rel_span < 365 * 86400 ? "%m-%d" : "%Y-%m"); set xtics font ",10" }
 	set xlabel "released (UTC), from the run's start"
 	plot "elo.dat" using 3:2 with lines ls 1 notitle, \
 		"" using 3:($5 == 0 ? $2 : NaN) with points ls 1 title "chained Elo", \
 		"" using 3:($5 != 0 ? $2 : NaN) with points ls 3 title "interval includes 0"
 	set xdata
-	set xtics norotate font ""
+	set xtics font ""
 	set format x "% h"
 
 	if (have_hours) {
@@ -73,6 +77,7 @@ if (n_releases > 0) {
 	}
 }
 
+set key top left
 set terminal svg size W,(narrow ? 260 : 230) font "DejaVu Sans,11" background rgb "white"
 set xdata time
 set format x "%m-%d\n%H:%M"
