@@ -28,8 +28,10 @@ static void usage(FILE *f)
 	        "                      (default $GT_SHARE, else ../share/gt beside the program)\n"
 	        "  --gnuplot PROG      the plotting program (default gnuplot; '' for none)\n"
 	        "  --workers N         contributors listed, the rest summed (default 100)\n"
-	        "  --games N           recent games shown (default 6)\n"
+	        "  --games N           recent games and match games shown (default 6 each)\n"
 	        "  --releases N        newest releases listed (default 2000)\n"
+	        "  --contribute URL    the store's URL for workers, for \"How to contribute\"\n"
+	        "                      (default the store's when http(s):// or s3://)\n"
 	        "  --retries N, --timeout S, --netrc FILE   as for gt-sync\n"
 	        "  -q, --quiet         no line on stdout naming the page\n"
 	        "  -h, --help, --version\n"
@@ -68,7 +70,7 @@ static const char *default_share(char *buf, size_t n)
 int main(int argc, char **argv)
 {
 	enum { O_WINDOW = 256, O_HOURS, O_KEY, O_LINK, O_SHARE, O_GNUPLOT, O_WORKERS, O_GAMES,
-	       O_RELEASES };
+	       O_RELEASES, O_CONTRIBUTE };
 	static const struct option opts[] = {
 		{ "out", required_argument, NULL, 'o' }, { "trainer", required_argument, NULL, 't' },
 		{ "window", required_argument, NULL, O_WINDOW }, { "hours", required_argument, NULL, O_HOURS },
@@ -76,6 +78,7 @@ int main(int argc, char **argv)
 		{ "share", required_argument, NULL, O_SHARE }, { "gnuplot", required_argument, NULL, O_GNUPLOT },
 		{ "workers", required_argument, NULL, O_WORKERS }, { "games", required_argument, NULL, O_GAMES },
 		{ "releases", required_argument, NULL, O_RELEASES },
+		{ "contribute", required_argument, NULL, O_CONTRIBUTE },
 		{ "quiet", no_argument, NULL, 'q' },
 		CLI_STORE_OPTS,
 		CLI_OPTS_END,
@@ -103,6 +106,7 @@ int main(int argc, char **argv)
 		case O_WORKERS: o.max_workers = (int)cli_int("--workers", optarg, 0, 100000); break;
 		case O_GAMES: o.max_games = (int)cli_int("--games", optarg, 0, 100); break;
 		case O_RELEASES: o.max_releases = (int)cli_int("--releases", optarg, 0, 1000000); break;
+		case O_CONTRIBUTE: o.contribute = optarg; break;
 		case 'q': quiet = 1; break;
 		default:
 			if (!cli_store_opt(&so, c, optarg))

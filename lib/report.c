@@ -25,19 +25,8 @@
 #include "sign.h"
 #include "tmpl.h"
 #include "util.h"
+#include "report_int.h"
 
-/* Bounds on what is read and shown (besides those of gt_report_opts). */
-#define MAX_TEXT ((size_t)256 << 20)     /* history, generations, manifest */
-#define MAX_SMALL ((size_t)1 << 20)      /* latest.json, a heartbeat */
-#define MAX_NAME 100                     /* bytes of a name or reason shown */
-#define MAX_REASONS 12                   /* reasons listed, the rest summed */
-#define PLOT_REASONS 6                   /* reasons stacked, the rest as "other" */
-#define MAX_UNITS 200
-#define MAX_VERSIONS 50
-#define GAME_BATCHES 8                   /* newest batches searched for games */
-#define MAX_BATCH_BYTES ((long long)64 << 20)
-#define HOURS_SHOWN 48
-#define DAYS_SHOWN 60
 
 void gt_report_opts_init(gt_report_opts *o)
 {
@@ -45,20 +34,8 @@ void gt_report_opts_init(gt_report_opts *o)
 	                       .max_releases = 2000 };
 }
 
-typedef struct rep {
-	const gt_report_opts *o;
-	gt_store_opts so;
-	gt_error *e;
-	long long now;
-	char *stage;       /* the temporary folder the site is made in */
-	json_t *st;        /* status.json */
-	json_t *gens;      /* the trainer's generations, oldest first: {"generation",
-	                    * "t","games","positions","rejected","by_reason","workers"} */
-	json_t *genlines;  /* generations.ndjson lines by generation number (text key) */
-	char model[256];   /* the current network without .bin.gz; "" when none */
-} rep;
 
-static void __attribute__((format(printf, 2, 3))) warnf(rep *r, const char *fmt, ...)
+void __attribute__((format(printf, 2, 3))) rp_warnf(rep *r, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -68,7 +45,7 @@ static void __attribute__((format(printf, 2, 3))) warnf(rep *r, const char *fmt,
 
 /* ---- small helpers ---- */
 
-static int parse_iso(const char *s, long long *t)
+int rp_parse_iso(const char *s, long long *t)
 {
 	struct tm tm = {0};
 	char z;
@@ -82,26 +59,26 @@ static int parse_iso(const char *s, long long *t)
 	return 0;
 }
 
-static json_t *iso(long long t)
+json_t *rp_iso(long long t)
 {
 	char b[32];
 	return gt_iso_time(b, sizeof b, t) ? json_string(b) : json_null();
 }
 
-static double num(json_t *o, const char *k)
+double rp_num(json_t *o, const char *k)
 {
 	json_t *v = json_object_get(o, k);
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
 /* cnt: a count field as an integer, 0 when absent or not a number >= 0 */
-static long long cnt(json_t *o, const char *k)
+long long rp_cnt(json_t *o, const char *k)
 {
-	double x = num(o, k);
+	double x = rp_num(o, k);
 	return x >= 0 && x < 9e15 ? (long long)llround(x) : 0;
 }
 
-static const char *str(json_t *o, const char *k)
+const char *rp_str(json_t *o, const char *k)
 {
 	return json_string_value(json_object_get(o, k));
 }
@@ -132,7 +109,7 @@ static json_t *jelo(double x)
 }
 
 /* jname: s cut to MAX_NAME bytes at a UTF-8 character boundary */
-static json_t *jname(const char *s)
+json_t *rp_jname(const char *s)
 {
 	if (!s)
 		return json_null();
@@ -188,7 +165,7 @@ static char *pct_escape(const char *s)
 
 /* read_file: a local file into a new NUL-terminated buffer; 0, GT_ENOTFOUND,
  * GT_ETOOLONG or GT_EIO */
-static int read_file(const char *path, size_t max, char **buf, size_t *len, long long *mtime)
+int rp_read_file(const char *path, size_t max, char **buf, size_t *len, long long *mtime)
 {
 	*buf = NULL;
 	FILE *f = fopen(path, "rb");
@@ -227,7 +204,7 @@ static json_t *as_json(rep *r, const char *what, char *b, size_t n)
 	json_t *j = json_loadb(b, n, 0, &je);
 	free(b);
 	if (!j)
-		warnf(r, "%s: not JSON (line %d: %s); left out", what, je.line, je.text);
+		rp_warnf(r, "%s: not JSON (line %d: %s); left out", what, je.line, je.text);
 	return j;
 }
 
@@ -237,10 +214,10 @@ static json_t *load_local(rep *r, const char *path, size_t max, long long *mtime
 {
 	char *b;
 	size_t n;
-	int rc = read_file(path, max, &b, &n, mtime);
+	int rc = rp_read_file(path, max, &b, &n, mtime);
 	if (rc) {
 		if (rc != GT_ENOTFOUND)
-			warnf(r, "%s: %s; left out", path, gt_strerror(rc));
+			rp_warnf(r, "%s: %s; left out", path, gt_strerror(rc));
 		return NULL;
 	}
 	return as_json(r, path, b, n);
@@ -266,7 +243,7 @@ static json_t *get_json(rep *r, const char *rel, size_t max)
 	int rc = get_store(r, rel, max, &b, &n, &e);
 	if (rc) {
 		if (rc != GT_ENOTFOUND)
-			warnf(r, "%s: %s; left out", rel, e.text);
+			rp_warnf(r, "%s: %s; left out", rel, e.text);
 		return NULL;
 	}
 	return as_json(r, rel, b, n);
@@ -339,7 +316,7 @@ static int do_current(rep *r)
 		return rc;
 	json_error_t je;
 	json_t *l = json_loadb(b, n, 0, &je);
-	const char *name = str(l, "name"), *sha = str(l, "sha256"), *why;
+	const char *name = rp_str(l, "name"), *sha = rp_str(l, "sha256"), *why;
 	if (!json_is_object(l) || !name || !gt_store_name_ok(name, &why)) {
 		json_decref(l);
 		free(b);
@@ -347,14 +324,14 @@ static int do_current(rep *r)
 	}
 	strip_gz(name, r->model, sizeof r->model);
 	json_t *c = json_object();
-	json_object_set_new(c, "name", jname(name));
-	json_object_set_new(c, "sha256", sha ? jname(sha) : json_null());
+	json_object_set_new(c, "name", rp_jname(name));
+	json_object_set_new(c, "sha256", sha ? rp_jname(sha) : json_null());
 	json_object_set_new(c, "bytes", json_is_integer(json_object_get(l, "bytes")) ?
 	                    json_integer(json_integer_value(json_object_get(l, "bytes"))) : json_null());
-	json_object_set_new(c, "steps", jcount(num(l, "steps")));
-	json_object_set_new(c, "rows", jcount(num(l, "rows")));
-	json_object_set_new(c, "published", str(l, "published") ? jname(str(l, "published")) : json_null());
-	const char *sig = str(l, "signature"), *code, *note;
+	json_object_set_new(c, "steps", jcount(rp_num(l, "steps")));
+	json_object_set_new(c, "rows", jcount(rp_num(l, "rows")));
+	json_object_set_new(c, "published", rp_str(l, "published") ? rp_jname(rp_str(l, "published")) : json_null());
+	const char *sig = rp_str(l, "signature"), *code, *note;
 	if (!sig) {
 		code = "unsigned";
 		note = "not signed";
@@ -373,7 +350,7 @@ static int do_current(rep *r)
 			code = "bad";
 			note = "signed, but the signature does NOT verify with the run's public key";
 		} else {
-			warnf(r, "--verify-key: %s; the signature is not checked", e.text);
+			rp_warnf(r, "--verify-key: %s; the signature is not checked", e.text);
 			code = "signed";
 			note = "signed; not checked here (the key could not be read)";
 		}
@@ -386,8 +363,8 @@ static int do_current(rep *r)
 	free(href);
 	json_object_set_new(c, "chain", json_null());
 	json_object_set_new(r->st, "current", c);
-	if (str(l, "series"))
-		json_object_set_new(r->st, "series", jname(str(l, "series")));
+	if (rp_str(l, "series"))
+		json_object_set_new(r->st, "series", rp_jname(rp_str(l, "series")));
 	json_decref(l);
 	return 0;
 }
@@ -416,15 +393,15 @@ static void history_line(rep *r, json_t *j, void *ctx)
 {
 	hist *h = ctx;
 	h->decisions++;
-	if (str(j, "series")) {
+	if (rp_str(j, "series")) {
 		json_decref(h->series);
-		h->series = jname(str(j, "series"));
+		h->series = rp_jname(rp_str(j, "series"));
 	}
 	if (!json_is_true(json_object_get(j, "released")))
 		return;
 	json_t *s = json_object_get(j, "stats"), *ci = json_object_get(s, "elo_ci95");
-	long long w = cnt(s, "wins"), l = cnt(s, "losses");
-	double elo = num(s, "elo"), lo = NAN, hi = NAN;
+	long long w = rp_cnt(s, "wins"), l = rp_cnt(s, "losses");
+	double elo = rp_num(s, "elo"), lo = NAN, hi = NAN;
 	if (!isfinite(elo))
 		elo = w > 0 && l == 0 ? INFINITY : l > 0 && w == 0 ? -INFINITY : NAN;
 	if (json_is_array(ci) && json_array_size(ci) == 2) {
@@ -434,28 +411,30 @@ static void history_line(rep *r, json_t *j, void *ctx)
 	}
 	double gain = gt_report_chain_gain(elo, lo, hi);
 	h->chain += gain;
-	const char *name = str(j, "candidate");
+	const char *name = rp_str(j, "candidate");
 	json_t *o = json_object();
 	json_object_set_new(o, "n", json_integer((json_int_t)json_array_size(h->all) + 1));
-	json_object_set_new(o, "name", jname(name));
-	json_object_set_new(o, "steps", jcount(num(j, "steps")));
+	json_object_set_new(o, "name", rp_jname(name));
+	json_object_set_new(o, "steps", jcount(rp_num(j, "steps")));
 	long long rows = name ? gt_model_name_number(name, 'd') : -1;
 	json_object_set_new(o, "rows", rows >= 0 ? json_integer(rows) : json_null());
-	json_object_set_new(o, "time", str(j, "time") ? jname(str(j, "time")) : json_null());
-	const char *ref = str(s, "b");
+	json_object_set_new(o, "time", rp_str(j, "time") ? rp_jname(rp_str(j, "time")) : json_null());
+	const char *ref = rp_str(s, "b");
 	json_object_set_new(o, "reference", !ref ? json_null() :
-	                    !strcmp(ref, "none") ? json_string("the uniform evaluator") : jname(ref));
-	json_object_set_new(o, "games", json_integer(cnt(s, "games")));
+	                    !strcmp(ref, "none") ? json_string("the uniform evaluator") : rp_jname(ref));
+	json_object_set_new(o, "games", json_integer(rp_cnt(s, "games")));
 	json_object_set_new(o, "wins", json_integer(w));
-	json_object_set_new(o, "draws", json_integer(cnt(s, "draws")));
+	json_object_set_new(o, "draws", json_integer(rp_cnt(s, "draws")));
 	json_object_set_new(o, "losses", json_integer(l));
 	json_object_set_new(o, "elo", jelo(elo));
 	json_object_set_new(o, "elo_lo", jelo(lo));
 	json_object_set_new(o, "elo_hi", jelo(hi));
+	/* not shown to differ from 0: an interval that holds 0, or none */
+	json_object_set_new(o, "interval_has_0", json_boolean(!(lo > 0 || hi < 0)));
 	json_object_set_new(o, "gain", jnum(round(gain * 100) / 100));
 	json_object_set_new(o, "chain", jnum(round(h->chain * 100) / 100));
 	json_object_set_new(o, "hours", json_null());
-	json_object_set_new(o, "reason", str(j, "reason") ? jname(str(j, "reason")) : json_null());
+	json_object_set_new(o, "reason", rp_str(j, "reason") ? rp_jname(rp_str(j, "reason")) : json_null());
 	json_array_append_new(h->all, o);
 }
 
@@ -467,11 +446,11 @@ static int do_history(rep *r)
 	gt_error e = {0};
 	int rc = get_store(r, "models/history.ndjson", MAX_TEXT, &b, &n, &e);
 	if (rc && rc != GT_ENOTFOUND)
-		warnf(r, "models/history.ndjson: %s; no releases shown", e.text);
+		rp_warnf(r, "models/history.ndjson: %s; no releases shown", e.text);
 	if (!rc) {
 		long bad = each_line(b, n, history_line, r, &h);
 		if (bad)
-			warnf(r, "models/history.ndjson: %ld lines that are not JSON objects left out", bad);
+			rp_warnf(r, "models/history.ndjson: %ld lines that are not JSON objects left out", bad);
 		free(b);
 	}
 	if (json_is_null(json_object_get(r->st, "series")) && h.series)
@@ -491,7 +470,7 @@ static int do_history(rep *r)
 	json_t *cur = json_object_get(r->st, "current");
 	for (size_t i = 0; cur && i < keep; i++) {
 		json_t *x = json_array_get(rel, i);
-		const char *nm = str(x, "name"), *cn = str(cur, "name");
+		const char *nm = rp_str(x, "name"), *cn = rp_str(cur, "name");
 		if (nm && cn && !strcmp(nm, cn)) {
 			json_object_set(cur, "chain", json_object_get(x, "chain"));
 			json_object_set(cur, "elo", json_object_get(x, "elo"));
@@ -530,17 +509,17 @@ static void do_trainer(rep *r)
 	snprintf(path, sizeof path, "%s/generations.ndjson", w);
 	char *b;
 	size_t n;
-	int rc = read_file(path, MAX_TEXT, &b, &n, NULL);
+	int rc = rp_read_file(path, MAX_TEXT, &b, &n, NULL);
 	if (!rc) {
 		each_line(b, n, genline, r, NULL);
 		free(b);
 	} else if (rc != GT_ENOTFOUND) {
-		warnf(r, "%s: %s", path, gt_strerror(rc));
+		rp_warnf(r, "%s: %s", path, gt_strerror(rc));
 	}
 	snprintf(path, sizeof path, "%s/gen", w);
 	DIR *d = opendir(path);
 	if (!d) {
-		warnf(r, "%s: %s; no data by generation", path, strerror(errno));
+		rp_warnf(r, "%s: %s; no data by generation", path, strerror(errno));
 		return;
 	}
 	size_t cap = 64, ng = 0;
@@ -572,9 +551,9 @@ static void do_trainer(rep *r)
 		json_t *g = json_object(), *by = json_object_get(v, "rejects_by_reason");
 		json_object_set_new(g, "generation", json_integer(N));
 		json_object_set_new(g, "t", json_integer(t));
-		json_object_set_new(g, "games", json_integer(cnt(v, "records_out")));
-		json_object_set_new(g, "positions", json_integer(cnt(v, "positions")));
-		json_object_set_new(g, "rejected", json_integer(cnt(v, "rejected")));
+		json_object_set_new(g, "games", json_integer(rp_cnt(v, "records_out")));
+		json_object_set_new(g, "positions", json_integer(rp_cnt(v, "positions")));
+		json_object_set_new(g, "rejected", json_integer(rp_cnt(v, "rejected")));
 		json_t *cw = json_object_get(c, "workers");
 		json_object_set_new(g, "by_reason", json_is_object(by) ? json_incref(by) : json_object());
 		json_object_set_new(g, "workers", json_is_object(cw) ? json_incref(cw) : json_object());
@@ -595,7 +574,7 @@ static json_t *window_of(rep *r)
 	if (!r->o->trainer)
 		return json_null();
 	snprintf(path, sizeof path, "%s/data/manifest", r->o->trainer);
-	if (read_file(path, MAX_TEXT, &b, &n, NULL))
+	if (rp_read_file(path, MAX_TEXT, &b, &n, NULL))
 		return json_null();
 	long long rows = 0, shards = 0, oldest = -1, newest = -1;
 	char *end = b + n, *p = end;
@@ -606,8 +585,8 @@ static json_t *window_of(rep *r)
 		json_t *j = json_loadb(q, (size_t)(p - q), 0, NULL);
 		long long t;
 		/* shards of KataGo's keys are not in gt-train's window */
-		if (json_is_object(j) && !json_object_get(j, "keys") && !parse_iso(str(j, "time"), &t)) {
-			rows += cnt(j, "rows");
+		if (json_is_object(j) && !json_object_get(j, "keys") && !rp_parse_iso(rp_str(j, "time"), &t)) {
+			rows += rp_cnt(j, "rows");
 			shards++;
 			oldest = t;
 			if (newest < 0)
@@ -625,8 +604,8 @@ static json_t *window_of(rep *r)
 	json_object_set_new(w, "rows", json_integer(rows < r->o->window ? rows : r->o->window));
 	json_object_set_new(w, "limit", json_integer(r->o->window));
 	json_object_set_new(w, "shards", json_integer(shards));
-	json_object_set_new(w, "oldest", iso(oldest));
-	json_object_set_new(w, "newest", iso(newest));
+	json_object_set_new(w, "oldest", rp_iso(oldest));
+	json_object_set_new(w, "newest", rp_iso(newest));
 	json_object_set_new(w, "age_hours", json_real(round((r->now - oldest) / 36.0) / 100));
 	return w;
 }
@@ -640,21 +619,21 @@ typedef struct hours_ctx {
 static void hours_line(rep *r, json_t *j, void *ctx)
 {
 	hours_ctx *h = ctx;
-	const char *name = str(j, "name");
+	const char *name = rp_str(j, "name");
 	char buf[256];
 	if (!name && json_is_integer(json_object_get(j, "generation"))) {
 		char k[32];
 		snprintf(k, sizeof k, "%lld", (long long)json_integer_value(json_object_get(j, "generation")));
-		name = str(json_object_get(r->genlines, k), "candidate");
+		name = rp_str(json_object_get(r->genlines, k), "candidate");
 	}
 	if (!name)
 		return;
 	strip_gz(name, buf, sizeof buf);
 	json_t *o = json_object();
-	if (isfinite(num(j, "cpu_hours")))
-		json_object_set_new(o, "cpu", json_real(num(j, "cpu_hours")));
-	if (isfinite(num(j, "gpu_hours")))
-		json_object_set_new(o, "gpu", json_real(num(j, "gpu_hours")));
+	if (isfinite(rp_num(j, "cpu_hours")))
+		json_object_set_new(o, "cpu", json_real(rp_num(j, "cpu_hours")));
+	if (isfinite(rp_num(j, "gpu_hours")))
+		json_object_set_new(o, "gpu", json_real(rp_num(j, "gpu_hours")));
 	json_object_set_new(h->by_name, buf, o);
 }
 
@@ -665,9 +644,9 @@ static void do_hours(rep *r)
 		return;
 	char *b;
 	size_t n;
-	int rc = read_file(r->o->hours, MAX_TEXT, &b, &n, NULL);
+	int rc = rp_read_file(r->o->hours, MAX_TEXT, &b, &n, NULL);
 	if (rc) {
-		warnf(r, "%s: %s; no plot by hours", r->o->hours, gt_strerror(rc));
+		rp_warnf(r, "%s: %s; no plot by hours", r->o->hours, gt_strerror(rc));
 		return;
 	}
 	hours_ctx h = { json_object() };
@@ -679,7 +658,7 @@ static void do_hours(rep *r)
 		const char *k = pass == 0 ? "gpu" : "cpu";
 		for (size_t i = 0; i < json_array_size(rel); i++) {
 			char buf[256];
-			const char *nm = str(json_array_get(rel, i), "name");
+			const char *nm = rp_str(json_array_get(rel, i), "name");
 			json_t *o = nm ? json_object_get(h.by_name, strip_gz(nm, buf, sizeof buf)) : NULL;
 			if (json_object_get(o, k))
 				kind = k;
@@ -688,9 +667,9 @@ static void do_hours(rep *r)
 	for (size_t i = 0; kind && i < json_array_size(rel); i++) {
 		char buf[256];
 		json_t *x = json_array_get(rel, i);
-		const char *nm = str(x, "name");
+		const char *nm = rp_str(x, "name");
 		json_t *o = nm ? json_object_get(h.by_name, strip_gz(nm, buf, sizeof buf)) : NULL;
-		double v = num(o, kind);
+		double v = rp_num(o, kind);
 		json_object_set_new(x, "hours", jnum(isfinite(v) ? round(v * 1e4) / 1e4 : NAN));
 	}
 	if (kind)
@@ -700,7 +679,7 @@ static void do_hours(rep *r)
 
 /* ---- data over time ---- */
 
-static void add_to(json_t *o, const char *k, long long v)
+void rp_add_to(json_t *o, const char *k, long long v)
 {
 	json_object_set_new(o, k, json_integer(json_integer_value(json_object_get(o, k)) + v));
 }
@@ -722,7 +701,7 @@ static json_t *bins(rep *r, long long width, int max)
 		return a;
 	for (long long t = first; t <= last; t += width) {
 		json_t *b = json_object();
-		json_object_set_new(b, "time", iso(t));
+		json_object_set_new(b, "time", rp_iso(t));
 		json_object_set_new(b, "games", json_integer(0));
 		json_object_set_new(b, "positions", json_integer(0));
 		json_object_set_new(b, "rejected", json_integer(0));
@@ -735,28 +714,20 @@ static json_t *bins(rep *r, long long width, int max)
 		if (t < first || t >= last + width)
 			continue;
 		json_t *b = json_array_get(a, (size_t)((t - first) / width));
-		add_to(b, "games", cnt(g, "games"));
-		add_to(b, "positions", cnt(g, "positions"));
-		add_to(b, "rejected", cnt(g, "rejected"));
+		rp_add_to(b, "games", rp_cnt(g, "games"));
+		rp_add_to(b, "positions", rp_cnt(g, "positions"));
+		rp_add_to(b, "rejected", rp_cnt(g, "rejected"));
 		const char *k;
 		json_t *v;
 		json_object_foreach(json_object_get(g, "by_reason"), k, v)
 			if (json_is_integer(v) && json_integer_value(v) > 0)
-				add_to(json_object_get(b, "by_reason"), k, json_integer_value(v));
+				rp_add_to(json_object_get(b, "by_reason"), k, json_integer_value(v));
 	}
 	return a;
 }
 
-/* a name, its count and its object, to sort by count (largest first),
- * then by name */
-typedef struct kv {
-	const char *k;
-	long long v;
-	json_t *j;
-	long long x;   /* one more number that goes with it */
-} kv;
 
-static int kv_cmp(const void *a, const void *b)
+int rp_kv_cmp(const void *a, const void *b)
 {
 	const kv *x = a, *y = b;
 	if (x->v != y->v)
@@ -767,7 +738,7 @@ static int kv_cmp(const void *a, const void *b)
 /* sorted: the members of o; with counts, only those that are integers
  * above 0, largest first, then by name; without, all of them by name; *n
  * of them */
-static kv *sorted(json_t *o, size_t *n, int counts)
+kv *rp_sorted(json_t *o, size_t *n, int counts)
 {
 	kv *v = gt_xmalloc((json_object_size(o) + 1) * sizeof *v);
 	size_t k = 0;
@@ -780,7 +751,7 @@ static kv *sorted(json_t *o, size_t *n, int counts)
 			v[k++].v = counts ? json_integer_value(x) : 0;
 		}
 	}
-	qsort(v, k, sizeof *v, kv_cmp);
+	qsort(v, k, sizeof *v, rp_kv_cmp);
 	*n = k;
 	return v;
 }
@@ -792,9 +763,9 @@ static void do_data(rep *r, json_t *contrib)
 	const char *k;
 	json_t *v;
 	json_object_foreach(json_object_get(contrib, "workers"), k, v) {
-		games += cnt(v, "games");
-		pos += cnt(v, "positions");
-		rej += cnt(v, "rejected");
+		games += rp_cnt(v, "games");
+		pos += rp_cnt(v, "positions");
+		rej += rp_cnt(v, "rejected");
 	}
 	json_object_set_new(d, "games", json_integer(games));
 	json_object_set_new(d, "positions", json_integer(pos));
@@ -804,15 +775,15 @@ static void do_data(rep *r, json_t *contrib)
 	for (size_t i = 0; i < ng; i++)
 		json_object_foreach(json_object_get(json_array_get(r->gens, i), "by_reason"), k, v)
 			if (json_is_integer(v) && json_integer_value(v) > 0)
-				add_to(reasons, k, json_integer_value(v));
+				rp_add_to(reasons, k, json_integer_value(v));
 	size_t nr;
-	kv *s = sorted(reasons, &nr, 1);
+	kv *s = rp_sorted(reasons, &nr, 1);
 	json_t *list = json_array();
 	long long others = 0;
 	for (size_t i = 0; i < nr; i++) {
 		if (i < MAX_REASONS) {
 			json_t *o = json_object();
-			json_object_set_new(o, "reason", jname(s[i].k));
+			json_object_set_new(o, "reason", rp_jname(s[i].k));
 			json_object_set_new(o, "count", json_integer(s[i].v));
 			json_array_append_new(list, o);
 		} else {
@@ -836,13 +807,13 @@ static void do_data(rep *r, json_t *contrib)
 		snprintf(key, sizeof key, "%lld", (long long)json_integer_value(json_object_get(g, "generation")));
 		json_t *l = json_object_get(r->genlines, key);
 		json_object_set(o, "generation", json_object_get(g, "generation"));
-		json_object_set_new(o, "time", iso(json_integer_value(json_object_get(g, "t"))));
+		json_object_set_new(o, "time", rp_iso(json_integer_value(json_object_get(g, "t"))));
 		json_object_set(o, "games", json_object_get(g, "games"));
 		json_object_set(o, "positions", json_object_get(g, "positions"));
 		json_object_set(o, "rejected", json_object_get(g, "rejected"));
-		json_object_set_new(o, "rows", jcount(num(l, "rows")));
-		json_object_set_new(o, "steps", jcount(num(l, "steps")));
-		json_object_set_new(o, "candidate", str(l, "candidate") ? jname(str(l, "candidate")) : json_null());
+		json_object_set_new(o, "rows", jcount(rp_num(l, "rows")));
+		json_object_set_new(o, "steps", jcount(rp_num(l, "steps")));
+		json_object_set_new(o, "candidate", rp_str(l, "candidate") ? rp_jname(rp_str(l, "candidate")) : json_null());
 		json_t *rel = json_object_get(l, "released");
 		json_object_set_new(o, "released", json_is_boolean(rel) ? json_boolean(json_is_true(rel)) : json_null());
 		json_array_append_new(gl, o);
@@ -865,9 +836,9 @@ static void do_workers(rep *r, json_t *contrib)
 			continue;
 		v[k].k = key;
 		v[k].j = x;
-		v[k++].v = cnt(x, "games");
+		v[k++].v = rp_cnt(x, "games");
 	}
-	qsort(v, k, sizeof *v, kv_cmp);
+	qsort(v, k, sizeof *v, rp_kv_cmp);
 	/* first seen and the last day's games, from the trainer's generations */
 	json_t *first = json_object(), *day = json_object();
 	long long day_total = 0;
@@ -878,8 +849,8 @@ static void do_workers(rep *r, json_t *contrib)
 			if (!json_object_get(first, key))
 				json_object_set_new(first, key, json_integer(t));
 			if (t > r->now - 86400 && t <= r->now) {
-				add_to(day, key, cnt(x, "games"));
-				day_total += cnt(x, "games");
+				rp_add_to(day, key, rp_cnt(x, "games"));
+				day_total += rp_cnt(x, "games");
 			}
 		}
 	}
@@ -889,19 +860,19 @@ static void do_workers(rep *r, json_t *contrib)
 		json_t *w = v[i].j;
 		if (i >= (size_t)r->o->max_workers) {
 			oc++;
-			og += cnt(w, "games");
-			op += cnt(w, "positions");
-			orj += cnt(w, "rejected");
+			og += rp_cnt(w, "games");
+			op += rp_cnt(w, "positions");
+			orj += rp_cnt(w, "rejected");
 			continue;
 		}
 		json_t *o = json_object(), *f = json_object_get(first, v[i].k);
 		json_object_set_new(o, "rank", json_integer((json_int_t)i + 1));
-		json_object_set_new(o, "name", jname(v[i].k));
-		json_object_set_new(o, "games", json_integer(cnt(w, "games")));
-		json_object_set_new(o, "positions", json_integer(cnt(w, "positions")));
-		json_object_set_new(o, "rejected", json_integer(cnt(w, "rejected")));
-		json_object_set_new(o, "first", f ? iso(json_integer_value(f)) : json_null());
-		json_object_set_new(o, "last", str(w, "last") ? jname(str(w, "last")) : json_null());
+		json_object_set_new(o, "name", rp_jname(v[i].k));
+		json_object_set_new(o, "games", json_integer(rp_cnt(w, "games")));
+		json_object_set_new(o, "positions", json_integer(rp_cnt(w, "positions")));
+		json_object_set_new(o, "rejected", json_integer(rp_cnt(w, "rejected")));
+		json_object_set_new(o, "first", f ? rp_iso(json_integer_value(f)) : json_null());
+		json_object_set_new(o, "last", rp_str(w, "last") ? rp_jname(rp_str(w, "last")) : json_null());
 		json_object_set_new(o, "day_share", day_total > 0 ?
 		                    json_real(round(1e4 * (double)json_integer_value(json_object_get(day, v[i].k)) /
 		                                    (double)day_total) / 1e4) : json_null());
@@ -944,7 +915,7 @@ static json_t *unit_row(json_t *units, const char *id)
 	json_t *u = json_object_get(units, id);
 	if (!u) {
 		u = json_object();
-		json_object_set_new(u, "unit", jname(id));
+		json_object_set_new(u, "unit", rp_jname(id));
 		json_object_set_new(u, "state", json_null());
 		json_object_set_new(u, "last", json_null());
 		json_object_set_new(u, "version", json_null());
@@ -966,13 +937,13 @@ static void do_units(rep *r)
 	int rc = gt_diloco_ptr_read(&r->so, r->o->store, &p, NULL, &e);
 	if (rc) {
 		if (rc != GT_ENOTFOUND)
-			warnf(r, "diloco/current.json: %s; no learning units shown", e.text);
+			rp_warnf(r, "diloco/current.json: %s; no learning units shown", e.text);
 		json_object_set_new(r->st, "units", json_null());
 		return;
 	}
 	json_t *U = json_object(), *units = json_object();
 	json_object_set_new(U, "version", json_integer((json_int_t)p.version));
-	json_object_set_new(U, "time", iso((long long)p.time));
+	json_object_set_new(U, "time", rp_iso((long long)p.time));
 	/* heartbeats */
 	gt_store_entry *ents;
 	size_t n;
@@ -993,12 +964,12 @@ static void do_units(rep *r)
 				continue;
 			}
 			u = unit_row(units, id);
-			json_object_set_new(u, "state", str(h, "state") ? jname(str(h, "state")) : json_null());
-			json_object_set_new(u, "last", isfinite(num(h, "time")) ? iso((long long)num(h, "time")) : json_null());
-			json_object_set_new(u, "version", jcount(num(h, "version")));
-			json_object_set_new(u, "rounds", jcount(num(h, "deltas")));
-			json_object_set_new(u, "samples", jcount(num(h, "samples")));
-			json_object_set_new(u, "loss", jnum(num(h, "loss")));
+			json_object_set_new(u, "state", rp_str(h, "state") ? rp_jname(rp_str(h, "state")) : json_null());
+			json_object_set_new(u, "last", isfinite(rp_num(h, "time")) ? rp_iso((long long)rp_num(h, "time")) : json_null());
+			json_object_set_new(u, "version", jcount(rp_num(h, "version")));
+			json_object_set_new(u, "rounds", jcount(rp_num(h, "deltas")));
+			json_object_set_new(u, "samples", jcount(rp_num(h, "samples")));
+			json_object_set_new(u, "loss", jnum(rp_num(h, "loss")));
 			json_decref(h);
 		}
 		gt_store_entries_free(ents, n);
@@ -1031,22 +1002,22 @@ static void do_units(rep *r)
 			long long stale = 0;
 			for (size_t j = 0; j < json_array_size(ds); j++) {
 				json_t *d = json_array_get(ds, j);
-				const char *id = str(d, "unit");
-				double base = num(d, "base_version");
+				const char *id = rp_str(d, "unit");
+				double base = rp_num(d, "base_version");
 				int st = isfinite(base) && base + 1 < (double)vs[i].v;
 				stale += st;
 				if (id && gt_diloco_unit_ok(id) &&
 				    (json_object_get(units, id) || json_object_size(units) < MAX_UNITS)) {
 					json_t *u = unit_row(units, id);
-					add_to(u, "applied", 1);
-					add_to(u, "stale", st);
+					rp_add_to(u, "applied", 1);
+					rp_add_to(u, "stale", st);
 				}
 			}
 			json_t *o = json_object();
 			json_object_set_new(o, "version", json_integer((json_int_t)vs[i].v));
-			json_object_set_new(o, "time", vs[i].mtime >= 0 ? iso(vs[i].mtime) : json_null());
+			json_object_set_new(o, "time", vs[i].mtime >= 0 ? rp_iso(vs[i].mtime) : json_null());
 			json_object_set_new(o, "deltas", json_integer((json_int_t)json_array_size(ds)));
-			json_object_set_new(o, "samples", jcount(num(L, "samples")));
+			json_object_set_new(o, "samples", jcount(rp_num(L, "samples")));
 			json_object_set_new(o, "stale", json_integer(stale));
 			json_array_append_new(versions, o);
 			json_decref(L);
@@ -1059,7 +1030,7 @@ static void do_units(rep *r)
 	free(url);
 	/* bytes of each unit's deltas in the store; the units by name */
 	size_t nu = 0;
-	kv *us = sorted(units, &nu, 0);
+	kv *us = rp_sorted(units, &nu, 0);
 	json_t *list = json_array();
 	for (size_t i = 0; i < nu; i++) {
 		const char *id = us[i].k;
@@ -1082,59 +1053,7 @@ static void do_units(rep *r)
 	json_object_set_new(r->st, "units", U);
 }
 
-/* ---- recent games ---- */
-
-char *gt_report_board_svg(int n, const unsigned char *color, int last, int px)
-{
-	/* a stone under 200 bytes, a grid line under 128 */
-	px = px < 16 ? 16 : px > 4096 ? 4096 : px;
-	size_t cap = 1024 + (size_t)n * n * 200 + (size_t)n * 128;
-	char *s = gt_xmalloc(cap);
-	size_t k = 0;
-	double c = px / (n + 1.0), r = c * 0.47;
-#define OUT(...) (k += (size_t)snprintf(s + k, cap - k, __VA_ARGS__))
-	OUT("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
-	    px, px, px, px);
-	OUT("<rect width=\"%d\" height=\"%d\" fill=\"#dcb35c\"/>\n", px, px);
-	OUT("<path stroke=\"#000\" stroke-width=\"1\" d=\"");
-	for (int i = 0; i < n; i++)
-		OUT("M%.1f %.1fH%.1fM%.1f %.1fV%.1f", c, c * (i + 1), c * n, c * (i + 1), c, c * n);
-	OUT("\"/>\n");
-	for (int p = 0; p < n * n; p++) {
-		if (color[p] != GT_BLACK && color[p] != GT_WHITE)
-			continue;
-		int black = color[p] == GT_BLACK;
-		OUT("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" stroke=\"#000\"/>\n", c * (p % n + 1),
-		    c * (p / n + 1), r, black ? "#000" : "#fff");
-		if (p == last)
-			OUT("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>\n",
-			    c * (p % n + 1), c * (p / n + 1), r * 0.5, black ? "#fff" : "#000");
-	}
-	OUT("</svg>\n");
-#undef OUT
-	return s;
-}
-
-/* batch_time: the time in a batch name WORKER-YYYYMMDDTHHMMSSZ-RAND..., or
- * the listing's mtime */
-static long long batch_time(const gt_store_entry *en)
-{
-	const char *p = en->name, *q;
-	while ((q = strchr(p, '-'))) {
-		p = q + 1;
-		char iso_[21];
-		if (strlen(p) > 16 && p[8] == 'T' && p[15] == 'Z' && p[16] == '-') {
-			snprintf(iso_, sizeof iso_, "%.4s-%.2s-%.2sT%.2s:%.2s:%.2sZ", p, p + 4, p + 6, p + 9, p + 11,
-			         p + 13);
-			long long t;
-			if (!parse_iso(iso_, &t))
-				return t;
-		}
-	}
-	return en->mtime;
-}
-
-static int write_text(rep *r, const char *rel, const char *text, size_t n)
+int rp_write_text(rep *r, const char *rel, const char *text, size_t n)
 {
 	char path[4096];
 	snprintf(path, sizeof path, "%s/%s", r->stage, rel);
@@ -1146,431 +1065,72 @@ static int write_text(rep *r, const char *rel, const char *text, size_t n)
 	return bad ? gt_error_set(r->e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno)) : 0;
 }
 
-/* show_game: replay a record line, write games/K.sgf and games/K.svg and
- * add its entry; 0 shown, 1 refused, 2 not of model (when not NULL) */
-static int show_game(rep *r, const char *line, size_t len, const char *model, json_t *list)
-{
-	gt_record rec;
-	gt_record_init(&rec);
-	gt_error e = {0};
-	gt_sgf_game g;
-	gt_board *b = gt_xmalloc(sizeof *b);
-	const gt_rules *rules;
-	int rc = 1, last = -1;
-	if (gt_record_parse(&rec, line, len, &e))
-		goto out;
-	if (model && (!rec.model || strcmp(rec.model, model))) {
-		rc = 2;
-		goto out;
-	}
-	if (!(rules = gt_rules_find(rec.rules)) || gt_board_init(b, rec.board_size, rules, rec.komi))
-		goto out;
-	for (int c = GT_BLACK; c <= GT_WHITE; c++)
-		for (int i = 0; i < rec.nsetup[c]; i++)
-			if (gt_board_setup(b, c, rec.setup[c][i]))
-				goto out;
-	gt_board_set_to_move(b, rec.first_to_move);
-	for (int i = 0; i < rec.nmoves; i++) {
-		if (gt_board_play(b, rec.colors[i], rec.moves[i]))
-			goto out;
-		last = rec.moves[i] < rec.board_size * rec.board_size ? rec.moves[i] : -1;
-	}
-	if (gt_sgfrec_from_record(&rec, &g, &e))
-		goto out;
-	size_t sl;
-	char *sgf = gt_sgf_write_str(&g, &sl);
-	gt_sgf_game_release(&g);
-	size_t k = json_array_size(list) + 1;
-	char rel_sgf[32], rel_svg[32];
-	snprintf(rel_sgf, sizeof rel_sgf, "games/%zu.sgf", k);
-	snprintf(rel_svg, sizeof rel_svg, "games/%zu.svg", k);
-	char *svg = gt_report_board_svg(rec.board_size, b->color, last, 152);
-	int w = write_text(r, rel_sgf, sgf, sl) || write_text(r, rel_svg, svg, strlen(svg));
-	free(sgf);
-	free(svg);
-	if (w)
-		goto out;
-	json_t *o = json_object();
-	json_object_set_new(o, "n", json_integer((json_int_t)k));
-	json_object_set_new(o, "model", jname(rec.model));
-	json_object_set_new(o, "worker", jname(rec.worker));
-	json_object_set_new(o, "game_id", jname(rec.game_id));
-	json_object_set_new(o, "board_size", json_integer(rec.board_size));
-	json_object_set_new(o, "komi", json_real(rec.komi));
-	json_object_set_new(o, "moves", json_integer(rec.nmoves));
-	json_object_set_new(o, "result", jname(rec.result));
-	json_object_set_new(o, "sgf", json_string(rel_sgf));
-	json_object_set_new(o, "svg", json_string(rel_svg));
-	json_array_append_new(list, o);
-	rc = 0;
-out:
-	free(b);
-	gt_record_release(&rec);
-	return rc;
-}
+/* ---- totals and how to contribute ---- */
 
-/* names_model: whether the record line has "model":"<model>" (blanks
- * allowed around ':'); a quick filter, the parse decides */
-static int names_model(const char *line, size_t len, const char *model)
+/* do_totals: status "totals": games, positions, compute hours and uploads
+ * of the last day, the last week and all time (null where unknown) */
+static void do_totals(rep *r)
 {
-	size_t ml = strlen(model);
-	const char *p = line, *end = line + len;
-	while ((p = memmem(p, (size_t)(end - p), "\"model\"", 7))) {
-		p += 7;
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		if (p == end || *p++ != ':')
-			continue;
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		if ((size_t)(end - p) > ml + 1 && *p == '"' && !memcmp(p + 1, model, ml) && p[ml + 1] == '"')
-			return 1;
-	}
-	return 0;
-}
-
-/* scan: line numbers (in order) of the last want lines of the batch file,
- * only those naming model when model is not NULL; *nl of them */
-static long scan(const char *path, const char *model, long *lines, int want)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return 0;
-	gt_record_reader *rd = gt_record_reader_new(f, path, (size_t)16 << 20);
-	const char *line;
-	size_t len;
-	gt_error e;
-	long i = 0, got = 0;
-	int rc;
-	while ((rc = gt_record_read_line(rd, &line, &len, &e)) != 0) {
-		i++;
-		if (rc < 0) {
-			if (rc == GT_ETOOLONG)
-				continue;
-			break;
-		}
-		if (model && !names_model(line, len, model))
-			continue;
-		if (got == want)
-			memmove(lines, lines + 1, (size_t)(want - 1) * sizeof *lines), got--;
-		lines[got++] = i;
-	}
-	gt_record_reader_free(rd);
-	fclose(f);
-	return got;
-}
-
-/* pick: show lines[0..nl) of the batch file, newest (last) first */
-static void pick(rep *r, const char *path, const long *lines, long nl, const char *model, json_t *list,
-                 int want)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return;
-	gt_record_reader *rd = gt_record_reader_new(f, path, (size_t)16 << 20);
-	char **keep = gt_xcalloc((size_t)nl + 1, sizeof *keep);
-	size_t *klen = gt_xcalloc((size_t)nl + 1, sizeof *klen);
-	const char *line;
-	size_t len;
-	gt_error e;
-	long i = 0, j = 0;
-	int rc;
-	while (j < nl && (rc = gt_record_read_line(rd, &line, &len, &e)) != 0) {
-		i++;
-		if (rc < 0 && rc != GT_ETOOLONG)
-			break;
-		if (rc > 0 && i == lines[j]) {
-			keep[j] = gt_xmalloc(len + 1);
-			memcpy(keep[j], line, len);
-			klen[j++] = len;
-		} else if (i > lines[j]) {
-			j++;
-		}
-	}
-	for (long q = nl; q-- > 0 && json_array_size(list) < (size_t)want;)
-		if (keep[q] && show_game(r, keep[q], klen[q], model, list) == 1)
-			warnf(r, "a recent game that does not replay was left out");
-	for (long q = 0; q < nl; q++)
-		free(keep[q]);
-	free(keep);
-	free(klen);
-	gt_record_reader_free(rd);
-	fclose(f);
-}
-
-static void do_games(rep *r)
-{
-	json_t *list = json_array();
-	int want = r->o->max_games, current = r->model[0] != 0;
-	gt_store_entry *ents;
-	size_t n;
-	gt_error e = {0};
-	char *url = gt_store_join(r->o->store, "games/");
-	if (want > 0 && !gt_store_list(&r->so, url, &ents, &n, &e)) {
-		/* the batches, newest first */
-		kv *bs = gt_xmalloc((n + 1) * sizeof *bs);
-		size_t k = 0;
-		for (size_t i = 0; i < n; i++) {
-			size_t l = strlen(ents[i].name);
-			if (!(l > 7 && !strcmp(ents[i].name + l - 7, ".ndjson")) &&
-			    !(l > 10 && !strcmp(ents[i].name + l - 10, ".ndjson.gz")))
-				continue;
-			bs[k].k = ents[i].name;
-			bs[k].j = NULL;
-			bs[k].x = ents[i].bytes;
-			bs[k++].v = batch_time(&ents[i]);
-		}
-		qsort(bs, k, sizeof *bs, kv_cmp);
-		long *lines = gt_xmalloc((size_t)want * sizeof *lines);
-		char path[4096];
-		snprintf(path, sizeof path, "%s/batch.tmp", r->stage);
-		/* the current network's games in the newest batches; else the
-		 * newest games of any network */
-		for (int pass = current ? 0 : 1; pass < 2 && json_array_size(list) == 0; pass++) {
-			for (size_t i = 0; i < k && i < GAME_BATCHES && json_array_size(list) < (size_t)want; i++) {
-				if (bs[i].x < 0 || bs[i].x > MAX_BATCH_BYTES)
-					continue;     /* read no more than listed, and that bounded */
-				char *bu = gt_store_join(r->o->store, "games/");
-				char *u = gt_store_join(bu, bs[i].k);
-				free(bu);
-				int rc = gt_store_get(&r->so, u, path, NULL, bs[i].x, NULL, &e);
-				free(u);
-				if (rc) {
-					warnf(r, "a batch of games/ could not be read: %s", e.text);
-					continue;
-				}
-				long nl = scan(path, pass == 0 ? r->model : NULL, lines, want);
-				pick(r, path, lines, nl, pass == 0 ? r->model : NULL, list, want);
-				unlink(path);
-				if (pass == 1)
-					break;
+	static const char *const win[] = { "day", "week", "all" };
+	json_t *T = json_object(), *d = json_object_get(r->st, "data"), *rel = json_object_get(r->st, "releases");
+	int hk = !json_is_null(json_object_get(r->st, "hours_kind"));
+	/* compute: the newest release's cumulative hours less those of the
+	 * newest release before the window began */
+	double h_now = NAN;
+	for (size_t i = 0; hk && i < json_array_size(rel) && !isfinite(h_now); i++)
+		h_now = rp_num(json_array_get(rel, i), "hours");
+	for (int w = 0; w < 3; w++) {
+		long long since = w == 2 ? 0 : r->now - (w ? 7 : 1) * 86400LL;
+		json_t *o = json_object();
+		if (w == 2) {
+			json_object_set_new(o, "games", json_integer(rp_cnt(d, "games")));
+			json_object_set_new(o, "positions", json_integer(rp_cnt(d, "positions")));
+		} else if (r->o->trainer) {
+			long long g = 0, p = 0;
+			for (size_t i = 0; i < json_array_size(r->gens); i++) {
+				json_t *x = json_array_get(r->gens, i);
+				if (json_integer_value(json_object_get(x, "t")) > since)
+					g += rp_cnt(x, "games"), p += rp_cnt(x, "positions");
 			}
+			json_object_set_new(o, "games", json_integer(g));
+			json_object_set_new(o, "positions", json_integer(p));
+		} else {
+			json_object_set_new(o, "games", json_null());
+			json_object_set_new(o, "positions", json_null());
 		}
-		free(lines);
-		free(bs);
-		gt_store_entries_free(ents, n);
-	}
-	free(url);
-	const char *m0 = str(json_array_get(list, 0), "model");
-	int of_current = current && m0 && !strcmp(m0, r->model);
-	json_object_set_new(r->st, "games_of_current", json_boolean(of_current));
-	json_object_set_new(r->st, "games_note", json_string(
-		of_current ? "The last self-play games of the current network, newest first." :
-		json_array_size(list) ? "The current network has not played a self-play game yet: these are "
-		                        "the newest games, each with the network that played it." :
-		"No self-play game is in the store yet."));
-	json_object_set_new(r->st, "games", list);
-}
-
-/* ---- plots ---- */
-
-/* label: a reason as gnuplot may see it: [A-Za-z0-9._-] only, 20 bytes */
-static void label(const char *s, char *out, size_t n)
-{
-	size_t k = 0;
-	for (; *s && k + 1 < n && k < 20; s++)
-		out[k++] = (isalnum((unsigned char)*s) || strchr("._-", *s)) && (unsigned char)*s < 0x80 ? *s : '?';
-	out[k] = 0;
-	if (!k)
-		snprintf(out, n, "?");
-}
-
-static FILE *stage_open(rep *r, const char *name)
-{
-	char path[4096];
-	snprintf(path, sizeof path, "%s/%s", r->stage, name);
-	return fopen(path, "w");
-}
-
-static int run_gnuplot(rep *r)
-{
-	char *src;
-	size_t n;
-	char path[4096];
-	snprintf(path, sizeof path, "%s/report/plots.gp", r->o->share);
-	int rc = read_file(path, MAX_SMALL, &src, &n, NULL);
-	if (rc)
-		return gt_error_set(r->e, rc == GT_ENOTFOUND ? GT_EINVAL : rc, -1, -1, "%s: %s", path,
-		                    gt_strerror(rc));
-	rc = write_text(r, "plots.gp", src, n);
-	free(src);
-	if (rc)
-		return rc;
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		warnf(r, "fork: %s; no plots", strerror(errno));
-		return 0;
-	}
-	if (pid == 0) {
-		int fd;
-		if (chdir(r->stage) == 0 && (fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-			execlp(r->o->gnuplot, r->o->gnuplot, "vars.gp", "plots.gp", (char *)NULL);
-		}
-		_exit(127);
-	}
-	int status;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		char *log = NULL;
-		size_t ll;
-		snprintf(path, sizeof path, "%s/gnuplot.log", r->stage);
-		read_file(path, 4096, &log, &ll, NULL);
-		warnf(r, "%s failed (%s); plots are missing: %.300s", r->o->gnuplot,
-		      WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "not found" : "exit status", log ? log : "");
-		free(log);
-	}
-	return 0;
-}
-
-/* do_plots: data files and vars.gp, gnuplot, then status "plots" naming
- * the SVG files that exist */
-static int do_plots(rep *r)
-{
-	json_t *plots = json_object(), *rel = json_object_get(r->st, "releases"),
-	       *d = json_object_get(r->st, "data"), *U = json_object_get(r->st, "units");
-	static const char *const names[] = { "elo_steps", "elo_time", "elo_hours", "games_hour",
-	                                     "games_day", "rejects", "versions" };
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-		json_object_set_new(plots, names[i], json_null());
-	json_object_set_new(r->st, "plots", plots);
-	if (!r->o->gnuplot || !r->o->gnuplot[0])
-		return 0;
-	FILE *f = stage_open(r, "elo.dat");
-	size_t nrel = json_array_size(rel);
-	int have_hours = 0;
-	long long t_first = 0, t_last = 0;
-	parse_iso(str(json_array_get(rel, nrel ? nrel - 1 : 0), "time"), &t_first);
-	parse_iso(str(json_array_get(rel, 0), "time"), &t_last);
-	/* the uniform evaluator at 0 steps, 0 Elo and 0 hours, when the
-	 * oldest release listed is the first */
-	json_t *first = json_array_get(rel, nrel ? nrel - 1 : 0);
-	if (f && nrel && json_integer_value(json_object_get(first, "n")) == 1 &&
-	    !strcmp(str(first, "reference") ? str(first, "reference") : "", "the uniform evaluator"))
-		fprintf(f, "0 0 NaN 0\n");
-	for (size_t i = nrel; f && i-- > 0;) {
-		json_t *x = json_array_get(rel, i);
-		long long t = 0;
-		parse_iso(str(x, "time"), &t);
-		double h = num(x, "hours");
-		have_hours |= isfinite(h);
-		char hs[32] = "NaN";
-		if (isfinite(h))
-			snprintf(hs, sizeof hs, "%.6g", h);
-		fprintf(f, "%.0f %.2f %lld %s\n", num(x, "steps"), num(x, "chain"), t, hs);
-	}
-	if (f)
-		fclose(f);
-	static const char *const series[] = { "per_hour", "per_day" };
-	static const char *const files[] = { "games_hour.dat", "games_day.dat" };
-	for (int s = 0; s < 2; s++) {
-		json_t *a = json_object_get(d, series[s]);
-		if (!(f = stage_open(r, files[s])))
-			continue;
-		for (size_t i = 0; i < json_array_size(a); i++) {
-			long long t = 0;
-			parse_iso(str(json_array_get(a, i), "time"), &t);
-			fprintf(f, "%lld %lld %lld\n", t, cnt(json_array_get(a, i), "games"),
-			        cnt(json_array_get(a, i), "positions"));
-		}
-		fclose(f);
-	}
-	/* rejects: cumulative columns of the top reasons, then the rest */
-	const char *by = str(d, "rejects_by");
-	json_t *rb = json_object_get(d, by && !strcmp(by, "day") ? "per_day" : "per_hour");
-	json_t *tot = json_object();
-	long long all = 0;
-	for (size_t i = 0; i < json_array_size(rb); i++) {
-		const char *k;
-		json_t *v;
-		json_object_foreach(json_object_get(json_array_get(rb, i), "by_reason"), k, v) {
-			add_to(tot, k, json_integer_value(v));
-			all += json_integer_value(v);
-		}
-	}
-	size_t nr;
-	kv *top = sorted(tot, &nr, 1);
-	int cols = nr > PLOT_REASONS ? PLOT_REASONS + 1 : (int)nr;
-	char labels[(PLOT_REASONS + 1) * 24] = "";
-	for (int c = 0; c < cols; c++) {
-		char l[24];
-		if (c == PLOT_REASONS)
-			snprintf(l, sizeof l, "other");
-		else
-			label(top[c].k, l, sizeof l);
-		strcat(labels, c ? " " : "");
-		strcat(labels, l);
-	}
-	if ((f = stage_open(r, "rejects.dat"))) {
-		for (size_t i = 0; all > 0 && i < json_array_size(rb); i++) {
-			json_t *b = json_array_get(rb, i), *br = json_object_get(b, "by_reason");
-			long long t = 0, sum = 0;
-			parse_iso(str(b, "time"), &t);
-			fprintf(f, "%lld", t);
-			for (int c = 0; c < cols; c++) {
-				if (c < PLOT_REASONS) {
-					sum += json_integer_value(json_object_get(br, top[c].k));
-				} else {
-					sum = 0;
-					const char *k;
-					json_t *v;
-					json_object_foreach(br, k, v)
-						sum += json_integer_value(v);
-				}
-				fprintf(f, " %lld", sum);
-			}
-			fprintf(f, "\n");
-		}
-		fclose(f);
-	}
-	free(top);
-	json_decref(tot);
-	json_t *vs = json_object_get(U, "versions");
-	if ((f = stage_open(r, "versions.dat"))) {
-		for (size_t i = json_array_size(vs); i-- > 0;) {
+		double before = 0;
+		for (size_t i = 0; w < 2 && i < json_array_size(rel); i++) {
+			json_t *x = json_array_get(rel, i);
 			long long t;
-			json_t *v = json_array_get(vs, i);
-			if (!parse_iso(str(v, "time"), &t))
-				fprintf(f, "%lld %lld %lld\n", t, cnt(v, "version"), cnt(v, "deltas"));
+			if (!rp_parse_iso(rp_str(x, "time"), &t) && t <= since && isfinite(rp_num(x, "hours"))) {
+				before = rp_num(x, "hours");
+				break;
+			}
 		}
-		fclose(f);
+		json_object_set_new(o, "hours", isfinite(h_now) ? json_real(round((h_now - before) * 100) / 100)
+		                                                : json_null());
+		json_object_set_new(o, "uploads", r->uploads_known ? json_integer(r->uploads[w]) : json_null());
+		json_object_set_new(T, win[w], o);
 	}
-	if (!(f = stage_open(r, "vars.gp")))
-		return gt_error_set(r->e, GT_EIO, -1, -1, "%s/vars.gp: %s", r->stage, strerror(errno));
-	fprintf(f, "n_releases = %zu\nrel_span = %lld\nhave_hours = %d\nhours_label = \"%s\"\n", nrel,
-	        t_last - t_first, have_hours, str(r->st, "hours_kind") ? str(r->st, "hours_kind") : "");
-	for (int s = 0; s < 2; s++) {
-		json_t *a = json_object_get(d, series[s]);
-		size_t nb = json_array_size(a);
-		long long from = 0, to = 0, w = s ? 86400 : 3600;
-		parse_iso(str(json_array_get(a, 0), "time"), &from);
-		parse_iso(str(json_array_get(a, nb ? nb - 1 : 0), "time"), &to);
-		fprintf(f, "n_%s = %zu\n%s_from = %lld\n%s_to = %lld\n%s_tics = %lld\n", s ? "day" : "hour", nb,
-		        s ? "day" : "hour", from, s ? "day" : "hour", to + w, s ? "day" : "hour",
-		        w * (long long)((nb + 7) / 8 ? (nb + 7) / 8 : 1));
+	json_object_set_new(r->st, "totals", T);
+}
+
+/* do_contribute: status "contribute": the store's URL for workers and
+ * what to run, or null when the page cannot know the URL */
+static void do_contribute(rep *r)
+{
+	const char *u = r->o->contribute;
+	if (!u && (!strncmp(r->o->store, "http://", 7) || !strncmp(r->o->store, "https://", 8) ||
+	           !strncmp(r->o->store, "s3://", 5)))
+		u = r->o->store;
+	if (!u || !*u) {
+		json_object_set_new(r->st, "contribute", json_null());
+		return;
 	}
-	fprintf(f, "rej_n = %d\nrej_width = %d\nrej_labels = \"%s\"\n", all > 0 ? cols : 0,
-	        by && !strcmp(by, "day") ? 86400 : 3600, labels);
-	fprintf(f, "n_versions = %zu\n", json_array_size(vs));
-	fclose(f);
-	int rc = run_gnuplot(r);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-		char file[64], path[4096];
-		snprintf(file, sizeof file, "%s.svg", names[i]);
-		for (char *p = file; *p; p++)
-			if (*p == '_')
-				*p = '-';
-		snprintf(path, sizeof path, "%s/%s", r->stage, file);
-		struct stat sb;
-		if (!stat(path, &sb) && sb.st_size > 0)
-			json_object_set_new(plots, names[i], json_string(file));
-	}
-	return 0;
+	json_t *c = json_object();
+	json_object_set_new(c, "store", jtext(u));
+	json_object_set_new(c, "command", json_string("gt-worker -c contribute.cfg"));
+	json_object_set_new(r->st, "contribute", c);
 }
 
 /* ---- writing ---- */
@@ -1599,11 +1159,13 @@ static void remove_stage(const char *dir)
 /* upload: every file made for the site to dest, index.html last */
 static int upload(rep *r, const char *dest)
 {
-	static const char *const order[] = { "games", ".svg", "status.json", "index.html" };
+	static const char *const order[] = { "games/", "matches/", ".svg", "viewer.js", "status.json",
+	                                     "index.html" };
 	for (size_t s = 0; s < sizeof order / sizeof *order; s++) {
-		int sub = !strcmp(order[s], "games");
+		size_t ol = strlen(order[s]);
+		int sub = order[s][ol - 1] == '/';
 		char dir[4096];
-		snprintf(dir, sizeof dir, "%s%s", r->stage, sub ? "/games" : "");
+		snprintf(dir, sizeof dir, "%s%s%.*s", r->stage, sub ? "/" : "", sub ? (int)ol - 1 : 0, order[s]);
 		DIR *d = opendir(dir);
 		if (!d)
 			continue;
@@ -1618,7 +1180,7 @@ static int upload(rep *r, const char *dest)
 				continue;
 			char path[4096 + 512], rel[300];
 			snprintf(path, sizeof path, "%s/%s", dir, nm);
-			snprintf(rel, sizeof rel, "%s%s", sub ? "games/" : "", nm);
+			snprintf(rel, sizeof rel, "%s%s", sub ? order[s] : "", nm);
 			FILE *f = fopen(path, "rb");
 			if (!f) {
 				rc = gt_error_set(r->e, GT_EIO, -1, -1, "%s: %s", path, strerror(errno));
@@ -1639,14 +1201,14 @@ static int upload(rep *r, const char *dest)
 static int do_page(rep *r)
 {
 	char *json = json_dumps(r->st, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-	int rc = write_text(r, "status.json", json, strlen(json));
+	int rc = rp_write_text(r, "status.json", json, strlen(json));
 	free(json);
 	if (rc)
 		return rc;
 	char path[4096], *t, *page;
 	size_t n, pn;
 	snprintf(path, sizeof path, "%s/report/index.html", r->o->share);
-	if ((rc = read_file(path, MAX_SMALL, &t, &n, NULL)))
+	if ((rc = rp_read_file(path, MAX_SMALL, &t, &n, NULL)))
 		return gt_error_set(r->e, rc == GT_ENOTFOUND ? GT_EINVAL : rc, -1, -1, "%s: %s", path,
 		                    gt_strerror(rc));
 	rc = gt_tmpl_render(t, n, r->st, &page, &pn, r->e);
@@ -1656,8 +1218,17 @@ static int do_page(rep *r)
 		snprintf(msg, sizeof msg, "%s", r->e->text);
 		return gt_error_set(r->e, rc, r->e->line, -1, "%s: %s", path, msg);
 	}
-	rc = write_text(r, "index.html", page, pn);
+	rc = rp_write_text(r, "index.html", page, pn);
 	free(page);
+	if (rc)
+		return rc;
+	/* the page's game viewer, a file of the site */
+	snprintf(path, sizeof path, "%s/report/viewer.js", r->o->share);
+	if ((rc = rp_read_file(path, MAX_SMALL, &t, &n, NULL)))
+		return gt_error_set(r->e, rc == GT_ENOTFOUND ? GT_EINVAL : rc, -1, -1, "%s: %s", path,
+		                    gt_strerror(rc));
+	rc = rp_write_text(r, "viewer.js", t, n);
+	free(t);
 	return rc;
 }
 
@@ -1690,9 +1261,11 @@ int gt_report_make(const gt_report_opts *o, char **where, gt_error *e)
 	char games[4200];
 	snprintf(games, sizeof games, "%s/games", stage);
 	mkdir(games, 0755);
+	snprintf(games, sizeof games, "%s/matches", stage);
+	mkdir(games, 0755);
 	r.st = json_object();
 	json_object_set_new(r.st, "format", json_integer(1));
-	json_object_set_new(r.st, "generated", iso(r.now));
+	json_object_set_new(r.st, "generated", rp_iso(r.now));
 	json_object_set_new(r.st, "store", jtext(o->store));
 	json_object_set_new(r.st, "series", json_null());
 	json_object_set_new(r.st, "trainer", json_boolean(o->trainer != NULL));
@@ -1707,8 +1280,11 @@ int gt_report_make(const gt_report_opts *o, char **where, gt_error *e)
 		do_workers(&r, contrib);
 		json_decref(contrib);
 		do_units(&r);
-		do_games(&r);
-		rc = do_plots(&r);
+		rp_do_games(&r);
+		rp_do_matches(&r);
+		do_totals(&r);
+		do_contribute(&r);
+		rc = rp_do_plots(&r);
 	}
 	if (!rc)
 		rc = do_page(&r);

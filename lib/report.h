@@ -38,6 +38,9 @@ typedef struct gt_report_opts {
 	const char *link;         /* URL of the store's models/ folder as the page should
 	                           * link it; NULL: ../models when dest is NULL, else
 	                           * the store's URL */
+	const char *contribute;   /* the store's URL as workers reach it, for the page's
+	                           * "how to contribute"; NULL: the store's URL when it
+	                           * is http(s):// or s3://, else no such section */
 	long long window;         /* the training window in rows (250000) */
 	int max_workers;          /* contributors listed, the rest summed (100) */
 	int max_games;            /* recent games shown (6) */

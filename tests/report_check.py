@@ -5,7 +5,7 @@
 #       value marked with data-j equals the one its JSON pointer names (within
 #       the rounding of its format); no digit stands outside a marked value
 #       (but in a few fixed labels); every link and image is a file under
-#       SITE (or the store beside it) or an anchor of the page; no script, no
+#       SITE (or the store beside it) or an anchor of the page; no script but the site's viewer.js, no
 #       style sheet or image from elsewhere
 #   report_check.py shot PNG     a screenshot is not blank: it has many
 #       colours, at least 3% of its pixels differ from the background, and
@@ -99,11 +99,17 @@ class Page(html.parser.HTMLParser):
         self.links = []          # (tag, attribute, value)
         self.ids = set()
         self.forbidden = []
+        self.scripts = 0
         self.title = ""
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
-        if tag in ("script", "iframe", "object", "embed") or (tag == "link" and "stylesheet" in (a.get("rel") or "")):
+        # one script: the site's own viewer.js, by its file
+        if tag == "script" and (a.get("src") != "viewer.js" or self.scripts):
+            self.forbidden.append("script other than viewer.js")
+        if tag == "script":
+            self.scripts += 1
+        if tag in ("iframe", "object", "embed") or (tag == "link" and "stylesheet" in (a.get("rel") or "")):
             self.forbidden.append(tag)
         for k, v in attrs:
             if k.startswith("on"):
@@ -361,6 +367,45 @@ def iso(t):
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
 
 
+
+def make_plain(store, trainer, now):
+    """A plain run's store beside the real release and games already there:
+    eight releases before it over a week, their 95% intervals of both
+    kinds (holding 0 and not), five workers, three generations in the
+    last week (one in the last day) and hours by generation."""
+    real = open(os.path.join(store, "models", "history.ndjson")).read()
+    ivals = [(200.0, 150.0, 260.0), (90.5, 40.0, 140.0), (35.0, -10.0, 80.0), (60.0, 12.5, 110.0),
+             (20.0, -30.0, 70.0), (45.0, 5.0, 85.0), (10.0, -25.5, 45.0), (30.0, 2.0, 58.0)]
+    with open(os.path.join(store, "models", "history.ndjson"), "w") as f:
+        for i, (e, lo, hi) in enumerate(ivals):
+            f.write(json.dumps({"time": iso(now - (8 - i) * 20 * 3600), "series": "plain",
+                                "candidate": "plain-b6c64-s%d-d%d.bin.gz" % (1000 * (i + 1), 250000 * (i + 1)),
+                                "steps": 1000 * (i + 1), "released": True,
+                                "stats": {"a": "candidate", "b": "none" if i == 0 else "plain-b6c64-s%d" % (1000 * i),
+                                          "games": 40, "wins": 24, "draws": 0, "losses": 16, "elo": e,
+                                          "elo_ci95": [lo, hi]}}) + "\n")
+        f.write(real)
+    workers = {w: {"games": 100 * (i + 1), "positions": 8000 * (i + 1), "rejected": i, "generations": 3,
+                   "last": iso(now - 600 * i)} for i, w in enumerate(["alice", "bob", "carol", "dave", "erin"])}
+    os.makedirs(os.path.join(store, "stats"), exist_ok=True)
+    json.dump({"workers": workers, "generations": ["g1", "g2", "g3"], "updated": iso(now)},
+              open(os.path.join(store, "stats", "contributions.json"), "w"))
+    for n, age in ((1, 5 * 86400), (2, 2 * 86400), (3, 3600)):
+        d = os.path.join(trainer, "gen", "%04d" % n)
+        os.makedirs(d, exist_ok=True)
+        json.dump({"records_in": 500, "records_out": 490 + n, "positions": 40000 + n, "rejected": 10 - n,
+                   "rejects_by_reason": {"move": 10 - n}}, open(os.path.join(d, "validate.json"), "w"))
+        os.utime(os.path.join(d, "validate.json"), (now - age, now - age))
+    with open(os.path.join(trainer, "generations.ndjson"), "w") as f:
+        for n in (1, 2, 3):
+            f.write(json.dumps({"generation": n, "games": 490 + n, "rows": 40000, "steps": 1000 * n,
+                                "candidate": "plain-b6c64-s%d-d%d.bin.gz" % (1000 * (n + 6), 250000 * (n + 6)),
+                                "reference": "none", "released": True}) + "\n")
+    with open(os.path.join(trainer, "hours.ndjson"), "w") as f:
+        for i in range(8):
+            f.write(json.dumps({"name": "plain-b6c64-s%d-d%d.bin.gz" % (1000 * (i + 1), 250000 * (i + 1)),
+                                "cpu_hours": 10.0 * (i + 1)}) + "\n")
+
 def make_hostile(store, trainer, now):
     latest = json.load(open(os.path.join(store, "models", "latest.json")))
     real = open(os.path.join(store, "models", "history.ndjson")).read()
@@ -458,6 +503,8 @@ def make_hostile(store, trainer, now):
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "page":
         check_page(sys.argv[2])
+    elif len(sys.argv) == 5 and sys.argv[1] == "plain":
+        make_plain(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif len(sys.argv) == 5 and sys.argv[1] == "hostile":
         make_hostile(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif len(sys.argv) == 3 and sys.argv[1] == "shot":

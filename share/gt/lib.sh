@@ -107,14 +107,14 @@ training_settings() {
 	mode=trainer store= work_dir=${HOME:-.}/.gt-trainer log= series=gt arch=b6c64 min_games=100
 	rows_per_shard=10000 window=250000 steps=1000 batch=256 train_options=
 	match_games=40 match_visits=100 match_board_size=9 elo_options= threshold=20
-	every_steps=10000 curriculum= sign_key= verify_key= report=no
+	every_steps=10000 curriculum= sign_key= verify_key= report=no public_store=
 	board_size=9 komi=7 rules=chinese unit_sign_key= unit_keys= insecure_units=no
 	units=4 inner_steps=10 codec=int8 unit_options= feed_poll=10 quorum=
 	outer_lr=1.0 outer_momentum=0.5 max_staleness=2 outer_options= release_poll=60
 	probe= probe_rows= probe_tolerance=
 	cfg_read "$1" mode store work_dir log series arch min_games rows_per_shard window steps \
 		batch train_options match_games match_visits match_board_size elo_options threshold \
-		every_steps curriculum sign_key verify_key report units inner_steps codec unit_options \
+		every_steps curriculum sign_key verify_key report public_store units inner_steps codec unit_options \
 		feed_poll quorum outer_lr outer_momentum max_staleness outer_options release_poll \
 		board_size komi rules unit_sign_key unit_keys insecure_units probe probe_rows \
 		probe_tolerance ||
