@@ -251,7 +251,7 @@ int cli_game_opt(const cli_game *g, int c, const char *arg)
 	case CLI_O_SIZE: *g->board_size = (int)cli_int("--board-size", arg, 2, GT_MAX_N); break;
 	case CLI_O_KOMI: *g->komi = cli_double("--komi", arg, -1000, 1000); break;
 	case CLI_O_RULES:
-		if (!(*g->rules = gt_rules_find(arg)))
+		if (!(*g->rules = g->territory ? gt_rules_find_play(arg) : gt_rules_find(arg)))
 			cli_usage_die("--rules: unknown ruleset '%s'", arg);
 		break;
 	case CLI_O_MAXMOVES:
