@@ -651,14 +651,14 @@ double gt_board_territory(const gt_board *b, const uint8_t *dead, float *own, ui
 	int16_t grp[GT_MAX_PTS], region[GT_MAX_PTS];
 	int mark[GT_MAX_PTS], lmark[GT_MAX_PTS];
 	int score[3] = { 0, b->captures[GT_BLACK], b->captures[GT_WHITE] }, tag = 0;
-	memcpy(col, b->color, (size_t)b->npts);
+	memcpy(col, b->color, sizeof col);
 	for (int p = 0; dead && p < b->npts; p++)
 		if (dead[p] && col[p] != GT_EMPTY) {
 			score[GT_OTHER(col[p])]++;
 			col[p] = GT_EMPTY;
 		}
-	memset(sk, 0, (size_t)b->npts);
-	memset(seen, 0, (size_t)b->npts);
+	memset(sk, 0, sizeof sk);
+	memset(seen, 0, sizeof seen);
 	for (int p = 0; p < b->npts; p++) {
 		mark[p] = lmark[p] = 0;
 		if (own)
