@@ -253,7 +253,7 @@ int cli_game_opt(const cli_game *g, int c, const char *arg)
 	case CLI_O_SIZE: *g->board_size = (int)cli_int("--board-size", arg, 2, GT_MAX_N); break;
 	case CLI_O_KOMI: *g->komi = cli_double("--komi", arg, -1000, 1000); break;
 	case CLI_O_RULES:
-		if (!(*g->rules = gt_rules_find(arg)))
+		if (!(*g->rules = g->territory ? gt_rules_find_play(arg) : gt_rules_find(arg)))
 			cli_usage_die("--rules: unknown ruleset '%s'", arg);
 		break;
 	case CLI_O_MAXMOVES:
@@ -530,7 +530,7 @@ int cli_kata_rules(cli_kata *k, const gt_rules **r)
 	const char *name = gt_katacfg_str(k->cfg, "rules");
 	if (name) {
 		gt_katacfg_where(k->cfg, "rules", w, sizeof w);
-		if ((*r = gt_rules_find(name)))
+		if ((*r = gt_rules_find_play(name)))
 			return 1;
 		int count = gt_sgfrec_rules(name, r);
 		if (count == GT_COUNT_UNKNOWN)
@@ -561,10 +561,18 @@ int cli_kata_rules(cli_kata *k, const gt_rules **r)
 	if (!*r)
 		cli_die("%s: koRule %s with multiStoneSuicideLegal %s: no ruleset of gt plays it",
 		        gt_katacfg_where(k->cfg, "koRule", w, sizeof w), ko[kr], su ? "true" : "false");
-	if (sc == 1)
-		cli_warn("%s: scoringRule TERRITORY: territory scoring is not supported: %s (area scoring) used",
-		         gt_katacfg_where(k->cfg, "scoringRule", w, sizeof w), (*r)->name);
-	if (tx)
+	if (sc == 1) {
+		/* territory: gt plays KataGo's japanese (simple ko, no suicide,
+		 * seki points for no one) */
+		const gt_rules *j = gt_rules_find_play("japanese");
+		if (kr == GT_KO_SIMPLE && !su && tx == 1)
+			*r = j;
+		else
+			cli_warn("%s: scoringRule TERRITORY with koRule %s, multiStoneSuicideLegal %s, taxRule %s: "
+			         "gt's territory rules are japanese's (SIMPLE, false, SEKI): %s (area scoring) used",
+			         gt_katacfg_where(k->cfg, "scoringRule", w, sizeof w), ko[kr], su ? "true" : "false",
+			         tax[tx], (*r)->name);
+	} else if (tx)
 		gt_katacfg_unuse(k->cfg, "taxRule");
 	if (button)
 		gt_katacfg_unuse(k->cfg, "hasButton");

@@ -155,11 +155,13 @@ typedef struct cli_game {
 	double *komi;
 	const gt_rules **rules;
 	uint64_t *seed;
+	int territory; /* 1: --rules takes territory rulesets (gt_rules_find_play) */
 } cli_game;
 
 /* cli_game_opt: if c is one of the CLI_O_ game options, its value arg
  * into g's field and 1 (a bad value is a usage error: cli_bad_value, or
- * "PROG: --rules: unknown ruleset 'NAME'", exit 2); else 0. */
+ * "PROG: --rules: unknown ruleset 'NAME'", exit 2); else 0. --rules
+ * names an area ruleset (gt_rules_find), or any with g->territory. */
 int cli_game_opt(const cli_game *g, int c, const char *arg);
 
 /* cli_search: the search settings of a --search value into p: a comma

@@ -172,7 +172,7 @@ int main(int argc, char **argv)
 	gt_match_params p;
 	gt_match_params_default(&p);
 	cli_game g = { &p.board_size, &p.max_moves, &p.visits, &p.parallel_games, &p.komi,
-	               &p.rules, &p.seed };
+	               &p.rules, &p.seed, 0 };
 	out o = { .rec = stdout, .p = &p };
 	const char *records = NULL, *backend = NULL;
 	int c, r, prec[2] = {GT_PREC_FP32, GT_PREC_FP32};

@@ -26,7 +26,7 @@ static void usage(FILE *f)
 	    "  --visits N            search visits per move, kept tree included (100)\n"
 	    "  --board-size N        initial board size, 2..19 (19)\n"
 	    "  --komi K              initial komi (7.5)\n"
-	    "  --rules NAME          chinese, tromp-taylor, ... (chinese)\n"
+	    "  --rules NAME          chinese, japanese, tromp-taylor, ... (chinese)\n"
 	    "  --seed S              seed of the random moves without --model (1)\n"
 	    "  --resign-threshold V  resign when the search's value is below -V (off)\n"
 	    "  --backend NAME        network backend: cpu, cuda, auto (cpu)\n"
@@ -104,7 +104,8 @@ int main(int argc, char **argv)
 	double komi = 7.5;
 	const gt_rules *rules = gt_rules_find("chinese");
 	uint64_t seed = 1;
-	cli_game gm = { .board_size = &size, .komi = &komi, .rules = &rules, .seed = &seed };
+	cli_game gm = { .board_size = &size, .komi = &komi, .rules = &rules, .seed = &seed,
+	                .territory = 1 };
 	gt_engine_params ep;
 	gt_engine_params_default(&ep);
 	ep.log = stderr;

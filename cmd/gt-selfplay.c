@@ -199,7 +199,7 @@ int main(int argc, char **argv)
 	gt_selfplay_params_default(&p);
 	p.seed = UINT64_MAX; /* none given */
 	cli_game g = { &p.board_size, &p.max_moves, &p.visits, &p.parallel_games, &p.komi,
-	               &p.rules, &p.seed };
+	               &p.rules, &p.seed, 0 };
 	const char *model = NULL, *why;
 	int verbose = 0, c;
 	out o = { .progress = isatty(2), .every = 1 };

@@ -405,8 +405,9 @@ static int bool_field(gt_analyzer *a, const char *id, json_t *o, const char *k, 
 	return 0;
 }
 
-/* the rules of a query: a name of lib/board or one gt-sgf maps (warned
- * when it counts differently); -1 with the error answered */
+/* the rules of a query: a name gt_sgfrec_play_rules knows (japanese and
+ * korean by territory; warned when played as another) or KataGo's JSON
+ * object (gt_sgfrec_katago_rules); -1 with the error answered */
 static int parse_rules(gt_analyzer *a, const char *id, json_t *v, const gt_rules **r)
 {
 	if (!v) {
@@ -414,26 +415,29 @@ static int parse_rules(gt_analyzer *a, const char *id, json_t *v, const gt_rules
 		return -1;
 	}
 	if (json_is_object(v)) {
-		*r = gt_rules_find("chinese");
-		warning(a, id, "rules", "rules as an object are not supported: chinese used");
-		return 0;
+		const char *why;
+		json_t *su = json_object_get(v, "suicide");
+		*r = gt_sgfrec_katago_rules(json_string_value(json_object_get(v, "scoring")),
+		                            json_string_value(json_object_get(v, "ko")),
+		                            json_string_value(json_object_get(v, "tax")),
+		                            json_is_boolean(su) ? json_is_true(su) : -1,
+		                            json_is_true(json_object_get(v, "hasButton")), &why);
+		if (!*r)
+			error(a, id, "rules", "rules not supported: %s", why);
+		return *r ? 0 : -1;
 	}
 	if (!json_is_string(v)) {
 		error(a, id, "rules", "rules must be a string");
 		return -1;
 	}
 	const char *s = json_string_value(v);
-	if ((*r = gt_rules_find(s)))
+	if ((*r = gt_rules_find_play(s)))
 		return 0;
-	int count = gt_sgfrec_rules(s, r);
-	if (count == GT_COUNT_UNKNOWN) {
-		error(a, id, "rules", "unknown rules '%.64s' (tromp-taylor, chinese, new-zealand)", s);
+	if (!(*r = gt_sgfrec_play_rules(s))) {
+		error(a, id, "rules", "unknown rules '%.64s' (tromp-taylor, chinese, japanese, new-zealand)", s);
 		return -1;
 	}
-	if (count == GT_COUNT_TERRITORY)
-		warning(a, id, "rules", "%.64s: territory scoring is not supported: %s (area scoring) used",
-		        s, (*r)->name);
-	else if (strcmp(s, (*r)->name))
+	if (strcmp(s, (*r)->name))
 		warning(a, id, "rules", "%.64s played as %s", s, (*r)->name);
 	return 0;
 }

@@ -15,10 +15,11 @@
 
 /* ---- rulesets: data, not branches ---- */
 
-static const gt_rules rules_table[GT_NRULES] = {
+static const gt_rules rules_table[GT_NRULES_ALL] = {
 	{"tromp-taylor", 0, GT_KO_POSITIONAL, 1, GT_SCORE_AREA},
 	{"chinese", 1, GT_KO_POSITIONAL, 0, GT_SCORE_AREA},
 	{"new-zealand", 2, GT_KO_SITUATIONAL, 1, GT_SCORE_AREA},
+	{"japanese", 3, GT_KO_SIMPLE, 0, GT_SCORE_TERRITORY},
 };
 
 static const struct {
@@ -26,25 +27,36 @@ static const struct {
 } rules_alias[] = {
 	{"tromp_taylor", "tromp-taylor"}, {"trompTaylor", "tromp-taylor"},
 	{"tt", "tromp-taylor"}, {"chinese-ogs", "chinese"}, {"chinese_ogs", "chinese"},
-	{"nz", "new-zealand"}, {"new_zealand", "new-zealand"},
+	{"nz", "new-zealand"}, {"new_zealand", "new-zealand"}, {"korean", "japanese"},
 };
 
-const gt_rules *gt_rules_find(const char *name)
+/* the ruleset of that name or alias among the first n of the table */
+static const gt_rules *find_in(const char *name, int n)
 {
 	if (!name)
 		return NULL;
-	for (int i = 0; i < GT_NRULES; i++)
+	for (int i = 0; i < n; i++)
 		if (strcasecmp(name, rules_table[i].name) == 0)
 			return &rules_table[i];
 	for (size_t i = 0; i < sizeof rules_alias / sizeof rules_alias[0]; i++)
 		if (strcasecmp(name, rules_alias[i].alias) == 0)
-			return gt_rules_find(rules_alias[i].name);
+			return find_in(rules_alias[i].name, n);
 	return NULL;
+}
+
+const gt_rules *gt_rules_find(const char *name)
+{
+	return find_in(name, GT_NRULES);
+}
+
+const gt_rules *gt_rules_find_play(const char *name)
+{
+	return find_in(name, GT_NRULES_ALL);
 }
 
 const gt_rules *gt_rules_get(int id)
 {
-	return id >= 0 && id < GT_NRULES ? &rules_table[id] : NULL;
+	return id >= 0 && id < GT_NRULES_ALL ? &rules_table[id] : NULL;
 }
 
 /* ---- static tables: neighbours per size, Zobrist keys ---- */
@@ -574,6 +586,138 @@ double gt_board_area(const gt_board *b, float *own)
 				own[region[i]] = owner == GT_BLACK ? 1.0f : owner == GT_WHITE ? -1.0f : 0.0f;
 	}
 	return area[GT_BLACK] - area[GT_WHITE] - b->komi;
+}
+
+/* ---- territory ---- */
+
+/* the stones of the group of col[p] (by 4-connection on col) into grp,
+ * marked in mark with tag; returns how many */
+static int group_of(const gt_board *b, const uint8_t *col, int p, int *mark, int tag,
+                    int16_t *grp)
+{
+	int k = 0, sp = 0, c = col[p];
+	grp[k++] = (int16_t)p;
+	mark[p] = tag;
+	while (sp < k) {
+		int s = grp[sp++];
+		FOR_NBR(b, s, q) {
+			if (col[q] == c && mark[q] != tag) {
+				mark[q] = tag;
+				grp[k++] = (int16_t)q;
+			}
+		}
+	}
+	return k;
+}
+
+/* the distinct liberties of the stones grp[0..k) on col, other than skip,
+ * counted up to 2 (lmark and tag keep them apart) */
+static int libs_upto2(const gt_board *b, const uint8_t *col, const int16_t *grp, int k,
+                      int skip, int *lmark, int tag)
+{
+	int nl = 0;
+	for (int i = 0; i < k && nl < 2; i++)
+		FOR_NBR(b, grp[i], q) {
+			if (col[q] == GT_EMPTY && q != skip && lmark[q] != tag) {
+				lmark[q] = tag;
+				nl++;
+			}
+		}
+	return nl;
+}
+
+/* 1 if c at the empty point p of col captures nothing and leaves its group
+ * with at most one liberty (a self-atari, or a suicide) */
+static int bad_fill(const gt_board *b, uint8_t *col, int c, int p, int *mark,
+                    int *lmark, int *tag, int16_t *grp)
+{
+	FOR_NBR(b, p, q) {
+		if (col[q] != GT_OTHER(c))
+			continue;
+		int t = ++*tag, k = group_of(b, col, q, mark, t, grp);
+		if (libs_upto2(b, col, grp, k, p, lmark, t) == 0)
+			return 0; /* captures */
+	}
+	col[p] = (uint8_t)c;
+	int t = ++*tag, k = group_of(b, col, p, mark, t, grp);
+	int nl = libs_upto2(b, col, grp, k, -1, lmark, t);
+	col[p] = GT_EMPTY;
+	return nl <= 1;
+}
+
+double gt_board_territory(const gt_board *b, const uint8_t *dead, float *own, uint8_t *seki)
+{
+	uint8_t col[GT_MAX_PTS], sk[GT_MAX_PTS], seen[GT_MAX_PTS];
+	int16_t grp[GT_MAX_PTS], region[GT_MAX_PTS];
+	int mark[GT_MAX_PTS], lmark[GT_MAX_PTS];
+	int score[3] = { 0, b->captures[GT_BLACK], b->captures[GT_WHITE] }, tag = 0;
+	memcpy(col, b->color, sizeof col);
+	for (int p = 0; dead && p < b->npts; p++)
+		if (dead[p] && col[p] != GT_EMPTY) {
+			score[GT_OTHER(col[p])]++;
+			col[p] = GT_EMPTY;
+		}
+	memset(sk, 0, sizeof sk);
+	memset(seen, 0, sizeof seen);
+	for (int p = 0; p < b->npts; p++) {
+		mark[p] = lmark[p] = 0;
+		if (own)
+			own[p] = col[p] == GT_BLACK ? 1.0f : col[p] == GT_WHITE ? -1.0f : 0.0f;
+	}
+	/* seki: a point next to both colours that neither may fill */
+	for (int p = 0; p < b->npts; p++) {
+		int reach = 0;
+		if (col[p] != GT_EMPTY)
+			continue;
+		FOR_NBR(b, p, q) {
+			reach |= col[q];
+		}
+		if (reach != (GT_BLACK | GT_WHITE) ||
+		    !bad_fill(b, col, GT_BLACK, p, mark, lmark, &tag, grp) ||
+		    !bad_fill(b, col, GT_WHITE, p, mark, lmark, &tag, grp))
+			continue;
+		FOR_NBR(b, p, q) {
+			if (col[q] == GT_EMPTY || sk[q])
+				continue;
+			int k = group_of(b, col, q, mark, ++tag, grp);
+			for (int i = 0; i < k; i++)
+				sk[grp[i]] = 1;
+		}
+	}
+	/* territory: empty regions bordered by one colour, no seki stone */
+	for (int p = 0; p < b->npts; p++) {
+		if (col[p] != GT_EMPTY || seen[p])
+			continue;
+		int nr = 0, sp = 0, reach = 0, in_seki = 0;
+		region[nr++] = (int16_t)p;
+		seen[p] = 1;
+		while (sp < nr) {
+			int s = region[sp++];
+			FOR_NBR(b, s, q) {
+				if (col[q] != GT_EMPTY) {
+					reach |= col[q];
+					in_seki |= sk[q];
+				} else if (!seen[q]) {
+					seen[q] = 1;
+					region[nr++] = (int16_t)q;
+				}
+			}
+		}
+		if ((reach != GT_BLACK && reach != GT_WHITE) || in_seki)
+			continue;
+		score[reach] += nr;
+		for (int i = 0; own && i < nr; i++)
+			own[region[i]] = reach == GT_BLACK ? 1.0f : -1.0f;
+	}
+	if (seki)
+		memcpy(seki, sk, (size_t)b->npts);
+	return score[GT_BLACK] - score[GT_WHITE] - b->komi;
+}
+
+double gt_board_score(const gt_board *b, float *own)
+{
+	return b->rules->scoring == GT_SCORE_TERRITORY ? gt_board_territory(b, NULL, own, NULL) :
+	       gt_board_area(b, own);
 }
 
 /* ---- invariant check ---- */

@@ -34,31 +34,40 @@ enum { GT_EMPTY = 0, GT_BLACK = 1, GT_WHITE = 2 };
 
 /* Ko rule of a ruleset. */
 enum { GT_KO_SIMPLE = 0, GT_KO_POSITIONAL = 1, GT_KO_SITUATIONAL = 2 };
-/* Scoring of a ruleset (only area scoring for now). */
-enum { GT_SCORE_AREA = 0 };
+/* Scoring of a ruleset: area (stones and surrounded points, Chinese,
+ * Tromp-Taylor) or territory (surrounded points and prisoners, Japanese
+ * and Korean). */
+enum { GT_SCORE_AREA = 0, GT_SCORE_TERRITORY = 1 };
 
 /* A ruleset is data: the engine's callers never branch on its name. */
 typedef struct gt_rules {
-	const char *name;       /* "tromp-taylor", "chinese", "new-zealand" */
+	const char *name;       /* "tromp-taylor", "chinese", "new-zealand", "japanese" */
 	int id;                 /* index in the table, 0..GT_NRULES-1 (a network input) */
 	int ko;                 /* GT_KO_* */
 	int multi_suicide;      /* 1: multi-stone suicide is legal (single-stone never is) */
 	int scoring;            /* GT_SCORE_* */
 } gt_rules;
-#define GT_NRULES 3
+#define GT_NRULES 3     /* the area rulesets: self-play, records, training */
+#define GT_NRULES_ALL 4 /* and the territory ruleset of play and analysis */
 
-/* gt_rules_find: the ruleset of that name (case-insensitive; "chinese-ogs"
- * is an alias of "chinese", "tromp_taylor" of "tromp-taylor"), or NULL for
- * an unknown name. Static storage. */
+/* gt_rules_find: the area ruleset of that name (case-insensitive;
+ * "chinese-ogs" is an alias of "chinese", "tromp_taylor" of
+ * "tromp-taylor"), or NULL for an unknown name or a territory ruleset
+ * (self-play and records are scored by area only). Static storage. */
 const gt_rules *gt_rules_find(const char *name);
-/* gt_rules_get: the ruleset with that id, or NULL. */
+/* gt_rules_find_play: gt_rules_find, or the territory ruleset of play and
+ * analysis: "japanese" (KataGo's japanese: simple ko, no suicide,
+ * territory scoring, seki points not counted), "korean" its alias (as in
+ * KataGo). NULL for an unknown name. Static storage. */
+const gt_rules *gt_rules_find_play(const char *name);
+/* gt_rules_get: the ruleset with that id (0..GT_NRULES_ALL-1), or NULL. */
 const gt_rules *gt_rules_get(int id);
 
 typedef struct gt_board {
 	int n;                        /* board size, 2..19 */
 	int npts;                     /* n*n */
 	const gt_rules *rules;
-	double komi;                  /* added to White's area score */
+	double komi;                  /* added to White's score */
 	int to_move;                  /* GT_BLACK or GT_WHITE */
 	int ko;                       /* point the side to move may not take back (simple ko), or -1 */
 	int passes;                   /* consecutive passes at the end of the history */
@@ -141,6 +150,27 @@ int gt_board_liberties(const gt_board *b, int pt);
  * If own is not NULL it receives n*n values from Black's view: +1 black
  * stone or black area, -1 white, 0 dame or neutral. */
 double gt_board_area(const gt_board *b, float *own);
+
+/* gt_board_territory: the territory score (Japanese counting; Black's
+ * view, komi included): Black's territory and prisoners minus White's,
+ * minus komi. dead (may be NULL: no stone dead) marks with a non-zero
+ * byte the stones judged dead; they are taken off first and counted as
+ * the opponent's prisoners, with b->captures (stones captured in play).
+ * Territory: an empty region, after that, bordered by one colour's stones
+ * only, none of them in seki. Seki (the rule of the Japanese rules, as
+ * KataGo's "tax SEKI" counts none of a seki's points): a group next to a
+ * shared liberty that neither colour may fill without putting its own
+ * stones in atari or capturing nothing by suicide; the points of the
+ * regions such a group borders are no one's. own (may be NULL) gets n*n
+ * values, Black's view: +1 black stone or territory (a dead white stone's
+ * point in it too), -1 white, 0 dame and seki points. seki (may be NULL)
+ * gets n*n bytes: 1 on the stones of groups in seki. */
+double gt_board_territory(const gt_board *b, const uint8_t *dead, float *own, uint8_t *seki);
+
+/* gt_board_score: the score of the finished position b by its rules,
+ * every stone alive: gt_board_area for area rules, gt_board_territory
+ * for territory rules (Black's view, komi included; own as theirs). */
+double gt_board_score(const gt_board *b, float *own);
 
 /* gt_board_check: recompute groups, pseudo-liberties and sums, stone counts
  * and the hash from scratch and compare with the incremental state; returns

@@ -59,10 +59,13 @@ int gt_feat_encode_sym(const gt_board *b, int k, float *planes, float *globals)
 		for (int h = 0; h < GT_FEAT_HISTORY && h < b->nmoves; h++)
 			if (b->hist_move[b->nmoves - 1 - h] == np)
 				globals[1 + h] = 1;
-		if (b->rules->id >= 0 && b->rules->id < 3)
-			globals[6 + b->rules->id] = 1;
-		globals[9] = b->rules->ko != GT_KO_SIMPLE;
-		globals[10] = b->rules->multi_suicide != 0;
+		/* gt's networks learn area rules only: a territory ruleset is
+		 * shown as chinese (its value and score are then area's) */
+		const gt_rules *r = b->rules->scoring == GT_SCORE_AREA ? b->rules : gt_rules_find("chinese");
+		if (r->id >= 0 && r->id < 3)
+			globals[6 + r->id] = 1;
+		globals[9] = r->ko != GT_KO_SIMPLE;
+		globals[10] = r->multi_suicide != 0;
 	}
 	return 0;
 }

@@ -18,6 +18,8 @@
  *    6..8 ruleset one-hot by rules->id (GT_NRULES = 3)
  *    9 rules->ko is positional or situational superko
  *   10 rules->multi_suicide
+ * A territory ruleset (japanese) is shown as chinese (6..10): gt's
+ * networks are trained by area only, so their value and score are area's.
  */
 #ifndef GT_FEAT_H
 #define GT_FEAT_H

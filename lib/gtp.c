@@ -56,6 +56,7 @@ struct gt_gtp {
 	uint64_t st_hash;
 	int st_to_move, st_n;
 	double st_komi;
+	const gt_rules *st_rules;
 	uint8_t st[GT_MAX_PTS];
 	/* time_settings and time_left (seconds) */
 	int has_settings;
@@ -369,7 +370,7 @@ static int judge(gt_gtp *g)
 {
 	const gt_board *b = &g->b;
 	if (g->st_valid && g->st_hash == b->hash && g->st_to_move == b->to_move &&
-	    g->st_n == b->n && g->st_komi == b->komi)
+	    g->st_n == b->n && g->st_komi == b->komi && g->st_rules == b->rules)
 		return 0;
 	int err;
 	if (g->status) {
@@ -387,11 +388,22 @@ static int judge(gt_gtp *g)
 			g->st[p] = GT_STATUS_NONE;
 		else if (g->st[p] == GT_STATUS_NONE)
 			g->st[p] = GT_STATUS_ALIVE;
+	if (b->rules->scoring == GT_SCORE_TERRITORY) {
+		/* the living groups in seki by the counting's rule */
+		uint8_t dead[GT_MAX_PTS], seki[GT_MAX_PTS];
+		for (int p = 0; p < b->npts; p++)
+			dead[p] = g->st[p] == GT_STATUS_DEAD;
+		gt_board_territory(b, dead, NULL, seki);
+		for (int p = 0; p < b->npts; p++)
+			if (seki[p] && g->st[p] == GT_STATUS_ALIVE)
+				g->st[p] = GT_STATUS_SEKI;
+	}
 	g->st_valid = 1;
 	g->st_hash = b->hash;
 	g->st_to_move = b->to_move;
 	g->st_n = b->n;
 	g->st_komi = b->komi;
+	g->st_rules = b->rules;
 	return 0;
 }
 
@@ -826,22 +838,23 @@ static int c_rules(gt_gtp *g, int argc, char **argv, int *quit)
 	const gt_rules *r;
 	if (argc != 1)
 		return fail(g, "syntax error");
-	if (!(r = gt_rules_find(argv[0])))
+	if (!(r = gt_rules_find_play(argv[0])))
 		return fail(g, "unknown rules");
 	g->rules = r;
 	reset(g, g->n);
 	return 0;
 }
 
-/* kgs-rules: KGS's names (japanese, chinese, aga, new_zealand) as gt-sgf
- * maps SGF rules (sgfrec.h); the game is kept, replayed under the new
- * rules (cleared when a move is no longer legal) */
+/* kgs-rules: KGS's names (japanese, chinese, aga, new_zealand) as
+ * gt_sgfrec_play_rules maps them (japanese is played by territory); the
+ * game is kept, replayed under the new rules (cleared when a move is no
+ * longer legal) */
 static int c_kgs_rules(gt_gtp *g, int argc, char **argv, int *quit)
 {
 	const gt_rules *r;
 	if (argc != 1)
 		return fail(g, "syntax error");
-	if (gt_sgfrec_rules(argv[0], &r) == GT_COUNT_UNKNOWN)
+	if (!(r = gt_sgfrec_play_rules(argv[0])))
 		return fail(g, "unknown rules");
 	set_rules(g, r);
 	return 0;
@@ -857,33 +870,35 @@ static void set_rules(gt_gtp *g, const gt_rules *r)
 		reset(g, g->n);
 }
 
-/* kata-get-rules: KataGo's JSON of the rules in play (its rules page);
- * gt scores by area without a handicap bonus, and friendlyPassOk is false
- * for Tromp-Taylor's combination (positional superko with suicide) as in
- * KataGo's table */
+/* kata-get-rules: KataGo's JSON of the rules in play (its rules page):
+ * no handicap bonus; friendlyPassOk false for Tromp-Taylor's combination
+ * (positional superko with suicide) and for territory rules, as in
+ * KataGo's table; territory rules are KataGo's japanese (tax SEKI) */
 static int c_kata_get_rules(gt_gtp *g, int argc, char **argv, int *quit)
 {
 	static const char *const ko[] = { "SIMPLE", "POSITIONAL", "SITUATIONAL" };
 	const gt_rules *r = g->rules;
-	int friendly = !(r->ko == GT_KO_POSITIONAL && r->multi_suicide);
-	putf(g, "{\"friendlyPassOk\":%s,\"hasButton\":false,\"ko\":\"%s\",\"scoring\":\"AREA\","
-	     "\"suicide\":%s,\"tax\":\"NONE\",\"whiteHandicapBonus\":\"0\"}",
-	     friendly ? "true" : "false", ko[r->ko], r->multi_suicide ? "true" : "false");
+	int terr = r->scoring == GT_SCORE_TERRITORY;
+	int friendly = !terr && !(r->ko == GT_KO_POSITIONAL && r->multi_suicide);
+	putf(g, "{\"friendlyPassOk\":%s,\"hasButton\":false,\"ko\":\"%s\",\"scoring\":\"%s\","
+	     "\"suicide\":%s,\"tax\":\"%s\",\"whiteHandicapBonus\":\"0\"}",
+	     friendly ? "true" : "false", ko[r->ko], terr ? "TERRITORY" : "AREA",
+	     r->multi_suicide ? "true" : "false", terr ? "SEKI" : "NONE");
 	return 0;
 }
 
-/* kata-set-rules RULES: a name (as kgs-rules and gt-rules: territory
- * rules are played by area) or KataGo's JSON, matched on ko and suicide
- * among gt's rulesets (scoring AREA, tax NONE, no button; the handicap
- * bonus and friendlyPassOk are not rules gt plays by) */
+/* kata-set-rules RULES: a name (as gt_sgfrec_play_rules: japanese and
+ * korean by territory) or KataGo's JSON, matched on scoring, ko and
+ * suicide among gt's rulesets (AREA with tax NONE, or TERRITORY with tax
+ * SEKI; no button; the handicap bonus and friendlyPassOk are not rules
+ * gt plays by) */
 static int c_kata_set_rules(gt_gtp *g, int argc, char **argv, int *quit)
 {
 	const gt_rules *r = NULL;
 	if (argc < 1)
 		return fail(g, "syntax error");
 	if (argv[0][0] != '{') {
-		if (argc != 1 || (!(r = gt_rules_find(argv[0])) &&
-		                  gt_sgfrec_rules(argv[0], &r) == GT_COUNT_UNKNOWN))
+		if (argc != 1 || !(r = gt_sgfrec_play_rules(argv[0])))
 			return fail(g, "unknown rules");
 		set_rules(g, r);
 		return 0;
@@ -897,25 +912,19 @@ static int c_kata_set_rules(gt_gtp *g, int argc, char **argv, int *quit)
 		strcat(strcat(text, i ? " " : ""), argv[i]);
 	json_t *o = json_loads(text, 0, NULL);
 	free(text);
-	const char *ko = json_string_value(json_object_get(o, "ko"));
-	const char *sc = json_string_value(json_object_get(o, "scoring"));
-	const char *tax = json_string_value(json_object_get(o, "tax"));
-	json_t *su = json_object_get(o, "suicide"), *bt = json_object_get(o, "hasButton");
-	const char *why = !json_is_object(o) ? "not a JSON object" :
-	                  !ko || !sc || !json_is_boolean(su) ? "ko, scoring and suicide are required" :
-	                  strcmp(sc, "AREA") ? "only AREA scoring" :
-	                  tax && strcmp(tax, "NONE") ? "only tax NONE" :
-	                  json_is_true(bt) ? "no button" : NULL;
-	int k = ko && !strcmp(ko, "SIMPLE") ? GT_KO_SIMPLE : ko && !strcmp(ko, "POSITIONAL") ?
-	        GT_KO_POSITIONAL : ko && !strcmp(ko, "SITUATIONAL") ? GT_KO_SITUATIONAL : -1;
-	for (int i = 0; !why && i < GT_NRULES; i++) {
-		const gt_rules *x = gt_rules_get(i);
-		if (x->ko == k && x->multi_suicide == json_is_true(su))
-			r = x;
-	}
+	const char *why = NULL;
+	if (!json_is_object(o))
+		why = "not a JSON object";
+	else
+		r = gt_sgfrec_katago_rules(json_string_value(json_object_get(o, "scoring")),
+		                           json_string_value(json_object_get(o, "ko")),
+		                           json_string_value(json_object_get(o, "tax")),
+		                           json_is_boolean(json_object_get(o, "suicide")) ?
+		                           json_is_true(json_object_get(o, "suicide")) : -1,
+		                           json_is_true(json_object_get(o, "hasButton")), &why);
 	json_decref(o);
-	if (why || !r) {
-		putf(g, "rules not supported: %s", why ? why : "no ruleset of gt has that ko and suicide");
+	if (!r) {
+		putf(g, "rules not supported: %s", why);
 		return -1;
 	}
 	set_rules(g, r);
@@ -962,8 +971,8 @@ static int c_loadsgf(gt_gtp *g, int argc, char **argv, int *quit)
 		gt_sgf_game_release(sg);
 		return -1;
 	}
-	const gt_rules *r = g->rules, *ru;
-	if (gt_sgfrec_rules(gt_sgf_prop_get(sg, "RU"), &ru) != GT_COUNT_UNKNOWN)
+	const gt_rules *r = g->rules, *ru = gt_sgfrec_play_rules(gt_sgf_prop_get(sg, "RU"));
+	if (ru)
 		r = ru;
 	gt_board *b = gt_xmalloc(sizeof *b);
 	gt_board_init(b, sg->size, r, sg->komi);

@@ -646,7 +646,7 @@ int gt_katafeat_encode(const gt_board *b, int ko, int max_history, gt_katafeat_w
 	if (ko < 0)
 		ko = b->rules->ko;
 	int n = b->n, N = n * n, pla = b->to_move, opp = GT_OTHER(pla);
-	int over = gt_board_over(b);
+	int over = gt_board_over(b), territory = b->rules->scoring == GT_SCORE_TERRITORY;
 	/* history: the moves 1..5 ago, while colours alternate */
 	int hist = over ? 1 : 5, included = 0;
 	if (max_history >= 0 && max_history < hist)
@@ -704,7 +704,7 @@ int gt_katafeat_encode(const gt_board *b, int ko, int max_history, gt_katafeat_w
 		gt_katafeat_ws_free(own);
 		uint8_t area[GT_MAX_PTS];
 		gt_katafeat_area(b, b->rules->multi_suicide, area);
-		for (int p = 0; p < N; p++) {
+		for (int p = 0; p < N && !territory; p++) {
 			if (area[p] == pla)
 				planes[18 * N + p] = 1;
 			else if (area[p] == opp)
@@ -712,7 +712,14 @@ int gt_katafeat_encode(const gt_board *b, int ko, int max_history, gt_katafeat_w
 		}
 	}
 	if (globals) {
-		float komi = (float)(pla == GT_WHITE ? b->komi : -b->komi);
+		/* territory: KataGo's whiteBonusScore, a point to White for each
+		 * black stone played and to Black for each white one (so that
+		 * the net's area-like count comes out as territory) */
+		double wk = b->komi;
+		for (int i = 0; territory && i < b->nmoves; i++)
+			if (b->hist_move[i] != N)
+				wk += b->hist_color[i] == GT_BLACK ? 1 : -1;
+		float komi = (float)(pla == GT_WHITE ? wk : -wk);
 		float clip = (float)N + 20.0f;
 		komi = komi > clip ? clip : komi < -clip ? -clip : komi;
 		g[5] = komi / 20.0f;
@@ -724,9 +731,12 @@ int gt_katafeat_encode(const gt_board *b, int ko, int max_history, gt_katafeat_w
 			g[7] = -0.5f;
 		}
 		g[8] = b->rules->multi_suicide ? 1.0f : 0.0f;
+		g[9] = g[10] = territory ? 1.0f : 0.0f; /* territory scoring, tax SEKI */
 		g[14] = !over && b->passes >= 1 ? 1.0f : 0.0f;
 		float floor_;
-		if (N % 2 == 0)
+		if (territory)
+			floor_ = komi; /* no komi wave before KataGo's second encore */
+		else if (N % 2 == 0)
 			floor_ = floorf(komi / 2.0f) * 2.0f;
 		else
 			floor_ = floorf((komi - 1.0f) / 2.0f) * 2.0f + 1.0f;

@@ -17,17 +17,25 @@
  *      attacker's working first moves
  *   18,19 own and opponent's area: pass-alive groups and territory
  *      (Benson), other stones, empty regions bordered by one colour only
+ *      (area rules; 0 under territory rules, as KataGo before its second
+ *      encore)
  *   20,21 second-encore stones (always 0)
  * Global inputs, GT_KATAFEAT_GLOBALS:
  *    0..4 the move 1..5 moves ago was a pass
- *    5 komi from the side to move's view / 20 (clipped to +-(n*n + 20))
+ *    5 komi from the side to move's view / 20 (clipped to +-(n*n + 20));
+ *      under territory rules with KataGo's whiteBonusScore added to
+ *      White's komi: +1 for each black stone played since the setup, -1
+ *      for each white one (moves before a game was resumed after two
+ *      passes are not in gt's history and not counted)
  *    6,7 ko rule: simple 0,0; positional 1,0.5; situational 1,-0.5
- *    8 multi-stone suicide legal       9 territory scoring (0)
- *   10,11 group tax (0)                12,13 encore phase (0)
+ *    8 multi-stone suicide legal       9 territory scoring
+ *   10 seki tax (territory rules: KataGo's japanese is TAX_SEKI), 11 (0)
+ *   12,13 encore phase (0)
  *   14 a pass now would end the game (the last move was a pass)
  *   15,16 playout doubling advantage (0)   17 button (0)
  *   18 the komi-parity wave of area scoring (a triangle wave of the komi
- *      against the board's parity, KataGo's "komi wave")
+ *      against the board's parity, KataGo's "komi wave"; 0 under
+ *      territory rules)
  * Differences from KataGo, where gt's games differ: two passes always end
  * the game (KataGo's friendly-pass suppression is not modelled) and a
  * drawn game counts half (KataGo's drawEquivalentWinsForWhite 0.5).

@@ -515,11 +515,12 @@ static int select_edge(const gt_mcts *m, int32_t cur, int c, int d)
 	}
 }
 
-/* a visit that ended in a finished position: its area ownership */
+/* a visit that ended in a finished position: its ownership by the rules
+ * (area, or territory with seki and dame points no one's) */
 static void own_terminal(gt_mcts *m, const gt_board *b, int mv)
 {
 	float own[GT_MAX_PTS];
-	gt_board_area(b, own);
+	gt_board_score(b, own);
 	own_add(m, own, GT_BLACK, mv);
 }
 
@@ -563,7 +564,7 @@ static int descend(gt_mcts *m, gt_board *b, int32_t *leaf, int16_t *root_move)
 			int32_t c = new_node(m, cur); /* room reserved by the caller */
 			e->child = c;
 			if (gt_board_over(b)) {
-				double a = gt_board_area(b, NULL);
+				double a = gt_board_score(b, NULL);
 				double sc = b->to_move == GT_BLACK ? -a : a; /* mover's view */
 				m->nodes[c].state = N_TERMINAL;
 				backup(m, c, sc > 0 ? 1 : sc < 0 ? -1 : 0, sc, 0);

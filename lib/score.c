@@ -15,8 +15,11 @@ int gt_score_board_from(gt_board *dst, const gt_board *src)
 	for (int p = 0; p < src->npts && !err; p++)
 		if (src->color[p] != GT_EMPTY)
 			err = gt_board_setup(dst, src->color[p], p);
-	if (!err)
+	if (!err) {
 		gt_board_set_to_move(dst, src->to_move);
+		dst->captures[GT_BLACK] = src->captures[GT_BLACK];
+		dst->captures[GT_WHITE] = src->captures[GT_WHITE];
+	}
 	return err;
 }
 
@@ -245,6 +248,12 @@ void gt_score_status(const gt_board *b, const float *own, const float *fallback,
 
 double gt_score_final(const gt_board *b, const uint8_t *status, float *own)
 {
+	if (b->rules->scoring == GT_SCORE_TERRITORY) {
+		uint8_t dead[GT_MAX_PTS];
+		for (int p = 0; p < b->npts; p++)
+			dead[p] = status && b->color[p] != GT_EMPTY && status[p] == GT_STATUS_DEAD;
+		return gt_board_territory(b, dead, own, NULL);
+	}
 	gt_board *c = gt_xmalloc(sizeof *c);
 	gt_board_copy(c, b);
 	for (int p = 0; status && p < b->npts; p++)

@@ -32,8 +32,9 @@
 enum { GT_STATUS_NONE = 0, GT_STATUS_ALIVE = 1, GT_STATUS_DEAD = 2, GT_STATUS_SEKI = 3 };
 
 /* gt_score_board_from: dst = a board with src's stones as its setup
- * position, src's size, rules, komi and side to move, and no moves (so no
- * ko ban, no superko history and no passes). Used where a finished game
+ * position, src's size, rules, komi, side to move and prisoners
+ * (captures), and no moves (so no ko ban, no superko history and no
+ * passes). Used where a finished game
  * goes on (GTP allows moves after two passes) and to start playouts.
  * Returns 0 or gt_board_setup's error. */
 int gt_score_board_from(gt_board *dst, const gt_board *src);
@@ -65,11 +66,13 @@ int gt_score_default_playouts(int n);
 void gt_score_status(const gt_board *b, const float *own, const float *fallback,
                      uint8_t *status);
 
-/* gt_score_final: the area score of b (Black's view, komi included) with
- * every stone marked GT_STATUS_DEAD counted as a stone of the other
- * colour (removed and its point given to the capturer; status NULL:
- * every stone alive), and own[n*n] (may be NULL) the resulting area
- * ownership (gt_board_area's). */
+/* gt_score_final: the score of b by its rules (Black's view, komi
+ * included) with the stones marked GT_STATUS_DEAD dead (status NULL:
+ * every stone alive). Area rules: a dead stone counts as a stone of the
+ * other colour (removed and its point given to the capturer), and
+ * own[n*n] (may be NULL) is the resulting area ownership
+ * (gt_board_area's). Territory rules: gt_board_territory with those dead
+ * stones (prisoners, territory, no seki point counted), own its map. */
 double gt_score_final(const gt_board *b, const uint8_t *status, float *own);
 
 #endif

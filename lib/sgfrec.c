@@ -52,6 +52,37 @@ int gt_sgfrec_rules(const char *ru, const gt_rules **rules)
 	return GT_COUNT_UNKNOWN;
 }
 
+const gt_rules *gt_sgfrec_play_rules(const char *ru)
+{
+	const gt_rules *r = gt_rules_find_play(ru);
+	if (r)
+		return r;
+	int count = gt_sgfrec_rules(ru, &r);
+	return count == GT_COUNT_UNKNOWN ? NULL :
+	       count == GT_COUNT_TERRITORY ? gt_rules_find_play("japanese") : r;
+}
+
+const gt_rules *gt_sgfrec_katago_rules(const char *sc, const char *ko, const char *tax,
+                                       int suicide, int button, const char **why)
+{
+	int terr = sc && !strcmp(sc, "TERRITORY");
+	*why = !ko || !sc || suicide < 0 ? "ko, scoring and suicide are required" :
+	       strcmp(sc, "AREA") && !terr ? "only AREA or TERRITORY scoring" :
+	       !terr && tax && strcmp(tax, "NONE") ? "only tax NONE with AREA scoring" :
+	       terr && tax && strcmp(tax, "SEKI") ? "only tax SEKI with TERRITORY scoring" :
+	       button ? "no button" : NULL;
+	int k = ko && !strcmp(ko, "SIMPLE") ? GT_KO_SIMPLE : ko && !strcmp(ko, "POSITIONAL") ?
+	        GT_KO_POSITIONAL : ko && !strcmp(ko, "SITUATIONAL") ? GT_KO_SITUATIONAL : -1;
+	for (int i = 0; !*why && i < GT_NRULES_ALL; i++) {
+		const gt_rules *x = gt_rules_get(i);
+		if (x->ko == k && x->multi_suicide == suicide && (x->scoring == GT_SCORE_TERRITORY) == terr)
+			return x;
+	}
+	if (!*why)
+		*why = "no ruleset of gt has that scoring, ko and suicide";
+	return NULL;
+}
+
 /* length of the UTF-8 character at s (at most n bytes), 0 if not valid */
 static size_t utf8_char(const unsigned char *s, size_t n)
 {

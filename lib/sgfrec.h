@@ -57,6 +57,22 @@ enum { GT_COUNT_UNKNOWN = 0, GT_COUNT_AREA = 1, GT_COUNT_TERRITORY = 2 };
  * simple ko. Returns GT_COUNT_*; *rules gets static storage. */
 int gt_sgfrec_rules(const char *ru, const gt_rules **rules);
 
+/* gt_sgfrec_play_rules: the ruleset gt-gtp and gt-analyze play a name or
+ * RU text by: gt_rules_find_play's name (territory "japanese" included),
+ * else gt_sgfrec_rules' ruleset, with "japanese" for a territory text
+ * (Japanese, JP, Korean, KR, KO); NULL when neither knows the text. */
+const gt_rules *gt_sgfrec_play_rules(const char *ru);
+
+/* gt_sgfrec_katago_rules: the ruleset of KataGo's rules as JSON fields
+ * (its rules page: scoring "AREA" or "TERRITORY", ko "SIMPLE",
+ * "POSITIONAL" or "SITUATIONAL", tax (NULL: none given), suicide 1 or 0
+ * (-1: missing), hasButton), matched on scoring, ko and suicide among
+ * gt's rulesets: AREA with tax NONE, or TERRITORY with tax SEKI, and no
+ * button (the handicap bonus and friendlyPassOk are not rules gt plays
+ * by). NULL with *why a reason when gt has none. */
+const gt_rules *gt_sgfrec_katago_rules(const char *scoring, const char *ko, const char *tax,
+                                       int suicide, int button, const char **why);
+
 /* gt_sgfrec_to_record: replay the good game g (g->err == 0) under rules
  * (NULL: from its RU by gt_sgfrec_rules; a given ruleset also makes a
  * numeric result count as area) and fill r (released first) by the rules

@@ -92,10 +92,10 @@ END
 ok $? "moveInfos: move visits winrate scoreLead scoreMean prior lcb order pv, ranked"
 
 # warnings for what gt cannot honour; the query still answered
-echo '{"id":"w","moves":[],"rules":"japanese","komi":6.5,"boardXSize":9,"boardYSize":9,"maxVisits":5,"includeOwnershipStdev":true,"includeNoResultValue":true,"priority":0,"frobnicate":1}' |
+echo '{"id":"w","moves":[],"rules":"aga","komi":6.5,"boardXSize":9,"boardYSize":9,"maxVisits":5,"includeOwnershipStdev":true,"includeNoResultValue":true,"priority":0,"frobnicate":1}' |
 	gt-analyze --model none >"$T/out" 2>&1
 ok $? "warnings are not errors: exit 0"
-is "$(grep -c '"warning"' "$T/out")" 4 "four warnings: ownership stdev, no-result value, japanese rules, an unknown field"
+is "$(grep -c '"warning"' "$T/out")" 4 "four warnings: ownership stdev, no-result value, aga played as chinese, an unknown field"
 grep -q '"field":"includeNoResultValue"' "$T/out" && grep -q '"field":"rules"' "$T/out"
 ok $? "each names its field"
 grep -q '"priority"' "$T/out"

@@ -87,7 +87,7 @@ assert (b["ko"], b["suicide"]) == ("SITUATIONAL", True), b   # new-zealand
 c = js(4)
 assert (c["ko"], c["suicide"], c["friendlyPassOk"]) == ("POSITIONAL", True, False), c  # tromp-taylor
 assert r[5].startswith("? rules not supported: no ruleset"), r[5]
-assert r[6].startswith("? rules not supported: only AREA"), r[6]
+assert r[6].startswith("? rules not supported: no ruleset"), r[6]
 assert r[7] == "= ", r[7]
 names = r[8][2:].split()
 assert {"maxVisits", "numSearchThreads", "cpuctExploration", "useLcbForSelection"} <= set(names), names

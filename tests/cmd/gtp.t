@@ -31,7 +31,7 @@ printf '%s\r\n' "1 protocol_version" "2 name" "3 version" "4 known_command genmo
 	"11 komi abc" "12 final_score" "13 play b E5" "14 play w E5" "15 play w J10" \
 	"16 play q E4" "17 play b" "18 undo" "19 undo" "20 frobnicate" \
 	"21 time_settings 10 0 0" "22 time_left b 5 0" "23 time_settings x 0 0" \
-	"24 gt-rules tromp-taylor" "25 gt-rules japanese" "26 clear_board" "27 play b A2" \
+	"24 gt-rules tromp-taylor" "25 gt-rules go-moku" "26 clear_board" "27 play b A2" \
 	"28 play b B1" "29 play w A1" "30 showboard" "31 play w pass" "32 play b pass" \
 	"33 play w C3" "34 play b C3" "	35	name" "quit" "36 name" >"$T/in"
 gt-gtp --model none --visits 4 <"$T/in" >"$T/out" 2>"$T/err"

@@ -145,10 +145,19 @@ ok $? "rules new-zealand: situational ko, suicide"
 grep -q '^= [A-G][1-7]$' "$T/out"
 ok $? "defaultBoardSize 7: a move on a 7x7 board"
 printf 'rules = japanese\n' >"$T/j.cfg"
-echo quit | gt-gtp gtp -config "$T/j.cfg" -model "$N" >/dev/null 2>"$T/err"
-is "$?:$(cat "$T/err")" \
-	"0:gt-gtp: $T/j.cfg:1: rules japanese: territory scoring is not supported: chinese (area scoring) used" \
-	"territory rules: played by area, one line naming file:line"
+printf 'kata-get-rules\nquit\n' | gt-gtp gtp -config "$T/j.cfg" -model "$N" >"$T/out" 2>"$T/err"
+is "$?:$(cat "$T/err")" "0:" "rules japanese: no warning"
+grep -q '"scoring":"TERRITORY"' "$T/out"
+ok $? "and played by territory (kata-get-rules)"
+printf 'koRule = SIMPLE\nscoringRule = TERRITORY\ntaxRule = SEKI\nmultiStoneSuicideLegal = false\n' >"$T/jk.cfg"
+printf 'kata-get-rules\nquit\n' | gt-gtp gtp -config "$T/jk.cfg" -model "$N" >"$T/out" 2>"$T/err"
+is "$?:$(cat "$T/err")" "0:" "japanese's keys one by one: no warning"
+grep -q '"scoring":"TERRITORY"' "$T/out"
+ok $? "and played by territory"
+printf 'koRule = POSITIONAL\nscoringRule = TERRITORY\ntaxRule = SEKI\nmultiStoneSuicideLegal = false\n' >"$T/jp.cfg"
+echo quit | gt-gtp gtp -config "$T/jp.cfg" -model "$N" >/dev/null 2>"$T/err"
+is "$?:$(grep -c 'scoringRule TERRITORY with koRule POSITIONAL.*(area scoring) used' "$T/err")" "0:1" \
+	"territory with a ko rule gt does not score by territory: area, one line naming why"
 echo quit | gt-gtp gtp -config "$T/j.cfg" -model "$N" -override-config "koRule=SITUATIONAL, multiStoneSuicideLegal=true" \
 	>/dev/null 2>"$T/err"
 is "$?:$(cat "$T/err")" "0:" "an override's rule keys remove the file's rules (KataGo's mutual exclusion)"

@@ -5,6 +5,7 @@
  */
 #include "board.h"
 #include "gt.h"
+#include "score.h"
 #include "tap.h"
 
 #include <signal.h>
@@ -163,6 +164,59 @@ static void test_seki(void)
 	/* integer komi: a draw */
 	gt_board_from_ascii(&b, 5, CN, 8, seki, GT_BLACK);
 	is_dbl(gt_board_area(&b, NULL), 0, 0, "komi 8 makes it a draw (score 0)");
+}
+
+/* territory counting (Japanese), by hand: the 5x5 seki above, and a game
+ * with prisoners and a dead stone */
+static void test_territory(void)
+{
+	const gt_rules *jp = gt_rules_find_play("japanese");
+	gt_board b, c;
+	float own[25];
+	uint8_t sk[25], dead[25] = {0};
+	ok(jp && jp->scoring == GT_SCORE_TERRITORY && jp->ko == GT_KO_SIMPLE && !jp->multi_suicide,
+	   "japanese: territory, simple ko, no suicide");
+	ok(gt_rules_find_play("Korean") == jp, "korean is japanese (as KataGo)");
+	ok(gt_rules_find_play("chinese") == CN, "find_play knows the area rulesets too");
+	/* the seki: A5 and E5 are eyes of groups in seki, C5 their shared
+	 * liberty; Black's 6 points of E2 and row 1 are territory: B+5.5 */
+	gt_board_from_ascii(&b, 5, jp, 0.5, seki, GT_BLACK);
+	is_dbl(gt_board_territory(&b, NULL, own, sk), 6 - 0.5, 1e-9, "seki: territory B+5.5");
+	is_dbl(gt_board_score(&b, NULL), 6 - 0.5, 1e-9, "gt_board_score counts by territory");
+	ok(own[V(&b, "A5")] == 0 && own[V(&b, "E5")] == 0 && own[V(&b, "C5")] == 0,
+	   "the seki eyes and the shared liberty are no one's");
+	ok(own[V(&b, "E2")] == 1 && own[V(&b, "A1")] == 1 && own[V(&b, "B5")] == 1 &&
+	   own[V(&b, "D5")] == -1, "Black's territory +1, the seki stones their colour's");
+	ok(sk[V(&b, "B5")] && sk[V(&b, "A4")] && sk[V(&b, "D5")] && sk[V(&b, "A3")] &&
+	   !sk[V(&b, "D3")] && !sk[V(&b, "A2")], "seki: both groups at C5, not Black's living group");
+	/* Black walls column B, White column C; White A3 captured by A2, A4;
+	 * Black D3 captured by D2, D4, E3; Black E5 left dead in White's area.
+	 * Black: A1 A3 A5 and 1 prisoner = 4; White: D1 D3 D5 E1 E2 E4 E5 and
+	 * 2 prisoners (D3, the dead E5) = 9; komi 0.5: W+5.5 */
+	static const char *const mv[] = {
+		"bB1", "wC1", "bB2", "wC2", "bB3", "wC3", "bB4", "wC4", "bB5", "wC5", "wA3", "bA2",
+		"wE3", "bA4", "wD2", "bD3", "wD4", "bE5",
+	};
+	gt_board_init(&b, 5, jp, 0.5);
+	for (size_t i = 0; i < sizeof mv / sizeof mv[0]; i++)
+		is_int(gt_board_play(&b, mv[i][0] == 'b' ? GT_BLACK : GT_WHITE, V(&b, mv[i] + 1)), 0,
+		       "%s", mv[i]);
+	ok(b.captures[GT_BLACK] == 1 && b.captures[GT_WHITE] == 1, "one prisoner each");
+	dead[V(&b, "E5")] = 1;
+	is_dbl(gt_board_territory(&b, dead, own, NULL), 4 - 9 - 0.5, 1e-9, "W+5.5 by territory");
+	ok(own[V(&b, "E5")] == -1 && own[V(&b, "D3")] == -1 && own[V(&b, "A3")] == 1 &&
+	   own[V(&b, "B3")] == 1, "the dead stone's and the captured points are territory");
+	is_dbl(gt_board_territory(&b, NULL, NULL, NULL), 4 - 5 - 0.5, 1e-9,
+	       "E5 alive: D5 and E4 are dame, no prisoner for it: W+1.5");
+	/* play after two passes rebuilds the board: the prisoners stay */
+	gt_board_play(&b, GT_WHITE, GT_PASS(5));
+	gt_board_play(&b, GT_BLACK, GT_PASS(5));
+	gt_board_copy(&c, &b);
+	is_int(gt_score_play_on(&c, GT_WHITE, V(&c, "D5")), 0, "White D5 after two passes");
+	is_int(gt_score_play_on(&c, GT_WHITE, V(&c, "E4")), 0, "and E4, capturing E5");
+	ok(c.captures[GT_BLACK] == 1 && c.captures[GT_WHITE] == 2, "the prisoners kept, E5 added");
+	is_dbl(gt_board_territory(&c, NULL, NULL, NULL), 4 - (5 + 2) - 0.5, 1e-9,
+	       "W+3.5: D1 D3 E1 E2 E5 and 2 prisoners against 4");
 }
 
 static void test_vertices(void)
@@ -465,6 +519,7 @@ int main(void)
 	test_suicide();
 	test_triple_ko();
 	test_seki();
+	test_territory();
 	test_vertices();
 	test_misc();
 	test_hash_collision();

@@ -226,7 +226,8 @@ static void test_more(void)
 	is_str(gt_gtp_board(g)->rules->name, "new-zealand", "new-zealand rules");
 	is_int(gt_gtp_board(g)->color[gt_vertex_parse(9, "C3")], GT_WHITE, "the game kept");
 	say(g, "kgs-rules japanese", "= \n\n", "kgs-rules japanese");
-	is_str(gt_gtp_board(g)->rules->name, "chinese", "chinese rules (area counting)");
+	is_str(gt_gtp_board(g)->rules->name, "japanese", "japanese rules (territory counting)");
+	say(g, "kgs-rules chinese", "= \n\n", "kgs-rules chinese");
 	say(g, "kgs-rules go-moku", "? unknown rules\n\n", "kgs-rules unknown");
 
 	/* the end of a game: dead stones and the score that agrees */
@@ -241,6 +242,12 @@ static void test_more(void)
 	say(g, "final_status_list", "? syntax error\n\n", "final_status_list without argument");
 	say(g, "final_status_list dying", "? syntax error\n\n", "final_status_list dying");
 	say(g, "final_score", "= W+16.5\n\n", "final_score W+16.5 (as GNU Go)");
+	/* Japanese counting of the same game: Black 15 points of territory
+	 * (B6's among them) and 1 prisoner (B6), White 21 (G6's) and 1 (G6),
+	 * komi 7.5: W+13.5, as GNU Go 3.8 --japanese-rules */
+	say(g, "kgs-rules japanese", "= \n\n", "kgs-rules japanese, the game kept");
+	say(g, "final_score", "= W+13.5\n\n", "final_score by territory W+13.5 (as GNU Go)");
+	say(g, "kgs-rules chinese", "= \n\n", "kgs-rules chinese");
 	/* cleanup: a pass is not taken while dead stones are left */
 	struct cb pc = { 0, 0, GT_PASS(9), 0 };
 	gt_gtp_set_genmove(g, fixed_genmove, &pc);

@@ -131,5 +131,24 @@ int main(void)
 	gt_board_play(&b, GT_BLACK, 4 * 9 + 4);  /* captures D5 (3,4) */
 	gt_katafeat_encode(&b, -1, -1, NULL, pl, g);
 	ok(PL(pl, 9, 6, 3, 4) == 1 && count(9, 6) == 1, "plane 6: the simple-ko ban point");
+	/* territory (KataGo's japanese): globals 9 and 10 set, no area planes,
+	 * no komi wave, and White's komi carries KataGo's whiteBonusScore:
+	 * +1 per black stone played, -1 per white one, passes not counted
+	 * (four black and two white stones: 6.5 + 2 = 8.5 from White's view) */
+	gt_board_init(&b, 9, gt_rules_find_play("japanese"), 6.5);
+	int jm[] = {40, 41, 10, GT_PASS(9), 20, 30, 50};
+	for (int i = 0, c = GT_BLACK; i < 7; i++, c = GT_OTHER(c))
+		gt_board_play(&b, c, jm[i]);
+	gt_katafeat_encode(&b, -1, -1, NULL, pl, g);
+	ok(b.to_move == GT_WHITE && g[5] == 8.5f / 20, "japanese, White to move: komi 6.5 + 4 - 2 (%g)",
+	   g[5] * 20);
+	ok(g[9] == 1 && g[10] == 1 && g[11] == 0 && g[18] == 0 && g[6] == 0 && g[8] == 0,
+	   "territory 1, seki tax 1, no wave, simple ko, no suicide");
+	ok(count(9, 18) == 0 && count(9, 19) == 0, "no area planes before KataGo's second encore");
+	b.rules = cn;
+	gt_katafeat_encode(&b, -1, -1, NULL, pl, g);
+	ok(g[9] == 0 && g[10] == 0 && g[5] == 6.5f / 20 && count(9, 18) == 2 && count(9, 19) == 4,
+	   "the same board by area: no bonus, the stones as area (%g %d %d)", g[5] * 20, count(9, 18),
+	   count(9, 19));
 	return done_testing();
 }
