@@ -1,5 +1,7 @@
-/* gt-model: describe network files as JSON, or write a random network. */
+/* gt-model: describe network files as JSON, write a random network, or
+ * export one as a KataGo model. */
 #include "gt.h"
+#include "kataexport.h"
 #include "katago.h"
 #include "model.h"
 
@@ -18,7 +20,8 @@ const char *prog = "gt-model";
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: %s describe FILE...\n"
-	           "       %s init ARCH [--seed S] [--series NAME] -o FILE\n", prog, prog);
+	           "       %s init ARCH [--seed S] [--series NAME] -o FILE\n"
+	           "       %s export FILE --katago OUT [--name NAME]\n", prog, prog, prog);
 }
 
 static int print_json(const char *path, json_t *j)
@@ -130,37 +133,66 @@ static int init(const char *arch, uint64_t seed, const char *series, const char 
 	return 0;
 }
 
+/* export FILE --katago OUT: a gt network as a KataGo model; returns the
+ * exit status */
+static int export(const char *in, const char *out, const char *name)
+{
+	gt_model *m = NULL;
+	gt_error e;
+	if (gt_kata_sniff(in) == 1) {
+		cli_warn("%s: already a KataGo network", in);
+		return 1;
+	}
+	if (gt_model_read(in, &m, &e) != 0) {
+		cli_warn("%s", e.text);
+		return 1;
+	}
+	int r = gt_kata_export(m, out, name, &e);
+	gt_model_free(m);
+	if (r) {
+		cli_warn("%s", e.text);
+		return r == GT_EINVAL && name ? 2 : 1;
+	}
+	return 0;
+}
+
 static const struct option opts[] = {
 	{"seed", required_argument, NULL, 's'},
 	{"series", required_argument, NULL, 'S'},
 	{"output", required_argument, NULL, 'o'},
+	{"katago", required_argument, NULL, 'k'},
+	{"name", required_argument, NULL, 'n'},
 	CLI_OPTS_END,
 };
 
 int main(int argc, char **argv)
 {
 	uint64_t seed = 1;
-	const char *series = NULL, *out = NULL;
-	int c, init_opts = 0;
+	const char *series = NULL, *out = NULL, *kout = NULL, *kname = NULL;
+	int c, init_opts = 0, export_opts = 0;
 	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': seed = cli_u64("--seed", optarg, 0, UINT64_MAX); break;
 		case 'S': series = optarg; break;
 		case 'o': out = optarg; break;
+		case 'k': kout = optarg; export_opts = 1; continue;
+		case 'n': kname = optarg; export_opts = 1; continue;
 		default: cli_opt_other(c, usage);
 		}
-		init_opts = 1; /* every option is init's */
+		init_opts = 1; /* the other options are init's */
 	}
 	const char *verb = optind < argc ? argv[optind++] : NULL;
-	if (verb && !strcmp(verb, "describe") && !init_opts && optind < argc) {
+	if (verb && !strcmp(verb, "describe") && !init_opts && !export_opts && optind < argc) {
 		int rc = 0;
 		for (; optind < argc; optind++)
 			rc |= describe(argv[optind]);
 		return cli_fshut(stdout, "stdout") ? 1 : rc;
 	}
-	if (verb && !strcmp(verb, "init") && optind + 1 == argc && out)
+	if (verb && !strcmp(verb, "init") && optind + 1 == argc && out && !export_opts)
 		return init(argv[optind], seed, series, out);
-	if (verb && strcmp(verb, "describe") && strcmp(verb, "init"))
+	if (verb && !strcmp(verb, "export") && optind + 1 == argc && kout && !init_opts)
+		return export(argv[optind], kout, kname);
+	if (verb && strcmp(verb, "describe") && strcmp(verb, "init") && strcmp(verb, "export"))
 		cli_warn("unknown command '%s'", verb);
 	usage(stderr);
 	return 2;
