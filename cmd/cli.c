@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* "PROG: message[: strerror(err)]\n" on stderr */
 static void vmsg(int err, const char *fmt, va_list ap)
@@ -402,5 +403,28 @@ void cli_search(const char *opt, const char *s, gt_mcts_params *p)
 			*(int *)where = (int)cli_int(opt, eq + 1, (long long)keys[k].lo, (long long)keys[k].hi);
 		else
 			*(double *)where = cli_double(opt, eq + 1, keys[k].lo, keys[k].hi);
+	}
+}
+
+int cli_search_threads(void)
+{
+	long k = sysconf(_SC_NPROCESSORS_ONLN);
+	return k < 1 ? 1 : k > CLI_THREADS_MAX ? CLI_THREADS_MAX : (int)k;
+}
+
+void cli_evaluators(const char *path, const char *backend, int prec, int k,
+                    struct gt_evaluator *ev, char *name, size_t size)
+{
+	gt_error e;
+	for (int t = 0; t < k; t++) {
+		if (gt_neteval_open_file(path, backend, &ev[t], t ? NULL : name, size, &e) != 0) {
+			while (t > 0)
+				gt_evaluator_close(&ev[--t]);
+			cli_die("%s", e.text);
+		}
+		if (t == 0)
+			cli_precision_set(&ev[t], name && size ? name : path, prec, 0);
+		else
+			gt_neteval_precision(&ev[t], prec, NULL);
 	}
 }

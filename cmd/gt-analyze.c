@@ -2,6 +2,7 @@
  * gt network (lib/analyze; gt-analyze(1)). */
 #include "analyze.h"
 #include "evcache.h"
+#include "evsplit.h"
 #include "gt.h"
 #include "lines.h"
 #include "neteval.h"
@@ -20,7 +21,7 @@ static void usage(FILE *f)
 	fprintf(f,
 	    "usage: gt-analyze --model FILE|none [--visits N] [--parallel N] [--report-as WHO]\n"
 	    "                  [--ownership] [--policy] [--deterministic] [--backend NAME]\n"
-	    "                  [--precision P]\n"
+	    "                  [--precision P] [--threads N]\n"
 	    "KataGo's analysis-engine protocol: JSON queries (or gt game records) on stdin,\n"
 	    "one JSON answer a searched position on stdout.\n"
 	    "  --model FILE|none  the network, or none: uniform priors, value 0\n"
@@ -30,7 +31,10 @@ static void usage(FILE *f)
 	    "  --ownership, --policy  include them in the answers to game records\n"
 	    "  --deterministic    answers that do not depend on the batch (slower on CPU)\n"
 	    "  --backend NAME     cpu, cuda or auto (cpu)\n"
-	    "  --precision P      network arithmetic: fp32, bf16, int8 (AMX CPUs) (fp32)\n");
+	    "  --precision P      network arithmetic: fp32, bf16, int8 (AMX CPUs) (fp32)\n"
+	    "  --threads N        a search's leaves in flight, the batch evaluated on N threads\n"
+	    "                     with a copy of the network each (the online CPUs, at most 8;\n"
+	    "                     1 with --model none)\n");
 }
 
 /* write the answers waiting; 0, or -1 on a write error */
@@ -46,19 +50,21 @@ static int flush_out(gt_analyzer *a)
 
 int main(int argc, char **argv)
 {
-	enum { O_MODEL = 256, O_VISITS, O_PAR, O_REPORT, O_OWN, O_POL, O_DET, O_BACKEND, O_PREC };
+	enum { O_MODEL = 256, O_VISITS, O_PAR, O_REPORT, O_OWN, O_POL, O_DET, O_BACKEND, O_PREC,
+	       O_THREADS };
 	static const struct option opts[] = {
 		{ "model", required_argument, 0, O_MODEL }, { "visits", required_argument, 0, O_VISITS },
 		{ "parallel", required_argument, 0, O_PAR }, { "report-as", required_argument, 0, O_REPORT },
 		{ "ownership", no_argument, 0, O_OWN }, { "policy", no_argument, 0, O_POL },
 		{ "deterministic", no_argument, 0, O_DET }, { "backend", required_argument, 0, O_BACKEND },
 		{ "precision", required_argument, 0, O_PREC },
+		{ "threads", required_argument, 0, O_THREADS },
 		CLI_OPTS_END,
 	};
 	gt_analyze_params p;
 	gt_analyze_params_default(&p);
 	const char *model = NULL, *backend = NULL;
-	int det = 0, c, prec = GT_PREC_FP32;
+	int det = 0, c, prec = GT_PREC_FP32, threads = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_MODEL: model = optarg; break;
@@ -75,6 +81,7 @@ int main(int argc, char **argv)
 		case O_DET: det = 1; break;
 		case O_BACKEND: backend = optarg; break;
 		case O_PREC: prec = cli_precision("--precision", optarg); break;
+		case O_THREADS: threads = (int)cli_int("--threads", optarg, 1, 1024); break;
 		default: cli_opt_other(c, usage);
 		}
 	}
@@ -82,14 +89,20 @@ int main(int argc, char **argv)
 		cli_usage_fail(usage, "unexpected argument '%s'", argv[optind]);
 	if (!model)
 		cli_usage_fail(usage, "--model is required");
-	gt_evaluator ev;
 	gt_error e;
 	char name[256];
-	if (gt_neteval_open_file(model, backend, &ev, name, sizeof name, &e) != 0)
-		cli_die("%s", e.text);
-	if (det)
-		gt_neteval_set_exact(&ev, 1);
-	cli_precision_set(&ev, name, prec, 0);
+	/* the uniform evaluator takes no time: one thread */
+	if (!threads)
+		threads = strcmp(model, "none") ? cli_search_threads() : 1;
+	gt_evaluator *evs = gt_xcalloc(threads, sizeof *evs), ev;
+	cli_evaluators(model, backend, prec, threads, evs, name, sizeof name);
+	for (int t = 0; det && t < threads; t++)
+		gt_neteval_set_exact(&evs[t], 1);
+	if (threads > 1)
+		p.search.leaves = threads; /* KataGo's numSearchThreads per search */
+	gt_evsplit_wrap(evs, threads);
+	ev = evs[0];
+	free(evs);
 	gt_evcache_wrap(&ev, (size_t)64 << 20);
 	p.model = name;
 	gt_analyzer *a = gt_analyzer_new(&p, &ev);
