@@ -33,8 +33,7 @@ static void usage(FILE *f)
 	    "  --backend NAME     cpu, cuda or auto (cpu)\n"
 	    "  --precision P      network arithmetic: fp32, bf16, int8 (AMX CPUs) (fp32)\n"
 	    "  --threads N        a search's leaves in flight, the batch evaluated on N threads\n"
-	    "                     with a copy of the network each (the online CPUs, at most 8;\n"
-	    "                     1 with --model none)\n");
+	    "                     with a copy of the network each (1)\n");
 }
 
 /* write the answers waiting; 0, or -1 on a write error */
@@ -91,9 +90,10 @@ int main(int argc, char **argv)
 		cli_usage_fail(usage, "--model is required");
 	gt_error e;
 	char name[256];
-	/* the uniform evaluator takes no time: one thread */
+	/* 1 by default: measured slower with 2 on a loaded 2-core machine
+	 * (gt-analyze(1) PERFORMANCE) */
 	if (!threads)
-		threads = strcmp(model, "none") ? cli_search_threads() : 1;
+		threads = 1;
 	gt_evaluator *evs = gt_xcalloc(threads, sizeof *evs), ev;
 	cli_evaluators(model, backend, prec, threads, evs, name, sizeof name);
 	for (int t = 0; det && t < threads; t++)
