@@ -24,6 +24,12 @@ CFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-san
 CPPFLAGS += -DGT_BOARD_CHECK
 LDFLAGS  += -fsanitize=address,undefined
 OBJDIR    = build/san
+else ifeq ($(SANITIZE),thread)
+# ThreadSanitizer (the search threads, lib/mcts.c gt_mcts_start); OpenMP
+# and OpenBLAS are not instrumented, so run it on what does not call them
+CFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
+LDFLAGS  += -fsanitize=thread
+OBJDIR    = build/tsan
 else
 OBJDIR    = build/opt
 endif
@@ -74,6 +80,8 @@ MAN7     := $(wildcard man/man7/*.7)
 
 ifeq ($(SANITIZE),1)
 BINDIR    = build/san/bin
+else ifeq ($(SANITIZE),thread)
+BINDIR    = build/tsan/bin
 else
 BINDIR    = bin
 endif

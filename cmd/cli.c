@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* "PROG: message[: strerror(err)]\n" on stderr */
 static void vmsg(int err, const char *fmt, va_list ap)
@@ -551,6 +552,14 @@ int cli_kata_rules(cli_kata *k, const gt_rules **r)
 		return 0;
 	if (kr < 0 || su < 0)
 		cli_die("koRule and multiStoneSuicideLegal are required without rules");
+	/* territory: gt plays KataGo's japanese (simple ko, no suicide, seki
+	 * points for no one) */
+	if (sc == 1 && kr == GT_KO_SIMPLE && !su && tx == 1) {
+		*r = gt_rules_find_play("japanese");
+		if (button)
+			gt_katacfg_unuse(k->cfg, "hasButton");
+		return 1;
+	}
 	/* GT_KO_SIMPLE, _POSITIONAL, _SITUATIONAL in KataGo's order */
 	*r = NULL;
 	for (int i = 0; kr < 3 && i < GT_NRULES; i++) {
@@ -562,13 +571,7 @@ int cli_kata_rules(cli_kata *k, const gt_rules **r)
 		cli_die("%s: koRule %s with multiStoneSuicideLegal %s: no ruleset of gt plays it",
 		        gt_katacfg_where(k->cfg, "koRule", w, sizeof w), ko[kr], su ? "true" : "false");
 	if (sc == 1) {
-		/* territory: gt plays KataGo's japanese (simple ko, no suicide,
-		 * seki points for no one) */
-		const gt_rules *j = gt_rules_find_play("japanese");
-		if (kr == GT_KO_SIMPLE && !su && tx == 1)
-			*r = j;
-		else
-			cli_warn("%s: scoringRule TERRITORY with koRule %s, multiStoneSuicideLegal %s, taxRule %s: "
+		cli_warn("%s: scoringRule TERRITORY with koRule %s, multiStoneSuicideLegal %s, taxRule %s: "
 			         "gt's territory rules are japanese's (SIMPLE, false, SEKI): %s (area scoring) used",
 			         gt_katacfg_where(k->cfg, "scoringRule", w, sizeof w), ko[kr], su ? "true" : "false",
 			         tax[tx], (*r)->name);
@@ -599,4 +602,27 @@ void cli_kata_done(cli_kata *k)
 	free(u);
 	gt_katacfg_free(k->cfg);
 	k->cfg = NULL;
+}
+
+int cli_search_threads(void)
+{
+	long k = sysconf(_SC_NPROCESSORS_ONLN);
+	return k < 1 ? 1 : k > CLI_THREADS_MAX ? CLI_THREADS_MAX : (int)k;
+}
+
+void cli_evaluators(const char *path, const char *backend, int prec, int k,
+                    struct gt_evaluator *ev, char *name, size_t size)
+{
+	gt_error e;
+	for (int t = 0; t < k; t++) {
+		if (gt_neteval_open_file(path, backend, &ev[t], t ? NULL : name, size, &e) != 0) {
+			while (t > 0)
+				gt_evaluator_close(&ev[--t]);
+			cli_die("%s", e.text);
+		}
+		if (t == 0)
+			cli_precision_set(&ev[t], name && size ? name : path, prec, 0);
+		else
+			gt_neteval_precision(&ev[t], prec, NULL);
+	}
 }

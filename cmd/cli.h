@@ -59,6 +59,20 @@ void cli_bad_value(const char *opt, const char *want, const char *got)
  * lo..hi, or cli_bad_value(opt, "LO..HI", s). */
 long long cli_int(const char *opt, const char *s, long long lo, long long hi);
 
+/* cli_search_threads: the default search threads of gt-gtp and
+ * gt-analyze with a network: the online CPUs, at most CLI_THREADS_MAX (each
+ * thread holds a copy of the network); 1 where they cannot be counted. */
+#define CLI_THREADS_MAX 8
+int cli_search_threads(void);
+
+/* cli_evaluators: k evaluators of the model file path (gt_neteval_open_file
+ * with backend), each asked for precision prec (cli_precision_set said
+ * once, of name when given, else of path), into ev[0..k-1]; name (size bytes, may be NULL) gets the model's
+ * name. On failure dies with the message, closing what was open. */
+struct gt_evaluator;
+void cli_evaluators(const char *path, const char *backend, int prec, int k,
+                    struct gt_evaluator *ev, char *name, size_t size);
+
 /* cli_u64: s as a decimal unsigned integer (digits only, no sign) in
  * lo..hi, for values up to 2^64-1 such as seeds; else cli_bad_value. */
 uint64_t cli_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi);

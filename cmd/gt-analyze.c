@@ -2,6 +2,7 @@
  * gt network (lib/analyze; gt-analyze(1)). */
 #include "analyze.h"
 #include "evcache.h"
+#include "evsplit.h"
 #include "gt.h"
 #include "lines.h"
 #include "neteval.h"
@@ -20,7 +21,7 @@ static void usage(FILE *f)
 	fprintf(f,
 	    "usage: gt-analyze --model FILE|none [--visits N] [--parallel N] [--report-as WHO]\n"
 	    "                  [--ownership] [--policy] [--deterministic] [--backend NAME]\n"
-	    "                  [--precision P]\n"
+	    "                  [--precision P] [--threads N]\n"
 	    "       gt-analyze analysis -config FILE -model FILE [-override-config K=V,...]\n"
 	    "                  [-analysis-threads N] [--option ...]   (KataGo's command line)\n"
 	    "KataGo's analysis-engine protocol: JSON queries (or gt game records) on stdin,\n"
@@ -32,12 +33,14 @@ static void usage(FILE *f)
 	    "  --ownership, --policy  include them in the answers to game records\n"
 	    "  --deterministic    answers that do not depend on the batch (slower on CPU)\n"
 	    "  --backend NAME     cpu, cuda or auto (cpu)\n"
-	    "  --precision P      network arithmetic: fp32, bf16, int8 (AMX CPUs) (fp32)\n");
+	    "  --precision P      network arithmetic: fp32, bf16, int8 (AMX CPUs) (fp32)\n"
+	    "  --threads N        a search's leaves in flight, the batch evaluated on N threads\n"
+	    "                     with a copy of the network each (1)\n");
 }
 
 /* KataGo's analysis keys with a meaning in gt-analyze (gt-analyze(1)
  * KATAGO COMPATIBILITY) into p, *det and *cache (bytes) */
-static void kata_config(cli_kata *k, gt_analyze_params *p, int *det, size_t *cache)
+static void kata_config(cli_kata *k, gt_analyze_params *p, int *det, size_t *cache, int *threads)
 {
 	static const char *const who[] = { "BLACK", "WHITE", "SIDETOMOVE" }; /* GT_REPORT_* */
 	long long v;
@@ -49,6 +52,9 @@ static void kata_config(cli_kata *k, gt_analyze_params *p, int *det, size_t *cac
 		p->parallel = (int)v;
 	if (k->analysis_threads)
 		p->parallel = k->analysis_threads;
+	if (cli_kata_int(k, "numSearchThreadsPerAnalysisThread", 1, 1024, &v) ||
+	    cli_kata_int(k, "numSearchThreads", 1, 1024, &v))
+		*threads = (int)v;
 	cli_kata_enum(k, "reportAnalysisWinratesAs", who, 3, &p->report);
 	/* moves after the first (KataGo's range), within what gt reports */
 	if (cli_kata_int(k, "analysisPVLen", 1, 100, &v))
@@ -74,24 +80,26 @@ static int flush_out(gt_analyzer *a)
 
 int main(int argc, char **argv)
 {
-	enum { O_MODEL = 256, O_VISITS, O_PAR, O_REPORT, O_OWN, O_POL, O_DET, O_BACKEND, O_PREC };
+	enum { O_MODEL = 256, O_VISITS, O_PAR, O_REPORT, O_OWN, O_POL, O_DET, O_BACKEND, O_PREC,
+	       O_THREADS };
 	static const struct option opts[] = {
 		{ "model", required_argument, 0, O_MODEL }, { "visits", required_argument, 0, O_VISITS },
 		{ "parallel", required_argument, 0, O_PAR }, { "report-as", required_argument, 0, O_REPORT },
 		{ "ownership", no_argument, 0, O_OWN }, { "policy", no_argument, 0, O_POL },
 		{ "deterministic", no_argument, 0, O_DET }, { "backend", required_argument, 0, O_BACKEND },
 		{ "precision", required_argument, 0, O_PREC },
+		{ "threads", required_argument, 0, O_THREADS },
 		CLI_OPTS_END,
 	};
 	gt_analyze_params p;
 	gt_analyze_params_default(&p);
 	const char *model = NULL, *backend = NULL;
-	int det = 0, c, prec = GT_PREC_FP32;
+	int det = 0, c, prec = GT_PREC_FP32, threads = 0;
 	size_t cache = (size_t)64 << 20;
 	cli_kata k;
 	if (cli_kata_args(&argc, argv, "analysis", &k)) {
 		model = k.model;
-		kata_config(&k, &p, &det, &cache);
+		kata_config(&k, &p, &det, &cache, &threads);
 		cli_kata_done(&k);
 	}
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -110,6 +118,7 @@ int main(int argc, char **argv)
 		case O_DET: det = 1; break;
 		case O_BACKEND: backend = optarg; break;
 		case O_PREC: prec = cli_precision("--precision", optarg); break;
+		case O_THREADS: threads = (int)cli_int("--threads", optarg, 1, 1024); break;
 		default: cli_opt_other(c, usage);
 		}
 	}
@@ -117,14 +126,21 @@ int main(int argc, char **argv)
 		cli_usage_fail(usage, "unexpected argument '%s'", argv[optind]);
 	if (!model)
 		cli_usage_fail(usage, "--model is required");
-	gt_evaluator ev;
 	gt_error e;
 	char name[256];
-	if (gt_neteval_open_file(model, backend, &ev, name, sizeof name, &e) != 0)
-		cli_die("%s", e.text);
-	if (det)
-		gt_neteval_set_exact(&ev, 1);
-	cli_precision_set(&ev, name, prec, 0);
+	/* 1 by default: measured slower with 2 on a loaded 2-core machine
+	 * (gt-analyze(1) PERFORMANCE) */
+	if (!threads)
+		threads = 1;
+	gt_evaluator *evs = gt_xcalloc(threads, sizeof *evs), ev;
+	cli_evaluators(model, backend, prec, threads, evs, name, sizeof name);
+	for (int t = 0; det && t < threads; t++)
+		gt_neteval_set_exact(&evs[t], 1);
+	if (threads > 1)
+		p.search.leaves = threads; /* KataGo's numSearchThreads per search */
+	gt_evsplit_wrap(evs, threads);
+	ev = evs[0];
+	free(evs);
 	gt_evcache_wrap(&ev, cache);
 	p.model = name;
 	gt_analyzer *a = gt_analyzer_new(&p, &ev);

@@ -12,6 +12,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char *prog = "gt-gtp";
 
@@ -20,7 +21,8 @@ static void usage(FILE *f)
 	fprintf(f,
 	    "usage: gt-gtp [-q] [--model FILE|none] [--visits N] [--board-size N] [--komi K]\n"
 	    "              [--rules NAME] [--seed S] [--resign-threshold V] [--backend NAME]\n"
-	    "              [--precision P] [--max-file BYTES] [--name NAME] [--version-string V]\n"
+	    "              [--precision P] [--threads N] [--max-file BYTES] [--name NAME]\n"
+	    "              [--version-string V]\n"
 	    "A Go engine speaking GTP version 2 on stdin and stdout, with live analysis.\n"
 	    "  --model FILE|none     network, or none: uniform priors (random moves if absent)\n"
 	    "  --visits N            search visits per move, kept tree included (100)\n"
@@ -31,6 +33,8 @@ static void usage(FILE *f)
 	    "  --resign-threshold V  resign when the search's value is below -V (off)\n"
 	    "  --backend NAME        network backend: cpu, cuda, auto (cpu)\n"
 	    "  --precision P         network arithmetic: fp32, bf16, int8 (AMX CPUs) (fp32)\n"
+	    "  --threads N           search threads, each with its own copy of the network\n"
+	    "                        (the online CPUs, at most 8; 1 with --model none)\n"
 	    "  --max-file BYTES      largest file loadsgf reads (suffix K, M, G; 16M)\n"
 	    "  --name NAME           what 'name' answers (gt); KataGo for Lizzie's KataGo mode\n"
 	    "  --version-string V    what 'version' answers (gt's version)\n"
@@ -42,7 +46,8 @@ static void usage(FILE *f)
 
 /* KataGo's GTP keys with a meaning in gt-gtp (gt-gtp(1) KATAGO
  * COMPATIBILITY) into ep, *size and *rules */
-static void kata_config(cli_kata *k, gt_engine_params *ep, int *size, const gt_rules **rules)
+static void kata_config(cli_kata *k, gt_engine_params *ep, int *size, const gt_rules **rules,
+                        int *threads)
 {
 	long long v;
 	double d;
@@ -53,6 +58,8 @@ static void kata_config(cli_kata *k, gt_engine_params *ep, int *size, const gt_r
 		ep->max_time = d;
 	if (cli_kata_int(k, "defaultBoardSize", 2, GT_MAX_N, &v))
 		*size = (int)v;
+	if (cli_kata_int(k, "numSearchThreads", 1, GT_ENGINE_MAX_THREADS, &v))
+		*threads = (int)v;
 	if (cli_kata_int(k, "analysisPVLen", 1, 100, &v)) /* KataGo's range, within gt's */
 		ep->pv_len = v < GT_MCTS_PV_MAX ? (int)v : GT_MCTS_PV_MAX;
 	cli_kata_rules(k, rules);
@@ -82,7 +89,7 @@ static void kata_config(cli_kata *k, gt_engine_params *ep, int *size, const gt_r
 int main(int argc, char **argv)
 {
 	enum { O_MODEL = 256, O_VISITS, O_RESIGN, O_BACKEND, O_PREC, O_MAXFILE, O_NAME, O_VERSTR,
-	       O_MAXTIME };
+	       O_MAXTIME, O_THREADS };
 	static const struct option opts[] = {
 		{ "model", required_argument, 0, O_MODEL },
 		{ "visits", required_argument, 0, O_VISITS },
@@ -92,6 +99,7 @@ int main(int argc, char **argv)
 		{ "backend", required_argument, 0, O_BACKEND },
 		{ "precision", required_argument, 0, O_PREC },
 		{ "max-file", required_argument, 0, O_MAXFILE },
+		{ "threads", required_argument, 0, O_THREADS },
 		{ "name", required_argument, 0, O_NAME },
 		{ "version-string", required_argument, 0, O_VERSTR },
 		{ "max-time", required_argument, 0, O_MAXTIME },
@@ -99,7 +107,7 @@ int main(int argc, char **argv)
 		CLI_OPTS_END,
 	};
 	const char *model = NULL, *backend = NULL, *name = "gt", *version = GT_VERSION;
-	int size = 19, c, prec = GT_PREC_FP32;
+	int size = 19, c, prec = GT_PREC_FP32, threads = 0;
 	size_t max_file = GT_GTP_MAX_FILE;
 	double komi = 7.5;
 	const gt_rules *rules = gt_rules_find("chinese");
@@ -113,7 +121,7 @@ int main(int argc, char **argv)
 	cli_kata k;
 	if (cli_kata_args(&argc, argv, "gtp", &k)) {
 		model = k.model;
-		kata_config(&k, &ep, &size, &rules);
+		kata_config(&k, &ep, &size, &rules, &threads);
 		cli_kata_done(&k);
 	}
 	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
@@ -127,6 +135,9 @@ int main(int argc, char **argv)
 		case O_NAME: name = cli_word("--name", optarg); break;
 		case O_VERSTR: version = cli_word("--version-string", optarg); break;
 		case O_MAXTIME: ep.max_time = cli_double("--max-time", optarg, 0, 1e9); break;
+		case O_THREADS:
+			threads = (int)cli_int("--threads", optarg, 1, GT_ENGINE_MAX_THREADS);
+			break;
 		case 'q': ep.log = NULL; break;
 		default:
 			if (!cli_game_opt(&gm, c, optarg))
@@ -140,19 +151,18 @@ int main(int argc, char **argv)
 	gt_gtp_seed(g, seed);
 	gt_gtp_set_max_file(g, max_file);
 	if (model) {
-		gt_evaluator ev;
-		gt_error err;
-		if (gt_neteval_open_file(model, backend, &ev, NULL, 0, &err) != 0) {
-			gt_gtp_free(g);
-			cli_die("%s", err.text);
-		}
-		if (size > gt_neteval_max_n(&ev)) {
+		/* the uniform evaluator takes no time: threads would only wait
+		 * for the tree's lock */
+		ep.threads = threads ? threads : strcmp(model, "none") ? cli_search_threads() : 1;
+		gt_evaluator *ev = gt_xcalloc(ep.threads, sizeof *ev);
+		cli_evaluators(model, backend, prec, ep.threads, ev, NULL, 0);
+		if (size > gt_neteval_max_n(&ev[0])) {
 			gt_gtp_free(g);
 			cli_die("--board-size %d: %s plays boards up to %dx%d", size, model,
-			        gt_neteval_max_n(&ev), gt_neteval_max_n(&ev));
+			        gt_neteval_max_n(&ev[0]), gt_neteval_max_n(&ev[0]));
 		}
-		cli_precision_set(&ev, model, prec, 0);
-		e = gt_engine_new(&ep, &ev);
+		e = gt_engine_new(&ep, ev);
+		free(ev);
 		gt_engine_attach(e, g);
 	}
 	int rc = gt_gtp_run(g, stdin, stdout);

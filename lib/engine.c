@@ -28,7 +28,9 @@ typedef struct an_args {
 struct gt_engine {
 	gt_engine_params p;
 	gt_mcts_params mp; /* the search's parameters (kata-set-param) */
-	gt_evaluator ev;
+	gt_evaluator *ev;  /* p.threads evaluators, one per search thread; ev[0]
+	                      also for everything outside the search */
+	int threads;       /* search threads in use (numSearchThreads), <= p.threads */
 	int network;       /* the evaluator has an ownership head */
 	gt_mcts *m;        /* the game's search (its tree is kept) */
 	int have_raw;      /* root_raw holds the raw evaluation of the search's root */
@@ -52,6 +54,7 @@ void gt_engine_params_default(gt_engine_params *p)
 	p->name = "gt-gtp";
 	gt_mcts_params_default(&p->search);
 	p->search.leaves = 1; /* as gt-elo: the same search, move for move */
+	p->threads = 1;
 }
 
 gt_engine *gt_engine_new(const gt_engine_params *p, gt_evaluator *ev)
@@ -60,9 +63,15 @@ gt_engine *gt_engine_new(const gt_engine_params *p, gt_evaluator *ev)
 	e->p = *p;
 	if (e->p.pv_len < 1)
 		e->p.pv_len = 1;
-	e->ev = *ev;
-	memset(ev, 0, sizeof *ev);
-	e->network = gt_neteval_backend(&e->ev) != NULL;
+	if (e->p.threads < 1)
+		e->p.threads = 1;
+	e->threads = e->p.threads;
+	e->ev = gt_xmalloc(e->p.threads * sizeof *e->ev);
+	for (int t = 0; t < e->p.threads; t++) {
+		e->ev[t] = ev[t];
+		memset(&ev[t], 0, sizeof ev[t]);
+	}
+	e->network = gt_neteval_backend(e->ev) != NULL;
 	e->cap = 4096;
 	e->line = gt_xmalloc(e->cap);
 	gt_mcts_params mp = p->search;
@@ -81,7 +90,9 @@ void gt_engine_free(gt_engine *e)
 		return;
 	gt_mcts_free(e->m);
 	gt_mcts_free(e->sm);
-	gt_evaluator_close(&e->ev);
+	for (int t = 0; t < e->p.threads; t++)
+		gt_evaluator_close(&e->ev[t]);
+	free(e->ev);
 	free(e->line);
 	free(e);
 }
@@ -140,7 +151,7 @@ static int step(gt_engine *e, gt_mcts *m)
 		return k;
 	int n = gt_mcts_root(m)->n;
 	e->score[0] = 0;
-	int err = e->ev.eval(e->ev.ctx, n, k, e->boards, e->logits, e->value, e->score, e->own);
+	int err = e->ev->eval(e->ev->ctx, n, k, e->boards, e->logits, e->value, e->score, e->own);
 	if (!err)
 		err = gt_mcts_apply_own(m, e->logits, e->value, e->score, e->own);
 	return err ? err : k;
@@ -154,7 +165,7 @@ static int seed_ownership(gt_engine *e)
 		return 0;
 	const gt_board *r = gt_mcts_root(e->m);
 	e->score[0] = 0;
-	int err = e->ev.eval(e->ev.ctx, r->n, 1, &r, e->logits, e->value, e->score, e->own);
+	int err = e->ev->eval(e->ev->ctx, r->n, 1, &r, e->logits, e->value, e->score, e->own);
 	if (!err)
 		gt_mcts_ownership_add(e->m, e->own);
 	return err;
@@ -258,6 +269,58 @@ static void build_line(gt_engine *e, const an_args *a)
 
 /* ---- search with reports ---- */
 
+/* the begun search of e->m on e->threads threads (gt_mcts_start) up to its
+ * visits (INT_MAX: until a command arrives) and budget seconds from t0;
+ * with io, a line every a->interval (*shown set after one). The threads
+ * run while this thread waits, reads the tree under its lock and polls
+ * the input. Returns 0 or the search's error. */
+static int search_threads(gt_engine *e, int visits, double budget, gt_gtp_io *io,
+                          const an_args *a, double t0, int *shown)
+{
+	int err = gt_mcts_start(e->m, e->ev, e->threads);
+	double next = t0 + (a ? a->interval : 0);
+	while (!err) {
+		double t = gt_now();
+		if (!io) { /* genmove: until done or out of time */
+			gt_mcts_wait(e->m, budget >= 0 ? t0 + budget - t : -1);
+			break;
+		}
+		int fin = gt_mcts_wait(e->m, 0);
+		if (visits != INT_MAX && (fin || (budget >= 0 && t - t0 >= budget)))
+			break;
+		if (t >= next) {
+			gt_mcts_lock(e->m);
+			int nv = gt_mcts_visits(e->m);
+			if (nv > 0)
+				build_line(e, a);
+			gt_mcts_unlock(e->m);
+			if (nv > 0) {
+				if (e->len && gt_gtp_io_line(io, "%s", e->line))
+					break;
+				next = t + a->interval;
+				*shown = 1;
+			}
+		}
+		/* input is polled every 5 ms while the threads run (a command
+		 * stops the search), waited for when they have ended */
+		if (gt_gtp_io_wait(io, fin ? next - t : 0)) {
+			/* as one thread, which steps once before it looks: a
+			 * command stops the search once the root has a visit */
+			gt_mcts_lock(e->m);
+			int nv = gt_mcts_visits(e->m);
+			gt_mcts_unlock(e->m);
+			if (nv > 0 || fin)
+				break;
+		}
+		if (!fin) {
+			double dt = next - gt_now();
+			gt_mcts_wait(e->m, dt < 0.005 ? (dt > 0 ? dt : 0) : 0.005);
+		}
+	}
+	int r = gt_mcts_stop(e->m);
+	return err ? err : r;
+}
+
 /* search from b for color up to `visits` root visits (INT_MAX: until
  * stopped) and budget seconds (-1: no limit); with io, report every
  * a->interval and stop when a command arrives. Returns 0 or an error. */
@@ -278,14 +341,16 @@ static int search(gt_engine *e, const gt_board *b, int color, int visits, double
 	e->have_raw = 0;
 	if (!err && a && a->root_info) {
 		float lg[GT_MAX_PTS + 1], ow[GT_MAX_PTS];
-		err = gt_evaluator_raw(&e->ev, gt_mcts_root(e->m), lg, ow, &e->root_raw);
+		err = gt_evaluator_raw(e->ev, gt_mcts_root(e->m), lg, ow, &e->root_raw);
 		e->have_raw = !err;
 	}
 	if (!err)
 		err = gt_mcts_begin(e->m, visits, 0, NULL);
 	double t0 = gt_now(), next = t0 + (a ? a->interval : 0);
 	int shown = 0;
-	while (!err) {
+	if (!err && e->threads > 1)
+		err = search_threads(e, visits, budget, io, a, t0, &shown);
+	while (!err && e->threads <= 1) {
 		int done = gt_mcts_done(e->m);
 		if (!done) {
 			int r = step(e, e->m);
@@ -592,7 +657,7 @@ static int raw_nn(gt_engine *e, const gt_board *b, int ks, char *out, size_t siz
 	gt_eval_raw r;
 	int err = sym_board(t, b, gs);
 	if (!err)
-		err = gt_evaluator_raw(&e->ev, t, lg, ow, &r);
+		err = gt_evaluator_raw(e->ev, t, lg, ow, &r);
 	/* softmax over the legal moves of the turned board */
 	double pr[GT_MAX_PTS + 1], mx = -INFINITY, sum = 0;
 	for (int p = 0; !err && p <= np; p++) {
@@ -685,7 +750,7 @@ static const struct param {
 	double lo, hi;
 } params[] = {
 	{ "maxVisits", P_INT, 1, 1e9 },
-	{ "numSearchThreads", P_INT, 1, 1 },
+	{ "numSearchThreads", P_INT, 1, GT_ENGINE_MAX_THREADS },
 	{ "cpuctExploration", P_DBL, 0, 100 },
 	{ "cpuctExplorationLog", P_DBL, 0, 100 },
 	{ "cpuctExplorationBase", P_DBL, 1, 1e9 },
@@ -708,8 +773,7 @@ static double *param_dbl(gt_engine *e, int i)
 
 static int *param_int(gt_engine *e, int i)
 {
-	static int one = 1;
-	int *d[] = { &e->p.visits, &one, NULL, NULL, NULL, NULL, NULL, &e->mp.lcb_select, NULL,
+	int *d[] = { &e->p.visits, &e->threads, NULL, NULL, NULL, NULL, NULL, &e->mp.lcb_select, NULL,
 	             &e->p.pv_len };
 	return d[i];
 }
@@ -755,6 +819,11 @@ static int c_set_param(void *user, gt_gtp *g, int argc, char **argv, char *out, 
 	if (q->type == P_BOOL) {
 		bad = strcmp(argv[1], "true") && strcmp(argv[1], "false");
 		x = argv[1][0] == 't';
+	}
+	if (!bad && q->type == P_INT && param_int(e, i) == &e->threads && x > e->p.threads) {
+		snprintf(out, size, "numSearchThreads: %.64s is more than the %d evaluators opened"
+		         " (gt-gtp --threads)", argv[1], e->p.threads);
+		return -1;
 	}
 	if (bad) {
 		snprintf(out, size, "%s: %.64s is not %s in %g..%g", q->name, argv[1],
@@ -803,7 +872,11 @@ static int status(void *user, const gt_board *b, uint8_t *st)
 	free(c);
 	if (!err)
 		err = gt_mcts_begin(e->sm, e->p.visits > 100 ? e->p.visits : 100, 0, NULL);
-	for (int r = 1; !err && r > 0;)
+	if (!err && e->threads > 1 && !(err = gt_mcts_start(e->sm, e->ev, e->threads))) {
+		gt_mcts_wait(e->sm, -1);
+		err = gt_mcts_stop(e->sm);
+	}
+	for (int r = 1; !err && r > 0 && e->threads <= 1;)
 		err = (r = step(e, e->sm)) < 0 ? r : 0;
 	if (!err) {
 		gt_mcts_ownership(e->sm, so);
@@ -827,7 +900,7 @@ int gt_engine_attach(gt_engine *e, gt_gtp *g)
 	};
 	gt_gtp_set_genmove(g, genmove, e);
 	gt_gtp_set_status(g, status, e);
-	gt_gtp_set_max_size(g, gt_neteval_max_n(&e->ev));
+	gt_gtp_set_max_size(g, gt_neteval_max_n(e->ev));
 	int err = 0;
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0] && !err; i++)
 		err = gt_gtp_register_stream(g, cmds[i].name, cmds[i].fn, e);

@@ -50,15 +50,22 @@ typedef struct gt_engine_params {
 	gt_mcts_params search; /* the search's settings: gt_mcts_params_default
 	                          with leaves 1 (the status search takes them too,
 	                          with pass_from INT_MAX) */
+	int threads;       /* search threads, each with its own evaluator (mcts.h
+	                      gt_mcts_start): 1 (the search of one thread exactly) */
 } gt_engine_params;
+
+#define GT_ENGINE_MAX_THREADS 1024 /* most search threads */
 
 /* gt_engine_params_default: the defaults above. */
 void gt_engine_params_default(gt_engine_params *p);
 
 typedef struct gt_engine gt_engine;
 
-/* gt_engine_new: an engine searching with ev (taken: closed by
- * gt_engine_free) under p (copied; log and name borrowed). */
+/* gt_engine_new: an engine searching with ev[0..p->threads-1] (taken:
+ * closed by gt_engine_free; ev[t] for search thread t, ev[0] also for the
+ * raw outputs and everything outside the search) under p (copied; log and
+ * name borrowed). kata-set-param numSearchThreads chooses 1 to p->threads
+ * of them. */
 gt_engine *gt_engine_new(const gt_engine_params *p, gt_evaluator *ev);
 void gt_engine_free(gt_engine *e);
 

@@ -3,9 +3,12 @@
 #include "mcts.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { N_NEW = 0, N_PENDING, N_EXPANDED, N_TERMINAL };
 
@@ -31,6 +34,18 @@ typedef struct edge {
 	int16_t move;
 } edge;
 
+/* Leaves in flight between a collect and its apply: the step functions'
+ * (gt_mcts.ls) or one search thread's. */
+typedef struct leafset {
+	int n;                    /* leaves collected */
+	unsigned gen;             /* the tree's generation at the collect */
+	int32_t *node;
+	int16_t *move;            /* the root move a leaf's path went through; -1: the root */
+	gt_board *board;
+} leafset;
+
+struct worker;
+
 struct gt_mcts {
 	gt_mcts_params p;
 	gt_board root_board;
@@ -42,11 +57,19 @@ struct gt_mcts {
 	int active, target, noise, full, noised;
 	gt_rng *rng;
 	float clean[GT_MAX_PTS + 1];  /* root priors before noise */
-	/* leaves in flight between collect and apply */
-	int nleaves;
-	int32_t *leaf_node;
-	int16_t *leaf_move;       /* the root move a leaf's path went through; -1: the root */
-	gt_board *leaf_board;
+	/* leaves in flight between collect and apply: the step functions'
+	 * own, and the count over every leaf set (the search threads' too) */
+	leafset ls;
+	int inflight;
+	unsigned gen;             /* bumped when the tree is dropped or renumbered:
+	                             leaves collected before are stale */
+	/* search threads (gt_mcts_start): mu guards the tree while they run,
+	 * cv signals applied leaves, ended signals ended threads */
+	pthread_mutex_t mu;
+	pthread_cond_t cv, ended;
+	struct worker *wk;
+	int nwk, running, werr;
+	atomic_int stop;
 	gt_mcts_stats st;
 	/* ownership averaged over the evaluations since the root was set
 	 * (gt_mcts_track_ownership): sums from Black's view */
@@ -125,6 +148,19 @@ void gt_mcts_params_default(gt_mcts_params *p)
 	                       .lcb_min_visits = 0.15 };
 }
 
+static void leafset_init(leafset *ls, int cap)
+{
+	ls->n = 0;
+	ls->node = gt_xmalloc(cap * sizeof *ls->node);
+	ls->move = gt_xmalloc(cap * sizeof *ls->move);
+	ls->board = gt_xmalloc(cap * sizeof *ls->board);
+}
+
+static void leafset_free(leafset *ls)
+{
+	gt_free_all(ls->node, ls->move, ls->board);
+}
+
 gt_mcts *gt_mcts_new(const gt_mcts_params *p)
 {
 	gt_mcts *m = gt_xcalloc(1, sizeof *m);
@@ -134,9 +170,10 @@ gt_mcts *gt_mcts_new(const gt_mcts_params *p)
 		gt_mcts_params_default(&m->p);
 	if (m->p.leaves < 1)
 		m->p.leaves = 1;
-	m->leaf_node = gt_xmalloc(m->p.leaves * sizeof *m->leaf_node);
-	m->leaf_move = gt_xmalloc(m->p.leaves * sizeof *m->leaf_move);
-	m->leaf_board = gt_xmalloc(m->p.leaves * sizeof *m->leaf_board);
+	leafset_init(&m->ls, m->p.leaves);
+	pthread_mutex_init(&m->mu, NULL);
+	pthread_cond_init(&m->cv, NULL);
+	pthread_cond_init(&m->ended, NULL);
 	return m;
 }
 
@@ -144,8 +181,12 @@ void gt_mcts_free(gt_mcts *m)
 {
 	if (!m)
 		return;
-	gt_free_all(m->nodes, m->nodes2, m->edges, m->edges2, m->leaf_node, m->leaf_move,
-	            m->leaf_board, m->own_mv, m->own_mv_n, m);
+	gt_mcts_stop(m);
+	pthread_mutex_destroy(&m->mu);
+	pthread_cond_destroy(&m->cv);
+	pthread_cond_destroy(&m->ended);
+	leafset_free(&m->ls);
+	gt_free_all(m->nodes, m->nodes2, m->edges, m->edges2, m->own_mv, m->own_mv_n, m);
 }
 
 static size_t pool_bytes(size_t capn, size_t cape)
@@ -241,7 +282,8 @@ static void clear_tree(gt_mcts *m)
 	}
 	new_node(m, -1);
 	m->active = m->full = m->noised = 0;
-	m->nleaves = 0;
+	m->ls.n = m->inflight = 0;
+	m->gen++;
 	m->rng = NULL;
 	m->root_eval = 0;
 	own_reset(m);
@@ -351,7 +393,8 @@ int gt_mcts_advance(gt_mcts *m, int move)
 	    m->nodes[child].state != N_NEW) {
 		keep_subtree(m, child);
 		m->active = m->full = m->noised = 0;
-		m->nleaves = 0;
+		m->ls.n = m->inflight = 0;
+		m->gen++;
 		m->rng = NULL;
 		m->root_eval = 0;
 		own_reset(m); /* the kept subtree's evaluations are not in the sums */
@@ -391,9 +434,9 @@ static void remove_noise(gt_mcts *m)
 
 int gt_mcts_begin(gt_mcts *m, int visits, int noise, gt_rng *rng)
 {
-	if (!m->have_root || visits < 1)
+	if (!m->have_root || visits < 1 || m->nwk)
 		return GT_EINVAL;
-	if (m->nleaves)
+	if (m->inflight)
 		clear_tree(m); /* an abandoned round: its virtual losses are stale */
 	remove_noise(m);
 	m->target = visits;
@@ -582,42 +625,53 @@ int gt_mcts_done(const gt_mcts *m)
 {
 	if (!m->have_root || !m->active || gt_board_over(&m->root_board))
 		return 1;
-	return m->nleaves == 0 && (m->nodes[0].n >= m->target || m->full);
+	return m->inflight == 0 && (m->nodes[0].n >= m->target || m->full);
 }
 
-int gt_mcts_collect(gt_mcts *m, int max_leaves, const gt_board **boards)
+/* collect: up to max_leaves leaves into ls (empty), counted in flight */
+static int collect(gt_mcts *m, leafset *ls, int max_leaves)
 {
-	if (m->nleaves)
-		return GT_EINVAL; /* the last collect was not applied */
 	if (gt_mcts_done(m))
 		return 0;
 	if (max_leaves <= 0 || max_leaves > m->p.leaves)
 		max_leaves = m->p.leaves;
 	size_t per_leaf = (size_t)m->root_board.npts + 1;
 	int collisions = 0;
-	while (m->nleaves < max_leaves && m->nodes[0].n + m->nleaves < m->target) {
-		if (reserve(m, 1, (m->nleaves + 1) * per_leaf) < 0) {
+	ls->gen = m->gen;
+	while (ls->n < max_leaves && m->nodes[0].n + m->inflight < m->target) {
+		/* room for the edges of every leaf in flight, other sets' too */
+		if (reserve(m, 1, (m->inflight + 1) * per_leaf) < 0) {
 			m->full = 1;
 			break;
 		}
 		int32_t leaf = -1;
-		int r = descend(m, &m->leaf_board[m->nleaves], &leaf, &m->leaf_move[m->nleaves]);
+		int r = descend(m, &ls->board[ls->n], &leaf, &ls->move[ls->n]);
 		if (r < 0) {
+			ls->n = 0;
 			gt_mcts_set_root(m, &m->root_board);
 			return r;
 		}
 		if (r == 1) {
-			m->leaf_node[m->nleaves++] = leaf;
+			ls->node[ls->n++] = leaf;
+			m->inflight++;
 			if (leaf == 0)
 				break; /* the root itself: nothing else to find */
 		} else if (r == 2 && ++collisions >= max_leaves) {
 			break;
 		}
 	}
-	for (int i = 0; i < m->nleaves; i++)
-		boards[i] = &m->leaf_board[i];
-	m->st.evals += m->nleaves;
-	return m->nleaves;
+	m->st.evals += ls->n;
+	return ls->n;
+}
+
+int gt_mcts_collect(gt_mcts *m, int max_leaves, const gt_board **boards)
+{
+	if (m->ls.n)
+		return GT_EINVAL; /* the last collect was not applied */
+	int k = collect(m, &m->ls, max_leaves);
+	for (int i = 0; i < k; i++)
+		boards[i] = &m->ls.board[i];
+	return k;
 }
 
 /* expand: the edges of leaf c at position b from the evaluator's logits:
@@ -661,20 +715,26 @@ int gt_mcts_apply(gt_mcts *m, const float *logits, const float *value, const flo
 	return gt_mcts_apply_own(m, logits, value, score, NULL);
 }
 
-int gt_mcts_apply_own(gt_mcts *m, const float *logits, const float *value, const float *score,
-                      const float *own)
+/* apply: the evaluations of ls's leaves; a set collected before the tree
+ * was dropped is discarded */
+static int apply(gt_mcts *m, leafset *ls, const float *logits, const float *value,
+                 const float *score, const float *own)
 {
+	if (ls->gen != m->gen) {
+		ls->n = 0;
+		return 0;
+	}
 	size_t stride = (size_t)m->root_board.npts + 1;
 	int err = 0;
-	for (int i = 0; i < m->nleaves && !err; i++) {
+	for (int i = 0; i < ls->n && !err; i++) {
 		double v = value[i], sc = score ? score[i] : 0;
 		if (isnan(v) || isnan(sc)) {
 			err = GT_EINVAL;
 			break;
 		}
 		v = v > 1 ? 1 : v < -1 ? -1 : v;
-		int32_t c = m->leaf_node[i];
-		err = expand(m, c, &m->leaf_board[i], logits + i * stride);
+		int32_t c = ls->node[i];
+		err = expand(m, c, &ls->board[i], logits + i * stride);
 		if (err)
 			break;
 		if (c == 0) {
@@ -691,15 +751,22 @@ int gt_mcts_apply_own(gt_mcts *m, const float *logits, const float *value, const
 				if (isnan(o[k]))
 					err = GT_EINVAL;
 			if (!err)
-				own_add(m, o, m->leaf_board[i].to_move, m->leaf_move[i]);
+				own_add(m, o, ls->board[i].to_move, ls->move[i]);
 		}
 	}
-	m->nleaves = 0;
+	m->inflight -= ls->n;
+	ls->n = 0;
 	if (err) {
 		gt_mcts_set_root(m, &m->root_board);
 		return err;
 	}
 	return 0;
+}
+
+int gt_mcts_apply_own(gt_mcts *m, const float *logits, const float *value, const float *score,
+                      const float *own)
+{
+	return apply(m, &m->ls, logits, value, score, own);
 }
 
 int gt_mcts_run_many(gt_mcts *const *ms, int k, const gt_evaluator *ev)
@@ -751,6 +818,195 @@ int gt_mcts_search(gt_mcts *m, const gt_evaluator *ev, int visits, int noise, gt
 	if (err)
 		return err;
 	return gt_mcts_run_many(&m, 1, ev);
+}
+
+/* ---- search threads ---- */
+
+/* One search thread: its evaluator, leaves and the evaluator's outputs. */
+typedef struct worker {
+	gt_mcts *m;
+	const gt_evaluator *ev;
+	pthread_t th;
+	leafset ls;
+	const gt_board **boards;
+	float *logits, *value, *score, *own;
+} worker;
+
+/* a search thread: collect under the lock, evaluate outside it, apply
+ * under it, until the search is done, stopped or failed */
+static void *worker_main(void *arg)
+{
+	worker *w = arg;
+	gt_mcts *m = w->m;
+	int n = m->root_board.n;
+	pthread_mutex_lock(&m->mu);
+	while (!atomic_load(&m->stop) && !m->werr) {
+		int k = collect(m, &w->ls, 0);
+		if (k < 0) {
+			m->werr = k;
+			break;
+		}
+		if (k == 0) {
+			if (gt_mcts_done(m))
+				break;
+			/* every path met a leaf in flight, or the target is in
+			 * flight: wait for another thread's apply */
+			pthread_cond_wait(&m->cv, &m->mu);
+			continue;
+		}
+		float *own = m->own_on ? w->own : NULL;
+		pthread_mutex_unlock(&m->mu);
+		for (int i = 0; i < k; i++) {
+			w->boards[i] = &w->ls.board[i];
+			w->score[i] = 0;
+		}
+		int err = w->ev->eval(w->ev->ctx, n, k, w->boards, w->logits, w->value, w->score, own);
+		pthread_mutex_lock(&m->mu);
+		if (!err)
+			err = apply(m, &w->ls, w->logits, w->value, w->score, own);
+		else if (w->ls.gen == m->gen)
+			gt_mcts_set_root(m, &m->root_board); /* virtual losses left behind */
+		w->ls.n = 0;
+		if (err && !m->werr)
+			m->werr = err;
+		pthread_cond_broadcast(&m->cv);
+	}
+	m->running--;
+	pthread_cond_broadcast(&m->cv);
+	pthread_cond_broadcast(&m->ended);
+	pthread_mutex_unlock(&m->mu);
+	return NULL;
+}
+
+int gt_mcts_start(gt_mcts *m, const gt_evaluator *evs, int threads)
+{
+	if (m->nwk || threads < 1 || !m->have_root || !m->active)
+		return GT_EINVAL;
+	if (m->inflight)
+		return GT_EINVAL; /* leaves of gt_mcts_collect not applied */
+	int n = m->root_board.n, np = n * n, lv = m->p.leaves;
+	m->wk = gt_xcalloc(threads, sizeof *m->wk);
+	atomic_store(&m->stop, 0);
+	m->werr = 0;
+	pthread_mutex_lock(&m->mu);
+	for (int t = 0; t < threads; t++) {
+		worker *w = &m->wk[t];
+		w->m = m;
+		w->ev = &evs[t];
+		leafset_init(&w->ls, lv);
+		w->boards = gt_xmalloc(lv * sizeof *w->boards);
+		w->logits = gt_xmalloc((size_t)lv * (np + 1) * sizeof *w->logits);
+		w->value = gt_xmalloc(lv * sizeof *w->value);
+		w->score = gt_xmalloc(lv * sizeof *w->score);
+		w->own = gt_xmalloc((size_t)lv * np * sizeof *w->own);
+		if (pthread_create(&w->th, NULL, worker_main, w) != 0) {
+			leafset_free(&w->ls);
+			gt_free_all(w->boards, w->logits, w->value, w->score, w->own);
+			if (t == 0) {
+				pthread_mutex_unlock(&m->mu);
+				free(m->wk);
+				m->wk = NULL;
+				return GT_ENOMEM;
+			}
+			break; /* search with the threads there are */
+		}
+		m->nwk++;
+		m->running++;
+	}
+	pthread_mutex_unlock(&m->mu);
+	return 0;
+}
+
+int gt_mcts_wait(gt_mcts *m, double seconds)
+{
+	pthread_mutex_lock(&m->mu);
+	if (seconds < 0) {
+		while (m->running > 0)
+			pthread_cond_wait(&m->ended, &m->mu);
+	} else if (m->running > 0 && seconds > 0) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		double end = ts.tv_sec + ts.tv_nsec * 1e-9 + seconds;
+		ts.tv_sec = (time_t)end;
+		ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
+		if (ts.tv_nsec >= 1000000000L)
+			ts.tv_nsec = 999999999L;
+		while (m->running > 0 && pthread_cond_timedwait(&m->ended, &m->mu, &ts) == 0)
+			;
+	}
+	int done = m->running == 0;
+	pthread_mutex_unlock(&m->mu);
+	return done;
+}
+
+int gt_mcts_stop(gt_mcts *m)
+{
+	if (!m->nwk)
+		return 0;
+	atomic_store(&m->stop, 1);
+	pthread_mutex_lock(&m->mu);
+	pthread_cond_broadcast(&m->cv);
+	pthread_mutex_unlock(&m->mu);
+	for (int t = 0; t < m->nwk; t++) {
+		worker *w = &m->wk[t];
+		pthread_join(w->th, NULL);
+		leafset_free(&w->ls);
+		gt_free_all(w->boards, w->logits, w->value, w->score, w->own);
+	}
+	free(m->wk);
+	m->wk = NULL;
+	m->nwk = 0;
+	return m->werr;
+}
+
+void gt_mcts_lock(gt_mcts *m)
+{
+	pthread_mutex_lock(&m->mu);
+}
+
+void gt_mcts_unlock(gt_mcts *m)
+{
+	pthread_mutex_unlock(&m->mu);
+}
+
+int gt_mcts_search_threads(gt_mcts *m, const gt_evaluator *evs, int threads, int visits,
+                           int noise, gt_rng *rng)
+{
+	if (threads <= 1)
+		return gt_mcts_search(m, evs, visits, noise, rng);
+	int err = gt_mcts_begin(m, visits, noise, rng);
+	if (!err)
+		err = gt_mcts_start(m, evs, threads);
+	if (err)
+		return err;
+	gt_mcts_wait(m, -1);
+	return gt_mcts_stop(m);
+}
+
+/* gt_mcts_check: the tree's counts (mcts.h) */
+int gt_mcts_check(const gt_mcts *m)
+{
+	if (m->inflight)
+		return GT_EINVAL;
+	for (size_t c = 0; c < m->nnodes; c++) {
+		const node *nd = &m->nodes[c];
+		if (nd->vl != 0 || nd->state == N_PENDING)
+			return GT_EINVAL;
+		if (nd->state != N_EXPANDED)
+			continue;
+		long sum = 0;
+		for (int i = 0; i < nd->nedge; i++) {
+			int32_t ch = m->edges[nd->edge + i].child;
+			if (ch >= 0) {
+				if ((size_t)ch >= m->nnodes || m->nodes[ch].parent != (int32_t)c)
+					return GT_EINVAL;
+				sum += m->nodes[ch].n;
+			}
+		}
+		if (sum + 1 != nd->n)
+			return GT_EINVAL;
+	}
+	return 0;
 }
 
 /* ---- results ---- */

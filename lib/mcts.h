@@ -34,8 +34,16 @@
  * depends only on its own leaves and their evaluations, so with a
  * deterministic evaluator the results do not depend on G.
  *
- * Not thread-safe: one thread per gt_mcts at a time (different searches may
- * run on different threads).
+ * One search may also run on several threads (gt_mcts_start: tree
+ * parallelism, as KataGo's numSearchThreads): each thread descends under
+ * virtual loss, evaluates its leaves with its own evaluator outside the
+ * tree's lock and backs them up under it; the descents and backups are
+ * serialised by one mutex per search (KataGo locks per node), the
+ * evaluations, where the time goes with a network, run side by side.
+ * Otherwise not thread-safe: one thread per gt_mcts at a time (different
+ * searches may run on different threads), and while its threads run only
+ * gt_mcts_wait, gt_mcts_stop, and the results between gt_mcts_lock and
+ * gt_mcts_unlock.
  */
 #ifndef GT_MCTS_H
 #define GT_MCTS_H
@@ -233,6 +241,48 @@ int gt_mcts_search(gt_mcts *m, const gt_evaluator *ev, int visits, int noise, gt
  * when one of them tracks it. Returns 0, the first error, or GT_EINVAL for
  * mixed board sizes. */
 int gt_mcts_run_many(gt_mcts *const *ms, int k, const gt_evaluator *ev);
+
+/* ---- search threads ---- */
+
+/* gt_mcts_start: run the begun search on `threads` threads (>= 1), thread
+ * t evaluating with evs[t] (borrowed until gt_mcts_stop; the same
+ * thread-safe evaluator, e.g. the uniform one, may fill every entry).
+ * Each thread collects up to params.leaves leaves at a time under virtual
+ * loss (a descent that meets a leaf in flight goes elsewhere or waits for
+ * another thread's backup); the search's target is never passed, as in
+ * one thread. The threads end when the search is done or fails, or at
+ * gt_mcts_stop. Returns 0, GT_EINVAL (threads already running, no begun
+ * search, leaves of gt_mcts_collect in flight) or GT_ENOMEM (no thread
+ * could be created; with some, the search runs on those). */
+int gt_mcts_start(gt_mcts *m, const gt_evaluator *evs, int threads);
+
+/* gt_mcts_wait: wait up to `seconds` (< 0: without limit, 0: not at all)
+ * for the threads of gt_mcts_start to end; returns 1 when they have (or
+ * none run), else 0. */
+int gt_mcts_wait(gt_mcts *m, double seconds);
+
+/* gt_mcts_stop: stop the threads of gt_mcts_start (each first backs up
+ * the leaves it is evaluating) and join them. Returns 0 or the first
+ * error of an evaluation or backup (the tree is then dropped, as
+ * gt_mcts_apply does). Without threads returns 0. */
+int gt_mcts_stop(gt_mcts *m);
+
+/* gt_mcts_lock, gt_mcts_unlock: hold the search's tree still while its
+ * threads run, to read results (gt_mcts_visits, gt_mcts_analysis, ...). */
+void gt_mcts_lock(gt_mcts *m);
+void gt_mcts_unlock(gt_mcts *m);
+
+/* gt_mcts_search_threads: gt_mcts_search on `threads` threads with evs[t]
+ * (gt_mcts_start); threads <= 1 is gt_mcts_search with evs[0] exactly.
+ * Returns 0 or the first error. */
+int gt_mcts_search_threads(gt_mcts *m, const gt_evaluator *evs, int threads, int visits,
+                           int noise, gt_rng *rng);
+
+/* gt_mcts_check: 0 when the tree's counts agree, else GT_EINVAL: no leaf
+ * in flight, no virtual loss left on any node, and every expanded node
+ * has one visit more than its children together (its own evaluation;
+ * a finished position is visited without children). For tests. */
+int gt_mcts_check(const gt_mcts *m);
 
 /* ---- results ---- */
 

@@ -189,11 +189,11 @@ test -n "$mv" && test "$mv" != E5
 ok $? "genmove answers a vertex other than E5 ($mv)"
 printf '%s\n' "boardsize 9" "komi 7" "play b E5" "genmove w" "play b $mv" "genmove b" "genmove w" \
 	"showboard" >"$T/in"
-gt-gtp --model "$T/net.bin.gz" --visits 16 <"$T/in" >"$T/out2" 2>"$T/err2"
+gt-gtp --model "$T/net.bin.gz" --visits 16 --threads 1 <"$T/in" >"$T/out2" 2>"$T/err2"
 is "$(sed -n 9p "$T/out2")" "? illegal move" "the point it chose is taken"
 is "$(grep -c '^= [A-HJ-T][0-9]' "$T/out2")" 3 "three genmoves in one game (tree kept between moves)"
 is "$(grep -c 'O' "$T/out2")" 2 "two white stones on the board"
-gt-gtp --model "$T/net.bin.gz" --visits 16 <"$T/in" >"$T/out3" 2>"$T/err3"
+gt-gtp --model "$T/net.bin.gz" --visits 16 --threads 1 <"$T/in" >"$T/out3" 2>"$T/err3"
 cmp -s "$T/out2" "$T/out3"
 ok $? "the same session twice: the same moves"
 

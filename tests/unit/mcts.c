@@ -1,9 +1,13 @@
 /* mcts: the search on small positions with known evaluators: tactics
  * (a capture, saving a group in atari, passing to win or not passing to
  * lose), visit spreading, noise, move choice with temperature, batching
- * across searches, tree reuse and the memory bound. */
+ * across searches, tree reuse and the memory bound; the same search on
+ * several threads (gt_mcts_start). */
 #include "tap.h"
 #include "mcts.h"
+
+#include <stdatomic.h>
+#include <time.h>
 
 /* The test evaluator: uniform policy, value tanh(area score / 4) for the side
  * to move (Tromp-Taylor area: stones plus empty regions reaching one colour
@@ -41,6 +45,15 @@ static void setup(gt_board *b, int n, double komi, const char *diagram, int to_m
 		exit(1);
 	}
 }
+
+/* the black group (9 stones) and the white pair B2-B1 both have one
+ * liberty, C2 */
+static const char *const group_atari =
+	". . . . ."
+	"O O O O O"
+	"X X X X O"
+	"X O . X O"
+	"X O X X O";
 
 static const char *vtx(int n, int pt)
 {
@@ -97,12 +110,7 @@ static void test_tactics(void)
 
 	/* the black group (9 stones) and the white pair B2-B1 both have one
 	 * liberty, C2: capturing there saves the group */
-	setup(&b, 5, 0.5,
-	      ". . . . ."
-	      "O O O O O"
-	      "X X X X O"
-	      "X O . X O"
-	      "X O X X O", GT_BLACK);
+	setup(&b, 5, 0.5, group_atari, GT_BLACK);
 	for (int leaves = 1; leaves <= 8; leaves += 7) {
 		int mv = best_move(&b, 200, leaves, NULL);
 		is_str(vtx(5, mv), "C2", "saves the group in atari (leaves %d)", leaves);
@@ -854,6 +862,241 @@ static void test_avoid(void)
 	gt_mcts_free(m);
 }
 
+/* ---- several threads ---- */
+
+/* a thread's evaluator: the area evaluator, slowed down (a network takes
+ * time), counting positions and the evaluations in progress at once over
+ * all threads; fail_after > 0 answers a NaN value from that call on */
+typedef struct mt_ctx {
+	area_ctx a;
+	atomic_int *busy, *most;
+	long fail_after;
+	int err_code;      /* != 0: return it from call fail_after on instead */
+} mt_ctx;
+
+static int mt_eval(void *ctx, int n, int nb, const gt_board *const *boards, float *logits,
+                   float *value, float *score, float *own)
+{
+	mt_ctx *c = ctx;
+	int now = atomic_fetch_add(c->busy, 1) + 1;
+	for (int m = atomic_load(c->most); now > m && !atomic_compare_exchange_weak(c->most, &m, now);)
+		;
+	struct timespec ts = { 0, 300000 };  /* 0.3 ms */
+	nanosleep(&ts, NULL);
+	int r = area_eval(&c->a, n, nb, boards, logits, value, score, own);
+	if (c->fail_after > 0 && c->a.calls >= c->fail_after) {
+		if (c->err_code)
+			r = c->err_code;
+		else
+			value[0] = NAN;
+	}
+	atomic_fetch_sub(c->busy, 1);
+	return r;
+}
+
+#define MT_MAX 4
+typedef struct mt_set {
+	mt_ctx c[MT_MAX];
+	gt_evaluator ev[MT_MAX];
+	atomic_int busy, most;
+} mt_set;
+
+static void mt_init(mt_set *s)
+{
+	memset(s, 0, sizeof *s);
+	atomic_init(&s->busy, 0);
+	atomic_init(&s->most, 0);
+	for (int t = 0; t < MT_MAX; t++) {
+		s->c[t].a.bias_move = -1;
+		s->c[t].busy = &s->busy;
+		s->c[t].most = &s->most;
+		s->ev[t] = (gt_evaluator){ &s->c[t], mt_eval, NULL, "mt", NULL };
+	}
+}
+
+static long mt_positions(const mt_set *s)
+{
+	long k = 0;
+	for (int t = 0; t < MT_MAX; t++)
+		k += s->c[t].a.positions;
+	return k;
+}
+
+/* the visit accounting of a finished threaded search of m with s */
+static void mt_counts(gt_mcts *m, const mt_set *s, int want, const char *what)
+{
+	int vis[GT_MAX_PTS + 1];
+	gt_mcts_stats st;
+	gt_mcts_get_stats(m, &st);
+	int nv = gt_mcts_visits(m);
+	if (want > 0)
+		is_int(nv, want, "%s: the root has the target's visits", what);
+	is_int(gt_mcts_child_visits(m, vis), nv - 1, "%s: its children's visits add up to %d - 1",
+	       what, nv);
+	is_int(gt_mcts_check(m), 0, "%s: every node's visits add up, no virtual loss or leaf left",
+	       what);
+	is_int((int)(st.evals + st.terminal), nv,
+	       "%s: evaluations %lld + ended positions %lld = visits", what, st.evals, st.terminal);
+	is_int((int)mt_positions(s), (int)st.evals, "%s: the evaluators saw every evaluation once",
+	       what);
+}
+
+static void test_threads(void)
+{
+	gt_board b;
+	/* saving the 9-stone group in atari by capturing at C2 */
+	setup(&b, 5, 0.5, group_atari, GT_BLACK);
+	char what[64];
+	for (int th = 2; th <= 4; th += 2)
+		for (int leaves = 1; leaves <= 4; leaves += 3) {
+			mt_set s;
+			mt_init(&s);
+			gt_mcts_params p;
+			gt_mcts_params_default(&p);
+			p.leaves = leaves;
+			gt_mcts *m = gt_mcts_new(&p);
+			gt_mcts_set_root(m, &b);
+			snprintf(what, sizeof what, "%d threads, %d leaves", th, leaves);
+			is_int(gt_mcts_search_threads(m, s.ev, th, 300, 0, NULL), 0, "%s: search", what);
+			is_str(vtx(5, gt_mcts_choose(m, 0, NULL)), "C2", "%s: saves the group at C2", what);
+			mt_counts(m, &s, 300, what);
+			ok(atomic_load(&s.most) >= 2, "%s: evaluations ran side by side (at most %d at once)",
+			   what, atomic_load(&s.most));
+			/* the tree kept under the move, searched on to 600 */
+			gt_mcts_advance(m, gt_mcts_choose(m, 0, NULL));
+			int kept = gt_mcts_visits(m);
+			is_int(gt_mcts_check(m), 0, "%s: the kept subtree's counts agree", what);
+			is_int(gt_mcts_search_threads(m, s.ev, th, kept + 200, 0, NULL), 0,
+			       "%s: search of the kept tree", what);
+			is_int(gt_mcts_visits(m), kept + 200, "%s: kept %d + 200 visits", what, kept);
+			is_int(gt_mcts_check(m), 0, "%s: and its counts agree", what);
+			gt_mcts_free(m);
+		}
+
+	/* White's move there: capture the group (C2) */
+	gt_board_set_to_move(&b, GT_WHITE);
+	{
+		mt_set s;
+		mt_init(&s);
+		gt_mcts *m = gt_mcts_new(NULL);
+		gt_mcts_set_root(m, &b);
+		gt_mcts_search_threads(m, s.ev, 3, 300, 0, NULL);
+		is_str(vtx(5, gt_mcts_choose(m, 0, NULL)), "C2", "3 threads: White captures at C2");
+		mt_counts(m, &s, 300, "3 threads, White");
+		gt_mcts_free(m);
+	}
+
+	/* with noise and forced playouts (the root's priors change under the
+	 * threads) */
+	{
+		mt_set s;
+		mt_init(&s);
+		gt_mcts_params p;
+		gt_mcts_params_default(&p);
+		p.forced_k = 2;
+		gt_rng rng;
+		gt_rng_seed(&rng, 7);
+		gt_mcts *m = gt_mcts_new(&p);
+		gt_mcts_set_root(m, &b);
+		is_int(gt_mcts_search_threads(m, s.ev, 4, 250, 1, &rng), 0, "noised search, 4 threads");
+		mt_counts(m, &s, 250, "noised, 4 threads");
+		gt_mcts_free(m);
+	}
+
+	/* one thread is the one-threaded search exactly */
+	{
+		gt_board e;
+		gt_board_init(&e, 5, rules, 0.5);
+		area_ctx a1 = { 0, 0, 7 }, a2 = { 0, 0, 7 };
+		gt_evaluator e1 = { &a1, area_eval, NULL, "area", NULL };
+		gt_evaluator e2 = { &a2, area_eval, NULL, "area", NULL };
+		gt_mcts *m1 = gt_mcts_new(NULL), *m2 = gt_mcts_new(NULL);
+		gt_mcts_set_root(m1, &e);
+		gt_mcts_set_root(m2, &e);
+		gt_mcts_search(m1, &e1, 333, 0, NULL);
+		gt_mcts_search_threads(m2, &e2, 1, 333, 0, NULL);
+		int v1[26], v2[26];
+		gt_mcts_child_visits(m1, v1);
+		gt_mcts_child_visits(m2, v2);
+		ok(memcmp(v1, v2, sizeof v1) == 0 && a1.calls == a2.calls,
+		   "1 thread: the same visits and evaluator calls (%ld) as gt_mcts_search", a2.calls);
+		gt_mcts_free(m1);
+		gt_mcts_free(m2);
+	}
+
+	/* a search without a target, stopped from outside; results read
+	 * under the lock meanwhile */
+	{
+		mt_set s;
+		mt_init(&s);
+		gt_board e;
+		gt_board_init(&e, 7, rules, 0.5);
+		gt_mcts *m = gt_mcts_new(NULL);
+		gt_mcts_set_root(m, &e);
+		gt_mcts_begin(m, 1000000000, 0, NULL);
+		is_int(gt_mcts_start(m, s.ev, 4), 0, "start 4 threads");
+		is_int(gt_mcts_start(m, s.ev, 4), GT_EINVAL, "a second start refused");
+		is_int(gt_mcts_begin(m, 10, 0, NULL), GT_EINVAL, "begin refused while they run");
+		is_int(gt_mcts_wait(m, 0.05), 0, "they run on");
+		gt_mcts_move_info info[50];
+		int seen = 0;
+		for (int i = 0; i < 5; i++) {
+			gt_mcts_lock(m);
+			int k = gt_mcts_analysis(m, info, 8), sum = 0, nv = gt_mcts_visits(m);
+			for (int j = 0; j < k; j++)
+				sum += info[j].visits;
+			seen += nv > 0 && sum == nv - 1;
+			gt_mcts_unlock(m);
+			gt_mcts_wait(m, 0.01);
+		}
+		is_int(seen, 5, "analysis under the lock: the children's visits add up each time");
+		is_int(gt_mcts_stop(m), 0, "stopped");
+		ok(gt_mcts_visits(m) > 50, "after %d visits", gt_mcts_visits(m));
+		mt_counts(m, &s, 0, "stopped");
+		is_int(gt_mcts_stop(m), 0, "a second stop: nothing to do");
+		gt_mcts_free(m);
+	}
+
+	/* the memory bound reached by threads */
+	{
+		mt_set s;
+		mt_init(&s);
+		gt_board e;
+		gt_board_init(&e, 9, rules, 7.5);
+		gt_mcts_params p;
+		gt_mcts_params_default(&p);
+		p.max_bytes = 64 << 10;
+		gt_mcts *m = gt_mcts_new(&p);
+		gt_mcts_set_root(m, &e);
+		is_int(gt_mcts_search_threads(m, s.ev, 4, 100000, 0, NULL), 0, "4 threads to a full tree");
+		gt_mcts_stats st;
+		gt_mcts_get_stats(m, &st);
+		ok(gt_mcts_visits(m) < 100000 && st.bytes <= p.max_bytes,
+		   "stops when full: %d visits in %zu bytes", gt_mcts_visits(m), st.bytes);
+		mt_counts(m, &s, 0, "full");
+		gt_mcts_free(m);
+	}
+
+	/* failures in a thread: a NaN value, an evaluator error */
+	for (int kind = 0; kind < 2; kind++) {
+		mt_set s;
+		mt_init(&s);
+		s.c[1].fail_after = 5;
+		s.c[1].err_code = kind ? GT_EIO : 0;
+		gt_board e;
+		gt_board_init(&e, 5, rules, 0.5);
+		gt_mcts *m = gt_mcts_new(NULL);
+		gt_mcts_set_root(m, &e);
+		int r = gt_mcts_search_threads(m, s.ev, 2, 100000, 0, NULL);
+		is_int(r, kind ? GT_EIO : GT_EINVAL, "%s in thread 1: the search fails with it",
+		       kind ? "an evaluator error" : "a NaN value");
+		is_int(gt_mcts_check(m), 0, "and the tree left is consistent (%d visits)",
+		       gt_mcts_visits(m));
+		is_int(gt_mcts_search_threads(m, s.ev, 1, 50, 0, NULL), 0, "a search after it works");
+		gt_mcts_free(m);
+	}
+}
+
 int main(void)
 {
 	rules = gt_rules_find("tromp-taylor");
@@ -869,5 +1112,6 @@ int main(void)
 	test_forced();
 	test_lcb();
 	test_avoid();
+	test_threads();
 	return done_testing();
 }
