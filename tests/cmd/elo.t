@@ -115,7 +115,7 @@ fi
 
 # the network behind gt-gtp plays the same games
 gt-elo $small --parallel-games 3 --records "$T/games2" \
-	"gtp:gt-gtp --model $T/net.bin.gz --visits 12" none >"$T/sum2" 2>"$T/err"
+	"gtp:gt-gtp --model $T/net.bin.gz --visits 12 --threads 1" none >"$T/sum2" 2>"$T/err"
 ok $? "gtp:gt-gtp --model X against none"
 cat >"$T/same.py" <<'PY'
 import json, sys
