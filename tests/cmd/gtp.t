@@ -182,7 +182,7 @@ is "$(cat "$T/ko")" "? illegal move" "and it is 'illegal move'"
 gt-model init b1c8 --seed 5 -o "$T/net.bin.gz" 2>/dev/null
 ok $? "gt-model init b1c8"
 printf '%s\n' "boardsize 9" "komi 7" "play b E5" "genmove w" >"$T/in"
-gt-gtp --model "$T/net.bin.gz" --visits 16 <"$T/in" >"$T/out" 2>"$T/err"
+gt-gtp --model "$T/net.bin.gz" --visits 16 --threads 1 <"$T/in" >"$T/out" 2>"$T/err"
 ok $? "genmove with a b1c8 network"
 mv=$(sed -n 's/^= \([A-HJ-T][0-9]*\)$/\1/p' "$T/out" | tail -1)
 test -n "$mv" && test "$mv" != E5
@@ -199,7 +199,7 @@ ok $? "the same session twice: the same moves"
 
 # genmove for the side not to move
 printf '%s\n' "boardsize 9" "genmove w" "genmove w" >"$T/in"
-gt-gtp --model "$T/net.bin.gz" --visits 8 <"$T/in" >"$T/out" 2>&1
+gt-gtp --model "$T/net.bin.gz" --visits 8 --threads 1 <"$T/in" >"$T/out" 2>&1
 is "$(grep -c '^= [A-HJ-T][0-9]' "$T/out")" 2 "genmove w twice in a row: two vertices"
 
 # time: 0.3 s a move in byo-yomi bounds a search of a million visits
@@ -221,14 +221,24 @@ mkfifo "$T/fifo"
 gt-gtp --model "$T/net.bin.gz" --visits 50 <"$T/fifo" >"$T/aout" 2>"$T/aerr" &
 pid=$!
 exec 3>"$T/fifo"
+# seen ID: an info line in response ID is in the output (20 s at most:
+# a loaded machine may take longer than any fixed sleep)
+seen() {
+	i=0
+	while [ $i -lt 200 ]; do
+		awk -v id="=$1" '$0 == id { s = 1; next } /^=/ { s = 0 } s && /^info/ { f = 1 } END { exit !f }' "$T/aout" && return 0
+		sleep 0.1; i=$((i + 1))
+	done
+	return 1
+}
 printf '1 boardsize 9\n2 lz-analyze 5\n' >&3
-sleep 0.5
+seen 2
 printf '3 kata-analyze B 5 ownership true\n' >&3
-sleep 0.5
+seen 3
 printf '4 genmove b\n5 lz-genmove_analyze w 5\n' >&3
-sleep 0.5
+seen 5
 printf '6 kata-analyze 5\n' >&3
-sleep 0.3
+seen 6
 printf 'quit\n' >&3
 i=0
 while kill -0 $pid 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done

@@ -78,7 +78,7 @@ fi
 
 # the commands: gt-gtp, gt-elo, gt-analyze, gt-selfplay
 printf 'boardsize 9\nclear_board\nplay b E5\ngenmove w\nquit\n' >"$T/in"
-gt-gtp -q --model "$K" --visits 8 <"$T/in" >"$T/gtp" 2>"$T/gerr"
+gt-gtp -q --model "$K" --visits 8 --threads 1 <"$T/in" >"$T/gtp" 2>"$T/gerr"
 ok $? "gt-gtp --model KataGo's network"
 grep -q '^= [A-HJ-T][0-9]' "$T/gtp"
 ok $? "genmove answers a move"
