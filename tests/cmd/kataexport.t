@@ -2,8 +2,10 @@
 # gt-model export --katago: a gt network (every parameter random, global
 # pooling blocks) written as a KataGo model, described as one, and gt-gtp's
 # kata-raw-nn on it equal to the gt network's on positions of three rulesets
-# (both read by gt: KataGo's own reader of the file is tests/data/katago-export,
-# when it exists); bad names and inputs refused.
+# (both read by gt); KataGo's own outputs for an exported trained network
+# (tests/data/katago/README: KataGo v1.17.2 evaluated the export) against
+# the gt network's and against gt's KataGo reader on the network exported
+# now; bad names and inputs refused.
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 command -v gt-gtp >/dev/null || skip_all "gt-gtp not built"
 PY=/usr/bin/python3
@@ -67,6 +69,33 @@ print("# largest difference %.2g" % worst)
 assert worst < 1.5e-3, worst
 PY
 ok $? "kata-raw-nn of the export equals the gt network's on 6 positions (win, loss, lead, policy, ownership; not the score deviation and time left gt has not)"
+
+# KataGo's own outputs: KataGo v1.17.2 evaluated the export of a trained
+# b4c32g2 on 16 positions of 9x9, 13x13 and 19x19 (tests/data/katago/README);
+# gt's network itself and gt's KataGo reader on today's export of it must
+# give the same win rate, lead, policy and ownership. Bounds: win rate and
+# policy 1e-5, lead 5e-3 points, ownership 2e-5 (measured: 7.2e-7, 4.9e-4,
+# 7.6e-7, 2.5e-6 for the gt network)
+KD=$GT_SRC/tests/data/katago
+gt-model export "$KD/gt-z9-b4c32g2.bin.gz" --katago "$T/z9k.bin.gz"
+ok $? "the trained b4c32g2 exported"
+ids=$($PY -c 'import json, sys; print(",".join(json.loads(l)["id"] for l in open(sys.argv[1])))' "$KD/gt-z9-b4c32g2-katago.ndjson")
+for net in "$KD/gt-z9-b4c32g2.bin.gz" "$T/z9k.bin.gz"; do
+	timeout 600 $PY "$GT_SRC/tests/py/kata_raw_nn.py" "$KD/gt-z9-b4c32g2-katago.ndjson" "$net" "$ids" "$T" >"$T/kraw" 2>"$T/err"
+	ok $? "kata-raw-nn on KataGo's 16 positions ($(basename "$net"))"
+	sed 's/^/# /' "$T/kraw"
+	$PY - "$T/kraw" <<'PY'
+import sys
+n = 0
+for l in open(sys.argv[1]):
+    t = l.split()
+    e = [float(x) for x in t[1:5]]
+    assert e[0] < 1e-5 and e[1] < 5e-3 and e[2] < 1e-5 and e[3] < 2e-5, l
+    n += 1
+assert n == 16, n
+PY
+	ok $? "... win rate, lead, policy and ownership as KataGo computed them for the export"
+done
 
 # refusals
 gt-model export "$T/net.bin.gz" --katago "$T/x.bin.gz" --name "two words" 2>"$T/err"

@@ -3,7 +3,7 @@ of KataGo's reference file (shared/data/katago, README.md there) against
 KataGo's own outputs. Each position is played out in gt-gtp, its stones
 read back with showboard and loaded as setup stones (loadsgf of an SGF
 written in DIR), so the network sees no history, as KataGo's analysis
-engine showed it. Prints per position: id, the largest errors of win rate
+engine showed it (a query's initialStones are played first). Prints per position: id, the largest errors of win rate
 (side to move), lead, policy and ownership, then "nan-ok" when every one of
 the 8 symmetries of kata-raw-nn all has NAN exactly on the stones."""
 import json, math, os, subprocess, sys
@@ -39,7 +39,8 @@ for i in ids:
     q = d["query"]
     n = q["boardXSize"]
     out = gtp(["boardsize %d" % n, "komi %g" % q["komi"]] +
-              ["play %s %s" % tuple(m) for m in q["moves"]] + ["showboard"])
+              ["play %s %s" % tuple(m) for m in q.get("initialStones", []) + q["moves"]] +
+              ["showboard"])
     stones = {"X": [], "O": []}
     occupied = set()
     for r in out[-2].split("\n"):
