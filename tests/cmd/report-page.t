@@ -12,16 +12,7 @@
 # totals worked out by hand, the match games as SGF, the plot by time
 # from the run's start, "how to contribute".
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
-. "$GT_SRC/tests/nginx/nginx.sh"
-command -v gt-report >/dev/null || skip_all "gt-report is not built"
-command -v gnuplot >/dev/null || skip_all "gnuplot is not installed"
-command -v tidy >/dev/null || skip_all "tidy is not installed"
-nginx_need
-sed -i 's|^http {|http {\n\tinclude /etc/nginx/mime.types;|' "$NGX/nginx.conf"
-py=/usr/bin/python3
-chk=$GT_SRC/tests/report_check.py
-export GT_SHARE=$GT_SRC/share/gt
-unset GT_STORE_TOKEN
+. "$GT_SRC/tests/cmd/report.sh"
 S=$T/store W=$T/trainer
 mkdir -p "$S/games" "$W/gen/0003"
 now=$(date +%s)

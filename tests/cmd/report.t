@@ -9,19 +9,8 @@
 # not blank and is kept as build/test-artefacts/report.png, and the page's
 # text names the current network.
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
-. "$GT_SRC/tests/nginx/nginx.sh"
-command -v gt-report >/dev/null && command -v gt-train >/dev/null ||
-	skip_all "gt-report or gt-train is not built"
-command -v gnuplot >/dev/null || skip_all "gnuplot is not installed"
-command -v tidy >/dev/null || skip_all "tidy is not installed"
-nginx_need
-# the content types of a stock nginx (nginx.sh's server sends text/plain,
-# and a browser draws no SVG image of that type)
-sed -i 's|^http {|http {\n\tinclude /etc/nginx/mime.types;|' "$NGX/nginx.conf"
-py=/usr/bin/python3
-chk=$GT_SRC/tests/report_check.py
-export GT_SHARE=$GT_SRC/share/gt
-unset GT_STORE_TOKEN
+command -v gt-train >/dev/null || skip_all "gt-train is not built"
+. "$GT_SRC/tests/cmd/report.sh"
 
 TMPDIR=$T sh "$GT_SRC/share/gt/demo" ci > "$T/out" 2> "$T/err"
 ok $? "demo ci exits 0"
