@@ -67,7 +67,7 @@ static void usage(FILE *f)
 	    "  --clip-ratio C        clip a delta to C x that distance (2; 0: off)\n"
 	    "  --norm-window N       the last N admitted deltas of the reference (16)\n"
 	    "  --clip-center C       distances from the momentum's average (momentum) or 0 (zero)\n"
-	    "  --influence-ratio B   set aside a unit pulling over B x the median unit (1.5; 0: off)\n"
+	    "  --influence-ratio B   set aside a unit pulling over B x the median unit (2; 0: off)\n"
 	    "  --influence-window W  versions of their decay (16)\n"
 	    "  --readmit UNIT        admit a unit set aside again (repeatable)\n"
 	    "  --max-samples N       a delta's samples count at most N (0: no fixed cap)\n"

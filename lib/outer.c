@@ -74,7 +74,7 @@ void gt_outer_guard_default(gt_outer_guard *g)
 	*g = (gt_outer_guard){ .max_value = 1000, .norm_ratio = 4, .clip_ratio = 2,
 	                       .samples_ratio = 4, .norm_window = 16, .max_param = 10000,
 	                       .max_growth = 10, .center = GT_OUTER_CENTER_MOMENTUM,
-	                       .influence_ratio = 1.5, .influence_window = 16 };
+	                       .influence_ratio = 2.0, .influence_window = 16 };
 }
 
 static int nonneg(double x)

@@ -118,7 +118,7 @@ typedef struct gt_outer_guard {
 	double max_param;      /* refuse a version with |theta_i| over this (10000; 0: off) */
 	double max_growth;     /* refuse a version with ||theta|| grown over this factor (10; 0: off) */
 	int center;            /* enum gt_outer_center (GT_OUTER_CENTER_MOMENTUM) */
-	double influence_ratio; /* set a unit aside over this (1.5; 0: off), below */
+	double influence_ratio; /* set a unit aside over this (2; 0: off), below */
 	int influence_window;  /* W, versions of the influence's decay 1 - 1/W (16), 2..100000 */
 } gt_outer_guard;
 enum gt_outer_center { GT_OUTER_CENTER_ZERO = 0, GT_OUTER_CENTER_MOMENTUM = 1 };

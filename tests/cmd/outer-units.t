@@ -183,7 +183,7 @@ is "$(mallory_most tiny)" 1 "and one of mallory's at most"
 # --- one fixed direction just under the clip ---
 attack fixed fixed 1 16
 asv=$(jq -r 'select(.event == "aside" and .unit == "mallory") | .version' "$T/fixed/ev" | head -1)
-[ -n "$asv" ] && [ "$asv" -le 14 ]; ok $? "fixed direction: mallory set aside by version 14 (at ${asv:-none})"
+[ -n "$asv" ] && [ "$asv" -le 16 ]; ok $? "fixed direction: mallory set aside by version 16 (at ${asv:-none})"
 jq -c 'select(.event == "version") | .influence' "$T/fixed/ev" | tail -3 | while read -r l; do diag "influence: $l"; done
 is "$(jq -r 'select(.event == "aside") | .unit' "$T/fixed/ev" | sort -u | paste -sd, -)" mallory \
 	"no honest unit set aside"
