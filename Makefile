@@ -12,13 +12,52 @@ CC       ?= cc
 # run time by cpuid (lib/nn/simd.h, amx.h). OPT='-O2 -march=native' builds
 # everything for this CPU alone.
 OPT      ?= -O2 -march=x86-64-v2
+# ARCH=arm64: a cross build for aarch64 Linux (Debian's aarch64-linux-gnu-gcc
+# and the :arm64 libraries of multiarch, share/gt/install-deps), armv8-a with
+# NEON kernels (simd.h), CPU only, objects and tests in build/arm64, commands
+# in build/arm64/bin; `make check` builds it where the cross compiler is, and
+# tests/cmd/arm64.t runs it under qemu-user. On an arm64 machine ARCH=arm64
+# is the default, with its own cc.
+ARM64_OPT = -O2 -march=armv8-a
+ifeq ($(shell uname -m),aarch64)
+ARCH     ?= arm64
+ARM64_CC  = cc
+else
+ARM64_CC  = aarch64-linux-gnu-gcc
+endif
+# Without oneDNN (GT_CONV=onednn then runs gt's own convolutions,
+# lib/nn/dnn.h): DNNL=0, the default of ARCH=arm64, where Debian 12's
+# libdnnl-dev:arm64 does not install beside the amd64 one (both ship a
+# different oneapi/dnnl/dnnl_config.h).
+ifeq ($(ARCH),arm64)
+CC        = $(ARM64_CC)
+OPT       = $(ARM64_OPT)
+CUDA      = 0
+DNNL     ?= 0
+# Debian 12's cross GCC 12.2 stops with an internal compiler error
+# (vect_transform_reduction) on the fmax reductions of tests/unit/nn_cuda.c
+# and selfplay_net.c: the unit tests without loop vectorization
+TEST_CFLAGS = -fno-tree-loop-vectorize
+endif
+DNNL     ?= 1
 CFLAGS   ?= $(OPT) -g
 WFLAGS    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter
+ifeq ($(ARCH),arm64)
+CPPFLAGS += -Ilib -Ilib/nn -I/usr/include/aarch64-linux-gnu/openblas-pthread
+else
 CPPFLAGS += -Ilib -Ilib/nn -I/usr/include/openblas -I/usr/include/x86_64-linux-gnu/openblas-pthread
+endif
 LIB_H    := $(wildcard lib/*.h lib/nn/*.h)
 TEST_H   := $(wildcard tests/unit/*.h)
-LDLIBS   += -ldnnl -lgomp -lopenblas -ljansson -lcurl -lexpat -lcrypto -lz -lm -lpthread
-ifeq ($(SANITIZE),1)
+ifeq ($(DNNL),0)
+CPPFLAGS += -DGT_DNNL=0
+else
+LDLIBS   += -ldnnl
+endif
+LDLIBS   += -lgomp -lopenblas -ljansson -lcurl -lexpat -lcrypto -lz -lm -lpthread
+ifeq ($(ARCH),arm64)
+OBJDIR    = build/arm64
+else ifeq ($(SANITIZE),1)
 # GT_BOARD_CHECK: lib/board checks its invariants after every move (aborts)
 CFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 CPPFLAGS += -DGT_BOARD_CHECK
@@ -71,14 +110,16 @@ CMD_SRC  := $(wildcard cmd/gt-*.c)
 CMDS     := $(CMD_SRC:cmd/%.c=bin/%)
 TEST_SRC := $(wildcard tests/unit/*.c)
 TESTS    := $(TEST_SRC:tests/unit/%.c=$(OBJDIR)/tests/%)
-BENCH_SRC:= $(wildcard bench/*.c)
+BENCH_SRC:= $(filter-out $(if $(filter 0,$(DNNL)),bench/onednn.c),$(wildcard bench/*.c))
 BENCHES  := $(BENCH_SRC:bench/%.c=$(OBJDIR)/bench/%)
 LIBGT     = $(OBJDIR)/libgt.a
 MAN1     := $(wildcard man/man1/*.1)
 MAN5     := $(wildcard man/man5/*.5)
 MAN7     := $(wildcard man/man7/*.7)
 
-ifeq ($(SANITIZE),1)
+ifeq ($(ARCH),arm64)
+BINDIR    = build/arm64/bin
+else ifeq ($(SANITIZE),1)
 BINDIR    = build/san/bin
 else ifeq ($(SANITIZE),thread)
 BINDIR    = build/tsan/bin
@@ -164,7 +205,7 @@ $(BINDIR)/%: cmd/%.c $(wildcard cmd/*.h) $(CLI_OBJ) $(LIBGT)
 $(OBJDIR)/tests/%: tests/unit/%.c $(TEST_H) $(LIBGT)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	@$(CC) $(CPPFLAGS) -Itests/unit $(WFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
+	@$(CC) $(CPPFLAGS) -Itests/unit $(WFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGT) $(LDLIBS)
 
 $(OBJDIR)/bench/%: bench/%.c $(wildcard bench/*.h) $(TEST_H) $(LIBGT)
 	@mkdir -p $(@D)
@@ -176,8 +217,13 @@ $(OBJDIR)/bench/%: bench/%.c $(wildcard bench/*.h) $(TEST_H) $(LIBGT)
 deps:
 	@sh share/gt/install-deps
 
+# the arm64 build for tests/cmd/arm64.t, where the cross compiler is; the
+# options of this make (SANITIZE, OPT, CC) are not its
+ARM64_MAKE = $(MAKE) --no-print-directory ARCH=arm64 SANITIZE=0 CUDA=0 DNNL=0 OPT='$(ARM64_OPT)' \
+             CFLAGS='$(ARM64_OPT) -g' CC=aarch64-linux-gnu-gcc OBJDIR=build/arm64 BINDIR=build/arm64/bin
 check: deps
 	@$(MAKE) --no-print-directory all
+	@if command -v aarch64-linux-gnu-gcc >/dev/null; then $(ARM64_MAKE) all; fi
 	GT_BIN=$(CURDIR)/$(BINDIR) GT_TESTBIN=$(CURDIR)/$(OBJDIR)/tests GT_SRC=$(CURDIR) \
 	  prove -j2 --timer -e '' $(TESTS) $(sort $(wildcard tests/cmd/*.t))
 

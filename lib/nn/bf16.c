@@ -273,8 +273,10 @@ void gt_bf16_conv3x3(const gt_bf16_conv_args *a)
 #else
 int gt_bf16_available(const char **why)
 {
+	/* as on an x86 CPU without it: GT_NO_BF16 first */
+	const char *no = gt_amx_why_not("GT_NO_BF16", "GT_NO_BF16 is set", 22, 0, "the CPU has no AMX-BF16");
 	if (why)
-		*why = "the CPU has no AMX-BF16";
+		*why = no;
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* dnn.c: convolutions by oneDNN for the CPU networks (dnn.h). */
 #include "dnn.h"
 
+#if GT_DNNL
 #include <oneapi/dnnl/dnnl.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -11,6 +12,11 @@
 void omp_set_num_threads(int n);
 
 static int dnn_threads = 1;
+
+const char *gt_dnn_why_not(void)
+{
+	return NULL;
+}
 
 void gt_dnn_set_threads(int threads)
 {
@@ -467,3 +473,23 @@ out:
 	mems_free(m, 6);
 	return rc;
 }
+#else
+const char *gt_dnn_why_not(void)
+{
+	return "oneDNN is not built in (make DNNL=0)";
+}
+
+void gt_dnn_set_threads(int threads)
+{
+}
+
+int gt_dnn_conv(const gt_dnn_conv_args *a)
+{
+	return -1;
+}
+
+int gt_dnn_wgrad(const gt_dnn_wgrad_args *a)
+{
+	return -1;
+}
+#endif

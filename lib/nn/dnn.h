@@ -17,6 +17,19 @@
 #define GT_DNN_H
 #include <stddef.h>
 
+/* GT_DNNL: 1 when oneDNN is built in (the default), 0 in a build without
+ * it (make DNNL=0, the default of make ARCH=arm64: Debian 12's
+ * libdnnl-dev:arm64 does not install beside the amd64 one), where the
+ * calls below do nothing and return -1, and the callers run gt's own
+ * convolutions (GT_CONV=onednn as automatic). */
+#ifndef GT_DNNL
+#define GT_DNNL 1
+#endif
+
+/* gt_dnn_why_not: NULL when oneDNN is built in, else a static string
+ * saying it is not ("oneDNN is not built in (make DNNL=0)"). */
+const char *gt_dnn_why_not(void);
+
 /* gt_dnn_set_threads: threads of each oneDNN call from now on (from
  * gt_nn_set_threads); 1 before any call. */
 void gt_dnn_set_threads(int threads);

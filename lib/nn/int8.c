@@ -377,8 +377,10 @@ int gt_int8_conv3x3(const gt_int8_conv_args *a)
 #else
 int gt_int8_available(const char **why)
 {
+	/* as on an x86 CPU without it: GT_NO_INT8 first */
+	const char *no = gt_amx_why_not("GT_NO_INT8", "GT_NO_INT8 is set", 25, 0, "the CPU has no AMX-INT8");
 	if (why)
-		*why = "the CPU has no AMX-INT8";
+		*why = no;
 	return 0;
 }
 

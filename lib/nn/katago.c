@@ -6,7 +6,8 @@
  * that directly follows a convolution is folded into its weights and bias
  * at load (fold_bn); the others (before a convolution, after a sum of
  * residuals) and the activations run in one pass over the data, by AVX2
- * and FMA where gt_simd_avx2 says (simd.h); a ReLU right before a
+ * and FMA where gt_simd_avx2 says, by NEON where gt_simd_neon says
+ * (simd.h); a ReLU right before a
  * convolution goes into the convolution's input. */
 #include "katago.h"
 #include "nn.h"
@@ -17,7 +18,11 @@
 #include "wino.h"
 
 #include <cblas.h>
+#if GT_X86
 #include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -89,7 +94,7 @@ struct gt_kata {
 	float *out_policy, *out_value, *out_score, *out_own;
 	int cap_b, cap_n;
 	int conv_mode;     /* GT_CONV_* (wino.h), from GT_CONV at gt_kata_read */
-	int avx2;          /* gt_simd_avx2 at gt_kata_read */
+	int vec;           /* gt_simd_avx2 or gt_simd_neon at gt_kata_read */
 	int wino;          /* 1: 3x3 filters transformed; -1: too large, im2col */
 	int wino_now;      /* this forward uses them */
 	int dnn_now;       /* this forward's convolutions by oneDNN (dnn.h) */
@@ -734,7 +739,7 @@ int gt_kata_read(const char *path, gt_kata **out, gt_error *e)
 	fold_all(k);
 	gt_nn_threads_default();
 	k->conv_mode = gt_conv_mode_env();
-	k->avx2 = gt_simd_avx2();
+	k->vec = gt_simd_avx2() || gt_simd_neon();
 	*out = k;
 	return 0;
 }
@@ -762,10 +767,13 @@ static float act1(int act, float x)
 	}
 }
 
-/* yo[0..N) = relu(xi s + t) (relu 1) or xi s + t, AVX2 and FMA: 8 points
- * a vector, the rest one by one */
-__attribute__((target("avx2,fma"))) static void affine_avx2(const float *xi, float *yo, int N, float s,
-                                                          float t, int relu)
+/* yo[0..N) = relu(xi s + t) (relu 1) or xi s + t, by the vector kernel
+ * of the CPU (simd.h): AVX2 and FMA 8 points a vector, NEON 4, the rest
+ * one by one (fused multiply-add throughout) */
+#if GT_X86
+#define AFFINE_VEC 1
+__attribute__((target("avx2,fma"))) static void affine_vec(const float *xi, float *yo, int N, float s,
+                                                         float t, int relu)
 {
 	__m256 vs = _mm256_set1_ps(s), vt = _mm256_set1_ps(t), z = _mm256_setzero_ps();
 	int i = 0;
@@ -775,16 +783,31 @@ __attribute__((target("avx2,fma"))) static void affine_avx2(const float *xi, flo
 	else
 		for (; i + 8 <= N; i += 8)
 			_mm256_storeu_ps(yo + i, _mm256_fmadd_ps(_mm256_loadu_ps(xi + i), vs, vt));
+#elif defined(__aarch64__)
+#define AFFINE_VEC 1
+static void affine_vec(const float *xi, float *yo, int N, float s, float t, int relu)
+{
+	float32x4_t vt = vdupq_n_f32(t), z = vdupq_n_f32(0);
+	int i = 0;
+	if (relu)
+		for (; i + 4 <= N; i += 4)
+			vst1q_f32(yo + i, vmaxq_f32(vfmaq_n_f32(vt, vld1q_f32(xi + i), s), z));
+	else
+		for (; i + 4 <= N; i += 4)
+			vst1q_f32(yo + i, vfmaq_n_f32(vt, vld1q_f32(xi + i), s));
+#endif
+#ifdef AFFINE_VEC
 	for (; i < N; i++) {
 		float v = fmaf(xi[i], s, t);
 		yo[i] = relu && !(v > 0) ? 0.0f : v;
 	}
 }
+#endif
 
 /* y = act(bn(x)) for B positions of C channels of N points (NCHW), or
  * y = act(x) when b is folded into the convolution before (fold_bn); y
- * may be x. ReLU and identity by AVX2 and FMA where avx2 (gt_simd_avx2). */
-static void bn_act(const kbn *b, int act, int avx2, int B, int N, const float *x, float *y)
+ * may be x. ReLU and identity by the vector kernel where vec (k->vec). */
+static void bn_act(const kbn *b, int act, int vec, int B, int N, const float *x, float *y)
 {
 	for (int p = 0; p < B; p++)
 		for (int c = 0; c < b->c; c++) {
@@ -794,8 +817,11 @@ static void bn_act(const kbn *b, int act, int avx2, int B, int N, const float *x
 			if (b->folded && act == ACT_IDENTITY) {
 				if (yo != xi)
 					memcpy(yo, xi, sizeof(float) * N);
-			} else if (avx2 && (act == ACT_RELU || act == ACT_IDENTITY))
-				affine_avx2(xi, yo, N, s, t, act == ACT_RELU);
+			}
+#ifdef AFFINE_VEC
+			else if (vec && (act == ACT_RELU || act == ACT_IDENTITY))
+				affine_vec(xi, yo, N, s, t, act == ACT_RELU);
+#endif
 			else if (act == ACT_RELU)
 				for (int i = 0; i < N; i++) {
 					float v = xi[i] * s + t;
@@ -949,10 +975,10 @@ static void conv(gt_kata *k, const kconv *c, int B, int n, const float *x, float
 					}
 			src = k->col;
 			if (relu) /* relu(0) = 0: the padding stays */
-				bn_act(&(kbn){c->cin * c->ky * c->kx, NULL, NULL, 1}, ACT_RELU, k->avx2, 1, N,
+				bn_act(&(kbn){c->cin * c->ky * c->kx, NULL, NULL, 1}, ACT_RELU, k->vec, 1, N,
 				       k->col, k->col);
 		} else if (relu) {
-			bn_act(&(kbn){c->cin, NULL, NULL, 1}, ACT_RELU, k->avx2, 1, N, xp, k->col);
+			bn_act(&(kbn){c->cin, NULL, NULL, 1}, ACT_RELU, k->vec, 1, N, xp, k->col);
 			src = k->col;
 		}
 		if (c->b)
@@ -1010,14 +1036,14 @@ static void run_block(gt_kata *k, const kblock *b, int B, int n, float *x, int d
 	size_t off = (size_t)depth * k->cap;
 	float *a = k->a + off, *r = k->r + off, *t = k->t + off;
 	float *pool = k->pool + (size_t)depth * k->cap_pool;
-	bn_act(&b->pre, b->pre_act, k->avx2, B, N, x, a);
+	bn_act(&b->pre, b->pre_act, k->vec, B, N, x, a);
 	conv(k, &b->c1, B, n, a, r, 0, 0);
 	if (b->kind == BLK_NESTED) {
 		run_stack(k, b->sub, b->nsub, B, n, r, depth + 1);
 	} else if (b->kind == BLK_GPOOL) {
 		int G = b->gc.cout;
 		conv(k, &b->gc, B, n, a, t, 0, 0);
-		bn_act(&b->gbn, b->gact, k->avx2, B, N, t, t);
+		bn_act(&b->gbn, b->gact, k->vec, B, N, t, t);
 		pool3(B, G, N, t, pool);
 		float *bias = pool + (size_t)B * 3 * G;
 		matmul(&b->gmul, B, pool, bias, 0);
@@ -1028,7 +1054,7 @@ static void run_block(gt_kata *k, const kblock *b, int B, int n, float *x, int d
 		conv(k, &b->c2, B, n, r, x, 1, 1);
 		return;
 	}
-	bn_act(&b->mid, b->mid_act, k->avx2, B, N, r, a);
+	bn_act(&b->mid, b->mid_act, k->vec, B, N, r, a);
 	conv(k, &b->c2, B, n, a, x, 1, 0);
 }
 
@@ -1075,17 +1101,17 @@ int gt_kata_forward(gt_kata *k, int B, int n, const float *planes, const float *
 	matmul(&k->in_mul, B, globals, pool, 0);
 	add_channel_bias(x, pool, B, C, N);
 	run_stack(k, k->blocks, k->nblocks, B, n, x, 0);
-	bn_act(&k->tip, k->tip_act, k->avx2, B, N, x, x);
+	bn_act(&k->tip, k->tip_act, k->vec, B, N, x, x);
 	/* policy head: r = p1, t = g1 */
 	int P = k->p1.cout, G = k->g1.cout, PO = k->info.policy_outputs;
 	conv(k, &k->p1, B, n, x, r, 0, 0);
 	conv(k, &k->g1, B, n, x, t, 0, 0);
-	bn_act(&k->g1bn, k->g1act, k->avx2, B, N, t, t);
+	bn_act(&k->g1bn, k->g1act, k->vec, B, N, t, t);
 	pool3(B, G, N, t, pool);
 	float *bias = pool + (size_t)B * 3 * G;
 	matmul(&k->gbias, B, pool, bias, 0);
 	add_channel_bias(r, bias, B, P, N);
-	bn_act(&k->p1bn, k->p1act, k->avx2, B, N, r, r);
+	bn_act(&k->p1bn, k->p1act, k->vec, B, N, r, r);
 	conv(k, &k->p2, B, n, r, a, 0, 0);
 	/* pass: pass1 (and, from version 15, bias, activation, pass2) */
 	float *h = bias, *h2 = bias + (size_t)B * k->pass1.cout;
@@ -1107,7 +1133,7 @@ int gt_kata_forward(gt_kata *k, int B, int n, const float *planes, const float *
 	/* value head: t = v1 */
 	int V = k->v1.cout, H = k->v2.cout, S = k->info.score_outputs;
 	conv(k, &k->v1, B, n, x, t, 0, 0);
-	bn_act(&k->v1bn, k->v1act, k->avx2, B, N, t, t);
+	bn_act(&k->v1bn, k->v1act, k->vec, B, N, t, t);
 	float sq = (sqrtf((float)N) - 14.0f) * 0.1f;
 	for (int p = 0; p < B; p++)
 		for (int c = 0; c < V; c++) {

@@ -3,7 +3,7 @@
 # SSE4.2: in libgt's objects, instructions past x86-64-v2 (VEX and EVEX
 # encoded: AVX and later; BMI1/2, LZCNT, MOVBE, AMX tiles) appear only in
 # the functions chosen at run time: wino.c's *_avx2, katago.c's
-# affine_avx2, and bf16.c, int8.c and amx.c's AVX-512 and AMX kernels
+# affine_vec, and bf16.c, int8.c and amx.c's AVX-512 and AMX kernels
 # (their own checks: gt_bf16_available, gt_int8_available). Skipped for a
 # build with AVX2 throughout (OPT='-O2 -march=native' on such a CPU).
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
@@ -24,7 +24,7 @@ grep -qx chunk_avx2 "$T/wino" || skip_all "a build with AVX2 throughout (no chun
 grep -vx -e chunk_avx2 -e input_transform_avx2 -e output_transform_avx2 "$T/wino" >"$T/bad"
 is "$(cat "$T/bad")" "" "wino.o: only the _avx2 kernels"
 past "$L/nn/katago.o" >"$T/kata"
-is "$(cat "$T/kata")" "affine_avx2" "katago.o: only affine_avx2"
+is "$(cat "$T/kata")" "affine_vec" "katago.o: only affine_vec (AVX2 and FMA)"
 : >"$T/bad"
 for o in "$L"/*.o "$L"/nn/*.o; do
 	case ${o##*/} in wino.o|katago.o|bf16.o|int8.o|amx.o) continue ;; esac

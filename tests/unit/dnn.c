@@ -179,6 +179,20 @@ static void check_net(int n)
 int main(void)
 {
 	gt_nn_set_threads(1);
+	if (gt_dnn_why_not()) {
+		/* make DNNL=0 (ARCH=arm64): the calls refuse and write nothing;
+		 * GT_CONV=onednn runs gt's own convolutions */
+		float w[9] = {1}, x[4] = {1, 2, 3, 4}, y[4] = {7, 7, 7, 7}, dw[9] = {5};
+		is_int(gt_dnn_conv(&(gt_dnn_conv_args){w, 0, 1, 1, 3, 1, 2, x, 4, 4, 0, NULL, y, 4, 4, 0}), -1,
+		       "%s: gt_dnn_conv refuses", gt_dnn_why_not());
+		ok(y[0] == 7 && y[3] == 7, "and leaves out as it was");
+		is_int(gt_dnn_wgrad(&(gt_dnn_wgrad_args){1, 1, 3, 1, 2, x, 4, 4, 0, y, 4, 4, 1.0f, dw}), -1,
+		       "gt_dnn_wgrad refuses");
+		ok(dw[0] == 5 && dw[8] == 0, "and leaves dw as it was");
+		check_net(9);
+		return done_testing();
+	}
+	ok(gt_dnn_why_not() == NULL, "oneDNN is built in");
 	for (int n = 2; n <= 19; n++)
 		check_fwd(3, 16, 3, n, n % 3 + 1, n & 1, n % 4 != 0);
 	static const int ch[][2] = {{15, 64}, {22, 96}, {16, 16}, {64, 64}, {96, 96}, {1, 5}, {7, 33}};
