@@ -92,6 +92,29 @@ float gt_int8_board_max(const float *x, int cin, size_t x_c, int N, int relu)
 	return mx;
 }
 
+/* what the products are dequantized with */
+typedef struct deq {
+	const float *sw, *bias; /* rows' scales, bias (or NULL) */
+	int add;
+} deq;
+
+/* B of gt_int8_gemm, and the im2col of gt_int8_conv3x3 with each board's
+ * scales, for the packers below */
+typedef struct gemm_b {
+	const uint8_t *B;
+	const float *sb;
+	int ldb, K;
+} gemm_b;
+
+typedef struct conv_ctx {
+	const gt_int8_conv_args *a;
+	const float *scale; /* per board: sa, 255 / max (0 for 0) */
+} conv_ctx;
+
+/* how B's columns n0..n0+nc-1 are packed into bp, and their scales into
+ * sb (nc floats) */
+typedef void packer(const void *ctx, int n0, int nc, uint8_t *bp, float *sb);
+
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)
 #include <immintrin.h>
 
@@ -107,12 +130,6 @@ int gt_int8_available(const char **why)
 }
 
 #define TARGET __attribute__((target("amx-tile,amx-int8,avx512f,avx512bw,avx512vl")))
-
-/* what drive dequantizes with */
-typedef struct deq {
-	const float *sw, *bias; /* rows' scales, bias (or NULL) */
-	int add;
-} deq;
 
 /* the 32 x 32 block of int32 sums of rows a (packed A, row stride Kp) and
  * the column groups b0, b1 (row stride 64 bytes) into acc (32 x 32) */
@@ -159,10 +176,6 @@ TARGET static void dequant(const int32_t *acc, int rows, int cols, int m0, const
 	}
 }
 
-/* how B's columns n0..n0+nc-1 are packed into bp, and their scales into
- * sb (nc floats) */
-typedef void packer(const void *ctx, int n0, int nc, uint8_t *bp, float *sb);
-
 /* C = dequantized A B as int8.h says, B packed by pack(ctx) */
 TARGET static void drive(int M, int N, int K, const int8_t *pa, float *C, long ldc,
                          const deq *dq0, uint8_t *scratch, packer *pack, const void *ctx)
@@ -203,12 +216,6 @@ TARGET static void quads(__m128i r0, __m128i r1, __m128i r2, __m128i r3, uint8_t
 	_mm_storeu_si128((__m128i *)(o + 48), _mm_unpackhi_epi16(h01, h23));
 }
 
-typedef struct gemm_b {
-	const uint8_t *B;
-	const float *sb;
-	int ldb, K;
-} gemm_b;
-
 /* columns n0..n0+nc-1 of B (K rows) into bp: per group of 16 columns,
  * Kp/4 rows of 16 quads (zeros past K and past the columns) */
 TARGET static void pack_gemm(const void *ctx, int n0, int nc, uint8_t *bp, float *sb)
@@ -231,14 +238,6 @@ TARGET static void pack_gemm(const void *ctx, int n0, int nc, uint8_t *bp, float
 	}
 }
 
-void gt_int8_gemm(int M, int N, int K, const int8_t *pa, const float *sw, const uint8_t *B,
-                  int ldb, const float *sb, const float *bias, float *C, int ldc, int add,
-                  uint8_t *scratch)
-{
-	gemm_b g = {B, sb, ldb, K};
-	deq dq = {sw, bias, add};
-	drive(M, N, K, pa, C, ldc, &dq, scratch, pack_gemm, &g);
-}
 
 /* gt_int8_board_max by AVX512 (the same max: max is exact) */
 TARGET static float board_max(const float *x, int cin, size_t x_c, int N, int relu)
@@ -257,11 +256,6 @@ TARGET static float board_max(const float *x, int cin, size_t x_c, int N, int re
 		return -1;
 	return _mm512_reduce_max_ps(mx);
 }
-
-typedef struct conv_ctx {
-	const gt_int8_conv_args *a;
-	const float *scale; /* per board: sa, 255 / max (0 for 0) */
-} conv_ctx;
 
 /* columns n0..n0+nc-1 of the im2col of a->in (relu'd if a->relu),
  * quantized by board, into bp as pack_gemm lays out B: row k = ci 9 +
@@ -351,6 +345,162 @@ TARGET static void pack_conv(const void *ctx, int n0, int nc, uint8_t *bp, float
 			_mm512_storeu_si512(o + 3 * gs, _mm512_shuffle_i64x2(t1, t3, 0xdd));
 		}
 	}
+}
+
+#define INT8_KERNEL 1
+#elif defined(__aarch64__) && defined(__linux__) && defined(__GNUC__)
+/* arm64 with the dot-product instructions (Armv8.2 DotProd, optional
+ * before Armv8.4; Linux's HWCAP_ASIMDDP): sdot, 4 products of signed
+ * bytes summed into each int32 lane. The activations are unsigned, so
+ * each column holds qa - 128 (qa ^ 0x80 as a signed byte) and each row's
+ * sum gains 128 sum_k qw back: exact in int32 as on AMX, the same
+ * dequantization (fmaf of the float sum by sb sw), so the same result. */
+#include <arm_neon.h>
+#include <sys/auxv.h>
+#ifndef HWCAP_ASIMDDP
+#define HWCAP_ASIMDDP (1 << 20)
+#endif
+
+static const char no_env[] = "GT_NO_INT8 is set";
+
+int gt_int8_available(const char **why)
+{
+	const char *no = gt_amx_why_not("GT_NO_INT8", no_env, 25, 0,
+	                                "the CPU has no int8 dot product (asimddp)");
+	if (no != no_env && (getauxval(AT_HWCAP) & HWCAP_ASIMDDP))
+		no = NULL;
+	if (why)
+		*why = no;
+	return no == NULL;
+}
+
+#define DP __attribute__((target("arch=armv8.2-a+dotprod")))
+
+/* C[m][n0 + j] for the M rows of pa and the nc columns of colb (each Kp
+ * signed bytes, qa - 128), sb their scales */
+DP static void dot_block(int M, int K, int nc, const int8_t *pa, const int8_t *colb,
+                         const float *sb, const deq *q, float *C, long ldc, int n0)
+{
+	int Kp = kpad(K), nk = Kp / KT;
+	for (int m = 0; m < M; m++) {
+		/* row m: KT bytes at row + kb KT MT for each k block kb */
+		const int8_t *row = pa + (size_t)(m / MT) * MT * Kp + (size_t)(m % MT) * KT;
+		int32x4_t rv = vdupq_n_s32(0);
+		const int8x16_t ones = vdupq_n_s8(1);
+		for (int kb = 0; kb < nk; kb++)
+			for (int i = 0; i < KT; i += 16)
+				rv = vdotq_s32(rv, vld1q_s8(row + (size_t)kb * KT * MT + i), ones);
+		int32_t back = 128 * vaddvq_s32(rv);
+		float sw = q->sw[m], b0 = q->bias ? q->bias[m] : 0.0f;
+		float *c = C + (size_t)m * ldc + n0;
+		int j = 0;
+		for (; j + 4 <= nc; j += 4) {
+			const int8_t *b = colb + (size_t)j * Kp;
+			int32x4_t a0 = vdupq_n_s32(0), a1 = a0, a2 = a0, a3 = a0;
+			for (int kb = 0; kb < nk; kb++)
+				for (int i = 0; i < KT; i += 16) {
+					int8x16_t r = vld1q_s8(row + (size_t)kb * KT * MT + i);
+					int k = kb * KT + i;
+					a0 = vdotq_s32(a0, r, vld1q_s8(b + k));
+					a1 = vdotq_s32(a1, r, vld1q_s8(b + Kp + k));
+					a2 = vdotq_s32(a2, r, vld1q_s8(b + 2 * (size_t)Kp + k));
+					a3 = vdotq_s32(a3, r, vld1q_s8(b + 3 * (size_t)Kp + k));
+				}
+			int32_t s[4] = {vaddvq_s32(a0), vaddvq_s32(a1), vaddvq_s32(a2), vaddvq_s32(a3)};
+			for (int l = 0; l < 4; l++)
+				c[j + l] = fmaf((float)(s[l] + back), sb[j + l] * sw, q->add ? c[j + l] : b0);
+		}
+		for (; j < nc; j++) {
+			const int8_t *b = colb + (size_t)j * Kp;
+			int32x4_t a0 = vdupq_n_s32(0);
+			for (int kb = 0; kb < nk; kb++)
+				for (int i = 0; i < KT; i += 16)
+					a0 = vdotq_s32(a0, vld1q_s8(row + (size_t)kb * KT * MT + i),
+					               vld1q_s8(b + kb * KT + i));
+			c[j] = fmaf((float)(vaddvq_s32(a0) + back), sb[j] * sw, q->add ? c[j] : b0);
+		}
+	}
+}
+
+/* C = dequantized A B as int8.h says, NC columns at a time (scratch holds
+ * Kp NC bytes: gt_int8_scratch_size) */
+static void drive(int M, int N, int K, const int8_t *pa, float *C, long ldc, const deq *dq,
+                  uint8_t *scratch, packer *pack, const void *ctx)
+{
+	float sb[NC];
+	for (int n0 = 0; n0 < N; n0 += NC) {
+		int nc = N - n0 < NC ? N - n0 : NC;
+		pack(ctx, n0, nc, scratch, sb);
+		dot_block(M, K, nc, pa, (const int8_t *)scratch, sb, dq, C, ldc, n0);
+	}
+}
+
+static void pack_gemm(const void *ctx, int n0, int nc, uint8_t *bp, float *sb)
+{
+	int8_t *colb = (int8_t *)bp;
+	const gemm_b *g = ctx;
+	int Kp = kpad(g->K);
+	memcpy(sb, g->sb + n0, sizeof(float) * nc);
+	for (int j = 0; j < nc; j++) {
+		int8_t *o = colb + (size_t)j * Kp;
+		for (int k = 0; k < g->K; k++)
+			o[k] = (int8_t)(g->B[(size_t)k * g->ldb + n0 + j] ^ 0x80);
+		memset(o + g->K, 0, Kp - g->K);
+	}
+}
+
+
+/* columns n0..n0+nc-1 of the im2col of a->in (relu'd if a->relu),
+ * quantized by board: row k = ci 9 + ky 3 + kx of column j (point (y, x)
+ * of board b) is in[ci][b n n + (y+ky-1) n + (x+kx-1)] where that point
+ * is on the board, else 0 */
+static void pack_conv(const void *ctx, int n0, int nc, uint8_t *bp, float *sb)
+{
+	int8_t *colb = (int8_t *)bp;
+	const conv_ctx *cc = ctx;
+	const gt_int8_conv_args *a = cc->a;
+	int K = a->cin * 9, Kp = kpad(K), n = a->n, N = n * n;
+	for (int j = 0; j < nc; j++) {
+		long col = n0 + j, b = col / N;
+		int p = (int)(col % N), y = p / n, x = p % n;
+		float iv = cc->scale[2 * b + 1];
+		sb[j] = cc->scale[2 * b];
+		int8_t *o = colb + (size_t)j * Kp;
+		for (int ci = 0; ci < a->cin; ci++) {
+			const float *src = a->in + (size_t)ci * a->in_c + b * N;
+			for (int ky = 0; ky < 3; ky++)
+				for (int kx = 0; kx < 3; kx++) {
+					int yy = y + ky - 1, xx = x + kx - 1;
+					float v = yy >= 0 && yy < n && xx >= 0 && xx < n ? src[yy * n + xx] : 0.0f;
+					if (a->relu && !(v > 0))
+						v = 0;
+					v = fminf(v * iv, 255.0f);
+					*o++ = (int8_t)((uint8_t)nearbyintf(v) ^ 0x80);
+				}
+		}
+		memset(o, 0, Kp - K);
+	}
+}
+
+
+/* gt_int8_board_max as it is (the NEON code GCC makes of it) */
+static float board_max(const float *x, int cin, size_t x_c, int N, int relu)
+{
+	return gt_int8_board_max(x, cin, x_c, N, relu);
+}
+#define INT8_KERNEL 1
+#endif
+
+#ifdef INT8_KERNEL
+/* the same for both kernels: drive, pack_gemm, pack_conv and board_max
+ * are each one's */
+void gt_int8_gemm(int M, int N, int K, const int8_t *pa, const float *sw, const uint8_t *B,
+                  int ldb, const float *sb, const float *bias, float *C, int ldc, int add,
+                  uint8_t *scratch)
+{
+	gemm_b g = {B, sb, ldb, K};
+	deq dq = {sw, bias, add};
+	drive(M, N, K, pa, C, ldc, &dq, scratch, pack_gemm, &g);
 }
 
 int gt_int8_conv3x3(const gt_int8_conv_args *a)

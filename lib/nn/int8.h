@@ -23,8 +23,11 @@
  *
  * The kernel is compiled for AMX in int8.c alone (target attributes) and
  * called only when gt_int8_available says the CPU and the kernel allow it,
- * so that the same binary runs on any x86-64 (and elsewhere, where it is
- * never available).
+ * so that the same binary runs on any x86-64. On arm64 the same products
+ * by the dot-product instructions (sdot, Armv8.2 DotProd, Linux's
+ * HWCAP_ASIMDDP; target attribute likewise), with the same results: the
+ * unsigned activations enter as qa - 128 and each row's sum gets 128
+ * sum_k qw back, exact in int32. Elsewhere it is never available.
  */
 #ifndef GT_INT8_H
 #define GT_INT8_H
@@ -37,8 +40,9 @@
  * and Linux grants the process the AMX state (arch_prctl
  * ARCH_REQ_XCOMP_PERM, asked once per process); else 0, and *why (when
  * why is not NULL) says why not, a static string ("GT_NO_INT8 is set",
- * "the CPU has no AMX-INT8", "the kernel refuses the AMX state").
- * Thread-safe. */
+ * "the CPU has no AMX-INT8", "the kernel refuses the AMX state"; on
+ * arm64: GT_NO_INT8 unset and the CPU has the int8 dot product, else
+ * "the CPU has no int8 dot product (asimddp)"). Thread-safe. */
 int gt_int8_available(const char **why);
 
 /* The packs and the scratch below are best 64-byte aligned (gt_xmalloc64):

@@ -4,11 +4,15 @@
 # the cross compiler is) under qemu-user: its programs are AArch64, the
 # unit tests that are fast under emulation pass, among them wino (the
 # Winograd transforms, NEON there, against im2col and a direct sum in
-# double), and gt-selfplay -v names the NEON kernels and plays games
-# gt-validate (this machine's) accepts, as does bench/playout, a
-# functional check (not a speed).
-# Left out for their time under emulation (each over 10 s natively, minutes
-# under qemu): katago, katago_synth, kataexport, gtnet, nn_torch, nn_grad,
+# double) and int8 (the sdot kernels against exact sums, then networks in
+# int8 against float32 on 16 real positions, not 1,000: GT_PREC_POSITIONS),
+# and gt-selfplay -v names the NEON kernels and plays games
+# gt-validate (this machine's) accepts, --precision int8 runs by sdot
+# where the emulated CPU has the dot product and in float32 where not
+# (QEMU_CPU=cortex-a53), and bench/playout runs, a functional check (not a
+# speed).
+# Left out for their time under emulation (tens of seconds to minutes
+# each under qemu): katago, katago_synth, kataexport, gtnet, nn_torch, nn_grad,
 # dnn, npz, board, gtpclient, record, outer, outerproc, selfplay,
 # selfplay_net, shard, sgf, train, unit.
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
@@ -36,7 +40,7 @@ done
 for t in feat katafeat sgfrec tmpl util nn_cuda match release report store_names gtp_net validate \
 	fs store_s3 int8 bf16 store_sign elo rng delta sgf_goban gtp mcts trainrun diloco sgf_gnugo \
 	katacfg model wino; do
-	GT_BIN=$T/bin qemu-aarch64 "$A/tests/$t" >"$T/$t.tap" 2>&1
+	GT_BIN=$T/bin GT_PREC_POSITIONS=16 qemu-aarch64 "$A/tests/$t" >"$T/$t.tap" 2>&1
 	rc=$?
 	grep -q '^not ok' "$T/$t.tap"
 	nok=$?
@@ -55,9 +59,17 @@ ok $? "-v names the NEON kernels: $(sed -n 's/.*CPU kernels: //p' "$T/e")"
 GT_NO_NEON=1 "$T/bin/gt-selfplay" --model "$M" --games 1 --max-moves 2 -v 2>&1 >/dev/null |
 	grep -q "CPU kernels: generic (GT_NO_NEON is set)"
 ok $? "GT_NO_NEON=1: generic, and why"
-"$T/bin/gt-selfplay" --model "$M" --games 1 --max-moves 2 --precision int8 -v 2>&1 >/dev/null |
-	grep -q "the CPU has no AMX-INT8"
-ok $? "--precision int8: float32, and why (as on x86 without AMX)"
+# int8 by sdot where the CPU has the dot product (qemu's default CPU,
+# "max", has; a Cortex-A53 has not), float32 and why where not
+"$T/bin/gt-selfplay" --model "$M" --games 1 --max-moves 2 --precision int8 -v 2>"$T/e" >/dev/null
+grep -q "v1-b2c8: precision int8" "$T/e"
+ok $? "--precision int8 on qemu's max CPU: int8 (sdot)"
+QEMU_CPU=cortex-a53 "$T/bin/gt-selfplay" --model "$M" --games 1 --max-moves 2 --precision int8 -v 2>&1 >/dev/null |
+	grep -q "fp32, not int8: the CPU has no int8 dot product (asimddp)"
+ok $? "on a Cortex-A53 (no dot product): float32, and why"
+GT_NO_INT8=1 "$T/bin/gt-selfplay" --model "$M" --games 1 --max-moves 2 --precision int8 -v 2>&1 >/dev/null |
+	grep -q "fp32, not int8: GT_NO_INT8 is set"
+ok $? "GT_NO_INT8=1: float32, and why"
 is "$(gt-validate "$T/g" 2>"$T/ve" | wc -l | tr -d ' ')" 2 "gt-validate accepts both games"
 
 # a benchmark, as a functional check

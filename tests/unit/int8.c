@@ -31,9 +31,10 @@
  * (the random gt network: 0.0000 and 0.0016), so the tests allow 0.1
  * and 0.2, and the same best move in 90% of the positions.
  *
- * Where the CPU has no AMX-INT8 the int8 parts are skipped (said as a skip
- * with the reason); the float32 fallback is tested everywhere with
- * GT_NO_INT8, which emulates such a CPU.
+ * Where the CPU has no AMX-INT8 (on arm64: no sdot, the kernel of that
+ * build) the int8 parts are skipped (said as a skip with the reason); the
+ * float32 fallback is tested everywhere with GT_NO_INT8, which emulates
+ * such a CPU.
  */
 #include "tap.h"
 #include "int8.h"

@@ -20,12 +20,21 @@
 #define NPOS 1000
 #define BATCH 8
 
+/* NPOS, or fewer where the environment variable GT_PREC_POSITIONS says
+ * (1..NPOS; tests/cmd/arm64.t under emulation) */
+static int prec_npos(void)
+{
+	const char *s = getenv("GT_PREC_POSITIONS");
+	int n = s ? atoi(s) : 0;
+	return n >= 1 && n <= NPOS ? n : NPOS;
+}
+
 /* the 19x19 positions: every 7th from move 10 of the goban games, up to
- * NPOS; returns how many (0 without the package) */
+ * prec_npos(); returns how many (0 without the package) */
 static __attribute__((unused)) gt_board *prec_positions(int *count)
 {
 	gt_board *pos = malloc(sizeof(gt_board) * NPOS);
-	int np = 0, nn;
+	int np = 0, nn, want = prec_npos();
 	char **names = goban_games(&nn);
 	if (!names) {
 		*count = 0;
@@ -33,7 +42,7 @@ static __attribute__((unused)) gt_board *prec_positions(int *count)
 	}
 	const gt_rules *rules = gt_rules_find("chinese");
 	static gt_board b;
-	for (int i = 0; i < nn && np < NPOS; i++) {
+	for (int i = 0; i < nn && np < want; i++) {
 		char path[4096];
 		gt_sgf_game *gs = NULL;
 		int ng = 0;
@@ -46,7 +55,7 @@ static __attribute__((unused)) gt_board *prec_positions(int *count)
 			continue;
 		}
 		gt_board_init(&b, 19, rules, 7.5);
-		for (int k = 0; k < gs[0].nmoves && np < NPOS; k++) {
+		for (int k = 0; k < gs[0].nmoves && np < want; k++) {
 			if (gt_board_play(&b, gs[0].moves[k].color, gs[0].moves[k].pt) != 0)
 				break;
 			if (k >= 10 && k % 7 == 3)
@@ -178,7 +187,7 @@ static __attribute__((unused)) void prec_real(gt_evaluator *ev, int prec, double
 		diag("SKIP the networks on real positions: " GOBAN " not found (Debian's "
 		     "goban-original-games)");
 	} else {
-		is_int(np, NPOS, "%d positions from the goban games", NPOS);
+		is_int(np, prec_npos(), "%d positions from the goban games", prec_npos());
 		prec_compare("gt b6c96 (random weights)", ev, pos, np, prec, dpb, dvb);
 		char path[4096];
 		const char *src = getenv("GT_SRC"), *kd = getenv("GT_KATAGO_DATA");
