@@ -7,6 +7,7 @@ engine showed it (a query's initialStones are played first). Prints per position
 (side to move), lead, policy and ownership, then "nan-ok" when every one of
 the 8 symmetries of kata-raw-nn all has NAN exactly on the stones."""
 import json, math, os, subprocess, sys
+from gtp_board import board_stones
 
 ref = {}
 for l in open(sys.argv[1]):
@@ -43,15 +44,9 @@ for i in ids:
               ["showboard"])
     stones = {"X": [], "O": []}
     occupied = set()
-    for r in out[-2].split("\n"):
-        t = r.split()
-        if not t or not t[0].isdigit():
-            continue
-        y = int(t[0])
-        for x, c in enumerate(t[1:1 + n]):
-            if c in stones:
-                stones[c].append(chr(97 + x) + chr(97 + n - y))
-                occupied.add((n - y) * n + x)
+    for c, x, y in board_stones(out[-2], n):
+        stones[c].append(chr(97 + x) + chr(97 + n - y))
+        occupied.add((n - y) * n + x)
     prop = lambda k, v: (k + "".join("[%s]" % s for s in v)) if v else ""
     path = os.path.join(tmp, i + ".sgf")
     open(path, "w").write("(;GM[1]SZ[%d]KM[%g]RU[chinese]%s%sPL[%s])" % (

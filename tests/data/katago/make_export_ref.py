@@ -7,6 +7,8 @@ records of 9x9 games (gzip). KATAGO (environment): the katago binary;
 KATAGO_CFG: an analysis config with maxVisits 1, nnRandomize false,
 reportAnalysisWinratesAs SIDETOMOVE (README beside this file)."""
 import gzip, json, os, random, subprocess, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "py"))
+from gtp_board import board_stones  # noqa: E402
 gtnet, katanet, out = sys.argv[1:4]
 rng = random.Random(20261203)
 COLS = "ABCDEFGHJKLMNOPQRST"
@@ -18,16 +20,7 @@ def stones_after(n, moves):
                        capture_output=True, text=True, timeout=60)
     resp = [r for r in p.stdout.split("\n\n") if r]
     assert all(r.startswith("=") for r in resp), resp
-    st = []
-    for r in resp[-2].split("\n"):
-        t = r.split()
-        if not t or not t[0].isdigit():
-            continue
-        y = int(t[0])
-        for x, c in enumerate(t[1:1 + n]):
-            if c in "XO":
-                st.append(["B" if c == "X" else "W", "%s%d" % (COLS[x], y)])
-    return st
+    return [["B" if c == "X" else "W", "%s%d" % (COLS[x], y)] for c, x, y in board_stones(resp[-2], n)]
 
 def legal_random(n, k):
     """k random legal moves (gt-gtp refuses illegal ones; they are skipped)"""
