@@ -2,7 +2,8 @@
  * channels, bias, stride 1, zero padding 1) at gt-selfplay's batch (16
  * boards), boards per CPU-second on one thread: gt's ways (im2col +
  * OpenBLAS sgemm, Winograd F(4x4,3x3) of lib/nn/wino.h, im2col in
- * bfloat16 on AMX of lib/nn/bf16.h) against oneDNN 2.6's (Debian's
+ * bfloat16 of lib/nn/bf16.h and in int8 of lib/nn/int8.h, on the kernel
+ * each chooses: AMX or AVX-512, named on the line) against oneDNN 2.6's (Debian's
  * libdnnl): its own choice (convolution_auto) and direct in float32,
  * Winograd where it offers one, bf16 and int8 (u8 activations, s8
  * weights), first in its preferred blocked layouts, reordered once
@@ -19,6 +20,7 @@
  */
 #include "bench.h"
 #include "bf16.h"
+#include "int8.h"
 #include "dnn.h"
 #include "nn.h"
 #include "wino.h"
@@ -29,7 +31,7 @@
 #include <string.h>
 
 #define C 96
-#define WAYS 12
+#define WAYS 13
 
 static double window = 1.0;
 
@@ -207,6 +209,9 @@ typedef struct {
 	int B, n;
 	float *in, *w, *bias, *out, *cols, *u, *scratch, *in_cm, *out_cm;
 	uint16_t *wb, *bscratch;
+	int8_t *wq;
+	float *sq;
+	uint8_t *qscratch;
 } gtconv;
 
 /* cols (9 Cc x B n n) = the im2col of in (Cc x B n n, channel-major) */
@@ -253,6 +258,13 @@ static void gt_bf16(gtconv *g)
 	long N = (long)g->B * g->n * g->n;
 	gt_bf16_conv3x3(&(gt_bf16_conv_args){g->wb, C, C, g->n, N, g->in_cm, (size_t)N, 0, g->bias, g->out_cm,
 	                                     (size_t)N, 0, g->bscratch});
+}
+
+static void gt_int8(gtconv *g)
+{
+	long N = (long)g->B * g->n * g->n;
+	gt_int8_conv3x3(&(gt_int8_conv_args){g->wq, g->sq, C, C, g->n, N, g->in_cm, (size_t)N, 0, g->bias,
+	                                     g->out_cm, (size_t)N, 0, g->qscratch});
 }
 
 /* GT_CONV=onednn's forward (dnn.h): from and to gt's channel-major
@@ -327,12 +339,25 @@ static void size_run(int B, int n)
 		gt_bf16_pack(g.w, C, 9 * C, 9 * C, g.wb);
 	}
 
+	int i8 = gt_int8_available(NULL);
+	if (i8) {
+		g.wq = aligned_alloc(64, (gt_int8_pack_size(C, 9 * C) + 63) / 64 * 64);
+		g.sq = malloc(C * sizeof(float));
+		g.qscratch = aligned_alloc(64, (gt_int8_scratch_size(C, n) + 63) / 64 * 64);
+		gt_int8_pack(g.w, C, 9 * C, 9 * C, g.wq, g.sq);
+	}
+	char bfname[64], i8name[64];
+	snprintf(bfname, sizeof bfname, "gt im2col bf16 (%s)", bf ? gt_bf16_kernel(NULL) : "-");
+	snprintf(i8name, sizeof i8name, "gt im2col int8 (%s)", i8 ? gt_int8_kernel(NULL) : "-");
+
 	way ways[WAYS];
 	int nw_ = 0;
 	ways[nw_++] = (way){.name = "gt im2col+sgemm fp32", .gt = gt_im2col};
 	ways[nw_++] = (way){.name = "gt winograd fp32", .gt = gt_wino};
 	if (bf)
-		ways[nw_++] = (way){.name = "gt im2col bf16 (AMX)", .gt = gt_bf16};
+		ways[nw_++] = (way){.name = bfname, .gt = gt_bf16};
+	if (i8)
+		ways[nw_++] = (way){.name = i8name, .gt = gt_int8};
 	ways[nw_++] = (way){.name = "gt GT_CONV=onednn fp32 (dnn.h)", .gt = gt_dnn};
 	struct {
 		const char *name;
@@ -390,7 +415,7 @@ static void size_run(int B, int n)
 			dconv_free(&ways[i].d);
 	}
 	free(g.in), free(g.in_cm), free(g.out), free(g.out_cm), free(g.w), free(g.bias), free(g.cols);
-	free(g.u), free(g.scratch), free(g.wb), free(g.bscratch);
+	free(g.u), free(g.scratch), free(g.wb), free(g.bscratch), free(g.wq), free(g.sq), free(g.qscratch);
 }
 
 /* the weight gradient of a training step's block convolution (C x C,

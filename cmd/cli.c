@@ -350,8 +350,14 @@ void cli_precision_say(const char *who, int asked, int got, const char *why, int
 	if (got != asked)
 		cli_warn("%s: %s, not %s: %s", who, gt_nn_precision_name(got),
 		         gt_nn_precision_name(asked), why ? why : "unavailable");
-	else if (verbose)
-		cli_warn("%s: precision %s", who, gt_nn_precision_name(got));
+	else if (verbose) {
+		const char *kw, *k = gt_nn_precision_kernel(got, &kw);
+		if (k)
+			cli_warn("%s: precision %s, kernel %s%s%s", who, gt_nn_precision_name(got), k,
+			         kw ? ": " : "", kw ? kw : "");
+		else
+			cli_warn("%s: precision %s", who, gt_nn_precision_name(got));
+	}
 }
 
 int cli_precision_set(struct gt_evaluator *ev, const char *who, int prec, int verbose)

@@ -10,7 +10,7 @@
 /* env set to anything but "" and "0" */
 static int env_set(const char *env)
 {
-	const char *s = getenv(env);
+	const char *s = env ? getenv(env) : NULL;
 	return s && *s && strcmp(s, "0") != 0;
 }
 
@@ -36,6 +36,36 @@ void gt_amx_shift_masks(int n, long n0, int nc, uint16_t *mk, long shift[9])
 		for (int o = 0; o < 9; o++)
 			mk[9 * g + o] = (uint16_t)m[o];
 	}
+}
+
+int gt_amx_choose(const char *env, const char *env_msg, int kind_bit, int amx_more, int avx512,
+                  const char *cpu_msg, const char **why)
+{
+	/* per kind_bit: 0 unknown, else 1 + the index of the AMX answer */
+	static const char *const answers[] = {NULL, "the CPU has no AMX tiles of this kind",
+	                                      "the kernel refuses the AMX state"};
+	static int cache[32];
+	const char *w = NULL;
+	int k;
+	if (env_set(env)) {
+		w = env_msg;
+		k = GT_KERN_NONE;
+	} else {
+		int c = __atomic_load_n(&cache[kind_bit & 31], __ATOMIC_ACQUIRE);
+		if (!c) {
+			/* racing first calls both ask: the answer is the same */
+			const char *a = gt_amx_why_not(NULL, NULL, kind_bit, amx_more, answers[1]);
+			c = a == NULL ? 1 : a == answers[1] ? 2 : 3;
+			__atomic_store_n(&cache[kind_bit & 31], c, __ATOMIC_RELEASE);
+		}
+		w = c == 1 && env_set("GT_NO_AMX") ? "GT_NO_AMX is set" : answers[c - 1];
+		k = w == NULL ? GT_KERN_AMX : avx512 ? GT_KERN_AVX512 : GT_KERN_NONE;
+		if (k == GT_KERN_NONE)
+			w = cpu_msg;
+	}
+	if (why)
+		*why = w;
+	return k;
 }
 
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)

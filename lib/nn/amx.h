@@ -22,6 +22,23 @@ int gt_amx_permit(void);
 const char *gt_amx_why_not(const char *env, const char *env_msg, int kind_bit, int cpu_more,
                            const char *cpu_msg);
 
+/* The kernel families of a reduced precision (bf16.c, int8.c). */
+enum { GT_KERN_NONE, GT_KERN_AMX, GT_KERN_AVX512 };
+
+/* gt_amx_choose: the kernel family that a reduced precision's products
+ * take now: GT_KERN_NONE when the environment variable env (the one that
+ * forces float32) is set, not empty and not "0" (*why = env_msg);
+ * GT_KERN_AMX when the AMX tile product of the kind may be used (as
+ * gt_amx_why_not says, with amx_more the caller's other features) and
+ * GT_NO_AMX is unset, empty or "0" (*why = NULL); else GT_KERN_AVX512 when
+ * avx512 (the caller's AVX-512 features: 1 when the CPU has them), *why
+ * saying why not AMX ("GT_NO_AMX is set", "the CPU has no AMX tiles of
+ * this kind", "the kernel refuses the AMX state"); else GT_KERN_NONE,
+ * *why = cpu_msg. The CPU's answers are asked once per kind_bit; the
+ * environment is read at each call. why may be NULL. Thread-safe. */
+int gt_amx_choose(const char *env, const char *env_msg, int kind_bit, int amx_more, int avx512,
+                  const char *cpu_msg, const char **why);
+
 /* gt_amx_tiles: load this thread's tile configuration: the 8 tiles of
  * 16 rows of 64 bytes (release with _tile_release). Only once
  * gt_amx_permit and the CPU's AMX-TILE say so. */

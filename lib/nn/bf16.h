@@ -6,12 +6,16 @@
  * rounding error of at most 2^-8 = 0.4% per number, rounded to nearest
  * even here); the products of two of them are exact in float32 and are
  * summed in float32, by the AMX-BF16 tile instructions (tdpbf16ps: a
- * 16 x 32 by 32 x 16 product per instruction).
+ * 16 x 32 by 32 x 16 product per instruction) or, on a CPU without them,
+ * by AVX512-BF16's vdpbf16ps (16 lanes of two products each; AMD Zen 4
+ * and later, Intel Cooper Lake), on the same packs.
  *
- * The kernel is compiled for AMX in bf16.c alone (target attributes) and
- * called only when gt_bf16_available says the CPU and the kernel allow it,
- * so that the same binary runs on any x86-64 (and elsewhere, where it is
- * never available).
+ * The kernels are compiled for their instructions in bf16.c alone (target
+ * attributes) and called only when gt_bf16_available says the CPU and the
+ * kernel allow it, so that the same binary runs on any x86-64 (and
+ * elsewhere, where it is never available). GT_NO_AMX in the environment
+ * takes the tiles out of the choice (to test or measure the AVX-512
+ * kernel on a CPU that has both).
  */
 #ifndef GT_BF16_H
 #define GT_BF16_H
@@ -19,13 +23,21 @@
 #include <stdint.h>
 
 /* gt_bf16_available: 1 when gt_bf16_gemm may be called: the environment
- * variable GT_NO_BF16 is unset, empty or "0", the CPU has AMX-TILE,
- * AMX-BF16 (cpuid), AVX512BW and AVX512-BF16 (for the packing), and Linux
- * grants the process the AMX state (arch_prctl ARCH_REQ_XCOMP_PERM, asked
- * once per process); else 0, and *why (when why is not NULL) says why not,
- * a static string ("GT_NO_BF16 is set", "the CPU has no AMX-BF16", "the
- * kernel refuses the AMX state"). Thread-safe. */
+ * variable GT_NO_BF16 is unset, empty or "0", and either the CPU has
+ * AMX-TILE, AMX-BF16 (cpuid), AVX512BW and AVX512-BF16 (for the packing)
+ * and Linux grants the process the AMX state (arch_prctl
+ * ARCH_REQ_XCOMP_PERM, asked once per process), or the CPU has AVX512F,
+ * BW, VL and AVX512-BF16; else 0, and *why (when why is not NULL) says why
+ * not, a static string ("GT_NO_BF16 is set", "the CPU has neither
+ * AMX-BF16 nor AVX512-BF16"). Thread-safe. */
 int gt_bf16_available(const char **why);
+
+/* gt_bf16_kernel: the kernel the next product takes: "amx-bf16" (*why
+ * NULL), "avx512-bf16" (*why: why not the tiles, "GT_NO_AMX is set", "the
+ * CPU has no AMX tiles of this kind", "the kernel refuses the AMX state")
+ * or NULL (not available, *why as gt_bf16_available says). why may be
+ * NULL. Thread-safe. */
+const char *gt_bf16_kernel(const char **why);
 
 /* gt_bf16_pack_size: 16-bit elements of the packed form of an M x K
  * matrix (M rounded up to the kernel's 8 rows, K to even). */

@@ -1,6 +1,7 @@
 /*
  * int8.c: 8-bit integer 3x3 convolutions with int32 sums (int8.h), by
- * AMX-INT8 tiles.
+ * AMX-INT8 tiles, or by AVX512-VNNI (vpdpbusd, block512) on the same
+ * packs where the CPU has no tiles, or by the dot product on arm64.
  *
  * tdpbsud multiplies a tile of 16 rows x 64 signed bytes of A (the
  * weights) by a tile of 16 rows x 16 quads of unsigned bytes of B (B's
@@ -118,15 +119,29 @@ typedef void packer(const void *ctx, int n0, int nc, uint8_t *bp, float *sb);
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)
 #include <immintrin.h>
 
+/* the kernel family of the next product (amx.h gt_amx_choose) */
+static int family(const char **why)
+{
+	int bw = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+	         __builtin_cpu_supports("avx512vl");
+	return gt_amx_choose("GT_NO_INT8", "GT_NO_INT8 is set", 25, bw,
+	                     bw && __builtin_cpu_supports("avx512vnni"),
+	                     "the CPU has neither AMX-INT8 nor AVX512-VNNI", why);
+}
+
 int gt_int8_available(const char **why)
 {
-	const char *no = gt_amx_why_not("GT_NO_INT8", "GT_NO_INT8 is set", 25,
-	                                __builtin_cpu_supports("avx512bw") &&
-	                                        __builtin_cpu_supports("avx512vl"),
-	                                "the CPU has no AMX-INT8");
+	const char *w;
+	int k = family(&w);
 	if (why)
-		*why = no;
-	return no == NULL;
+		*why = k == GT_KERN_NONE ? w : NULL;
+	return k != GT_KERN_NONE;
+}
+
+const char *gt_int8_kernel(const char **why)
+{
+	int k = family(why);
+	return k == GT_KERN_AMX ? "amx-int8" : k == GT_KERN_AVX512 ? "avx512-vnni" : NULL;
 }
 
 #define TARGET __attribute__((target("amx-tile,amx-int8,avx512f,avx512bw,avx512vl")))
@@ -156,6 +171,62 @@ TARGET static void block(int Kp, const int8_t *a, const uint8_t *b0, const uint8
 	_tile_stored(3, acc + 16 * 32 + 16, 128);
 }
 
+#define TARGETV __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+
+/* the block of block() by AVX512-VNNI: vpdpbusd adds the 4 products of
+ * unsigned by signed bytes of each 32-bit quad to an int32 lane (exact),
+ * so each of 16 lanes of a column group takes one quad of row m's A
+ * (broadcast) times its column's quad of B: the packs of the tiles serve
+ * as they are. 8 rows by the 2 column groups a pass (16 accumulators);
+ * only the first rows rows (in passes of 8) and cols columns (in groups
+ * of 16) are computed, the rest of acc left as it was. */
+TARGETV static void block512(int Kp, const int8_t *a, const uint8_t *b0, const uint8_t *b1,
+                             int32_t *acc, int rows, int cols)
+{
+	int two = cols > 16;
+	for (int r0 = 0; r0 < rows; r0 += 8) {
+		__m512i s0[8], s1[8];
+		#pragma GCC unroll 8
+		for (int r = 0; r < 8; r++)
+			s0[r] = s1[r] = _mm512_setzero_si512();
+		for (int k = 0; k < Kp; k += KT) {
+			/* this step's rows: 64 bytes each, row r0 + r at r 64 */
+			const int8_t *as = a + (size_t)k * 32 + (size_t)r0 * KT;
+			const uint8_t *x0p = b0 + (size_t)k * 16, *x1p = b1 + (size_t)k * 16;
+			if (two) {
+				for (int q = 0; q < KT / 4; q++) {
+					__m512i x0 = _mm512_loadu_si512(x0p + 64 * q);
+					__m512i x1 = _mm512_loadu_si512(x1p + 64 * q);
+					#pragma GCC unroll 8
+					for (int r = 0; r < 8; r++) {
+						int32_t w;
+						memcpy(&w, as + r * KT + 4 * q, 4);
+						__m512i wv = _mm512_set1_epi32(w);
+						s0[r] = _mm512_dpbusd_epi32(s0[r], x0, wv);
+						s1[r] = _mm512_dpbusd_epi32(s1[r], x1, wv);
+					}
+				}
+			} else {
+				for (int q = 0; q < KT / 4; q++) {
+					__m512i x0 = _mm512_loadu_si512(x0p + 64 * q);
+					#pragma GCC unroll 8
+					for (int r = 0; r < 8; r++) {
+						int32_t w;
+						memcpy(&w, as + r * KT + 4 * q, 4);
+						s0[r] = _mm512_dpbusd_epi32(s0[r], x0, _mm512_set1_epi32(w));
+					}
+				}
+			}
+		}
+		#pragma GCC unroll 8
+		for (int r = 0; r < 8; r++) {
+			_mm512_storeu_si512(acc + (r0 + r) * 32, s0[r]);
+			if (two)
+				_mm512_storeu_si512(acc + (r0 + r) * 32 + 16, s1[r]);
+		}
+	}
+}
+
 /* rows m0.. (rows of them) and columns j.. (cols) of C from acc; sb at
  * the block's first column */
 TARGET static void dequant(const int32_t *acc, int rows, int cols, int m0, const float *sb,
@@ -180,7 +251,9 @@ TARGET static void dequant(const int32_t *acc, int rows, int cols, int m0, const
 TARGET static void drive(int M, int N, int K, const int8_t *pa, float *C, long ldc,
                          const deq *dq0, uint8_t *scratch, packer *pack, const void *ctx)
 {
-	gt_amx_tiles();
+	int amx = family(NULL) == GT_KERN_AMX;
+	if (amx)
+		gt_amx_tiles();
 	int Kp = kpad(K);
 	_Alignas(64) int32_t acc[MT * NT];
 	float sb[NC];
@@ -196,13 +269,17 @@ TARGET static void drive(int M, int N, int K, const int8_t *pa, float *C, long l
 			int cols = nc - j < NT ? nc - j : NT;
 			for (int m = 0; m < M; m += MT) {
 				int rows = M - m < MT ? M - m : MT;
-				block(Kp, pa + (size_t)m * Kp, b0, b1, acc);
+				if (amx)
+					block(Kp, pa + (size_t)m * Kp, b0, b1, acc);
+				else
+					block512(Kp, pa + (size_t)m * Kp, b0, b1, acc, rows, cols);
 				__asm__ volatile("" ::: "memory");
 				dequant(acc, rows, cols, m, sb + j, &dq, C + (size_t)m * ldc + n0 + j, ldc);
 			}
 		}
 	}
-	_tile_release();
+	if (amx)
+		_tile_release();
 }
 
 /* four rows of 16 bytes interleaved into 16 quads at o */
@@ -374,6 +451,11 @@ int gt_int8_available(const char **why)
 	return no == NULL;
 }
 
+const char *gt_int8_kernel(const char **why)
+{
+	return gt_int8_available(why) ? "neon-dotprod" : NULL;
+}
+
 #define DP __attribute__((target("arch=armv8.2-a+dotprod")))
 
 /* C[m][n0 + j] for the M rows of pa and the nc columns of colb (each Kp
@@ -528,10 +610,17 @@ int gt_int8_conv3x3(const gt_int8_conv_args *a)
 int gt_int8_available(const char **why)
 {
 	/* as on an x86 CPU without it: GT_NO_INT8 first */
-	const char *no = gt_amx_why_not("GT_NO_INT8", "GT_NO_INT8 is set", 25, 0, "the CPU has no AMX-INT8");
+	const char *no = gt_amx_why_not("GT_NO_INT8", "GT_NO_INT8 is set", 25, 0,
+	                                "the CPU has neither AMX-INT8 nor AVX512-VNNI");
 	if (why)
 		*why = no;
 	return 0;
+}
+
+const char *gt_int8_kernel(const char **why)
+{
+	gt_int8_available(why);
+	return NULL;
 }
 
 void gt_int8_gemm(int M, int N, int K, const int8_t *pa, const float *sw, const uint8_t *B,

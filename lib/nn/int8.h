@@ -3,7 +3,10 @@
  * for the CPU networks' play forwards under --precision int8 (nn.h
  * gt_nn_precision), by the AMX-INT8 tile instructions (tdpbsud: a 16 x 64
  * signed by 64 x 16 unsigned byte product per instruction, summed exactly
- * in int32).
+ * in int32) or, on a CPU without them, by AVX512-VNNI's vpdpbusd (16 lanes
+ * of 4 unsigned by signed byte products, exact in int32; AMD Zen 4 and
+ * later, Intel Ice Lake and later) on the same packs: the same sums, so
+ * the same results.
  *
  * Quantization (symmetric, no zero points):
  *   weights: per output channel (row m of the cout x cin 9 matrix), a
@@ -21,9 +24,11 @@
  * out), in float32: the sums are exact, the dequantization rounds once or
  * twice (float32's 2^-24 each).
  *
- * The kernel is compiled for AMX in int8.c alone (target attributes) and
- * called only when gt_int8_available says the CPU and the kernel allow it,
- * so that the same binary runs on any x86-64. On arm64 the same products
+ * The kernels are compiled for their instructions in int8.c alone (target
+ * attributes) and called only when gt_int8_available says the CPU and the
+ * kernel allow it, so that the same binary runs on any x86-64. GT_NO_AMX
+ * in the environment takes the tiles out of the choice (to test or
+ * measure the AVX-512 kernel on a CPU that has both). On arm64 the same products
  * by the dot-product instructions (sdot, Armv8.2 DotProd, Linux's
  * HWCAP_ASIMDDP; target attribute likewise), with the same results: the
  * unsigned activations enter as qa - 128 and each row's sum gets 128
@@ -35,15 +40,23 @@
 #include <stdint.h>
 
 /* gt_int8_available: 1 when gt_int8_gemm and gt_int8_conv3x3 may be
- * called: the environment variable GT_NO_INT8 is unset, empty or "0", the
- * CPU has AMX-TILE, AMX-INT8 (cpuid) and AVX512BW/VL (for the packing),
- * and Linux grants the process the AMX state (arch_prctl
- * ARCH_REQ_XCOMP_PERM, asked once per process); else 0, and *why (when
- * why is not NULL) says why not, a static string ("GT_NO_INT8 is set",
- * "the CPU has no AMX-INT8", "the kernel refuses the AMX state"; on
- * arm64: GT_NO_INT8 unset and the CPU has the int8 dot product, else
- * "the CPU has no int8 dot product (asimddp)"). Thread-safe. */
+ * called: the environment variable GT_NO_INT8 is unset, empty or "0", and
+ * either the CPU has AMX-TILE, AMX-INT8 (cpuid) and AVX512BW/VL (for the
+ * packing) and Linux grants the process the AMX state (arch_prctl
+ * ARCH_REQ_XCOMP_PERM, asked once per process), or the CPU has AVX512F,
+ * BW, VL and AVX512-VNNI; else 0, and *why (when why is not NULL) says why
+ * not, a static string ("GT_NO_INT8 is set", "the CPU has neither
+ * AMX-INT8 nor AVX512-VNNI"; on arm64: GT_NO_INT8 unset and the CPU has
+ * the int8 dot product, else "the CPU has no int8 dot product
+ * (asimddp)"). Thread-safe. */
 int gt_int8_available(const char **why);
+
+/* gt_int8_kernel: the kernel the next product takes: "amx-int8" (*why
+ * NULL), "avx512-vnni" (*why: why not the tiles, "GT_NO_AMX is set", "the
+ * CPU has no AMX tiles of this kind", "the kernel refuses the AMX state"),
+ * "neon-dotprod" on arm64, or NULL (not available, *why as
+ * gt_int8_available says). why may be NULL. Thread-safe. */
+const char *gt_int8_kernel(const char **why);
 
 /* The packs and the scratch below are best 64-byte aligned (gt_xmalloc64):
  * the tiles' rows are 64 bytes. */

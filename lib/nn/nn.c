@@ -5,6 +5,8 @@
 #include "nn_backend.h"
 #include "gpu.h"
 #include "dnn.h"
+#include "bf16.h"
+#include "int8.h"
 #include "rng.h"
 
 #include <cblas.h>
@@ -385,6 +387,14 @@ int gt_nn_precision_find(const char *name)
 	if (!strcmp(name, "int8"))
 		return GT_PREC_INT8;
 	return -1;
+}
+
+const char *gt_nn_precision_kernel(int prec, const char **why)
+{
+	if (why)
+		*why = NULL;
+	return prec == GT_PREC_BF16 ? gt_bf16_kernel(why) : prec == GT_PREC_INT8 ? gt_int8_kernel(why)
+	                                                                         : NULL;
 }
 
 const char *gt_nn_precision_name(int prec)

@@ -195,19 +195,26 @@ enum { GT_PREC_FP32 = 0, GT_PREC_BF16 = 1, GT_PREC_INT8 = 2 };
  * in effect. GT_PREC_BF16 (CPU backend): the 3x3 convolutions' GEMMs in
  * bfloat16 with float32 sums (bf16.h: weights rounded once per
  * gt_nn_sync_params, activations as they come; Winograd is not used), the
- * rest in float32; it needs AMX-BF16 and no GT_NO_BF16 in the environment,
- * else GT_PREC_FP32 is returned and *why (when why is not NULL) says why
+ * rest in float32; it needs AMX-BF16 or AVX512-BF16 (bf16.h) and no
+ * GT_NO_BF16 in the environment, else GT_PREC_FP32 is returned and *why (when why is not NULL) says why
  * (a static string; NULL when the precision asked is in effect).
  * GT_PREC_INT8 (CPU backend): the same convolutions in 8-bit integers with
  * int32 sums (int8.h: weights quantized per output channel once per
  * gt_nn_sync_params, activations per board at each forward), the rest in
- * float32; it needs AMX-INT8 and no GT_NO_INT8. Other backends:
+ * float32; it needs AMX-INT8 or AVX512-VNNI (int8.h; on arm64 the dot
+ * product) and no GT_NO_INT8. Other backends:
  * GT_PREC_FP32 always. */
 int gt_nn_precision(gt_nn *nn, int prec, const char **why);
 /* gt_nn_precision_find: GT_PREC_* of "fp32", "bf16" or "int8", else -1. */
 int gt_nn_precision_find(const char *name);
 /* gt_nn_precision_name: "fp32", "bf16" or "int8". */
 const char *gt_nn_precision_name(int prec);
+/* gt_nn_precision_kernel: the CPU kernel that prec's products take now
+ * ("amx-bf16", "avx512-bf16", "amx-int8", "avx512-vnni", "neon-dotprod";
+ * bf16.h gt_bf16_kernel, int8.h gt_int8_kernel), *why (why may be NULL)
+ * why not the tiles where it is not "amx-*" (NULL else); NULL for
+ * GT_PREC_FP32 or where prec is not available (*why says why). */
+const char *gt_nn_precision_kernel(int prec, const char **why);
 /* gt_nn_zero_grad: grads = 0 (backward accumulates). */
 void gt_nn_zero_grad(gt_nn *nn);
 

@@ -34,9 +34,11 @@
  * the probabilities; the random network's policy is nearly uniform, its
  * value moved by 0.0007).
  *
- * Where the CPU has no AMX-BF16 the bfloat16 parts are skipped (said as a
- * skip with the reason); the float32 fallback is tested everywhere with
- * GT_NO_BF16, which emulates such a CPU.
+ * The products and the networks run on each kernel family the CPU has:
+ * AMX-BF16 tiles, and AVX512-BF16 (alone, or beside the tiles with
+ * GT_NO_AMX=1); where the CPU has neither the bfloat16 parts are skipped
+ * (said as a skip with the reason); the float32 fallback is tested
+ * everywhere with GT_NO_BF16, which emulates such a CPU.
  */
 #include "tap.h"
 #include "bf16.h"
@@ -146,6 +148,34 @@ static int check_conv(int cin, int cout, int n, int B, int relu, int mode)
 	return mode == 1 ? d <= 4 * ldexp(1, -24) * 50 : d == 0;
 }
 
+/* the products and the networks on the kernel that gt_bf16_kernel names
+ * now (k) */
+static void kernel_checks(gt_evaluator *ev, const char *k)
+{
+	diag("the bfloat16 kernel: %s", k);
+	static const int shapes[][3] = {
+		{96, 864, 972}, {96, 864, 361}, {96, 198, 81}, {16, 144, 81}, {33, 9, 5},
+		{1, 1, 1}, {32, 64, 32}, {96, 135, 257}, {7, 31, 300},
+	};
+	double worst = 0;
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+		worst = fmax(worst, check_gemm(shapes[i][0], shapes[i][1], shapes[i][2], (int)i & 1));
+	diag("%s: gemm: worst error %.3f of the bound", k, worst);
+	int bad = 0, cases = 0;
+	for (int n = 2; n <= 19; n++)
+		for (int m = 0; m < 3; m++, cases++)
+			bad += !check_conv(1 + (n * 7 + m) % 20, 1 + (n * 5 + m * 11) % 40, n,
+			                   1 + (n + m) % 4, (n + m) & 1, m);
+	static const int big[][4] = {{96, 96, 9, 16}, {96, 96, 19, 3}, {22, 96, 19, 2},
+	                             {15, 16, 9, 7}, {16, 16, 13, 5}, {32, 32, 9, 64},
+	                             {96, 96, 9, 64}, {128, 128, 19, 2}};
+	for (int i = 0; i < 8; i++, cases++)
+		bad += !check_conv(big[i][0], big[i][1], big[i][2], big[i][3], i & 1, i % 3);
+	is_int(bad, 0, "%s: conv3x3 (im2col packed as read) equals the product of the im2col: "
+	       "%d shapes, boards 2..19, relu, bias, added", k, cases);
+	prec_real(ev, GT_PREC_BF16, 0.03, 0.05);
+}
+
 int main(void)
 {
 	const char *why;
@@ -159,26 +189,7 @@ int main(void)
 	if (!avail) {
 		diag("SKIP the bfloat16 products and networks: %s", why);
 	} else {
-		static const int shapes[][3] = {
-			{96, 864, 972}, {96, 864, 361}, {96, 198, 81}, {16, 144, 81}, {33, 9, 5},
-			{1, 1, 1}, {32, 64, 32}, {96, 135, 257}, {7, 31, 300},
-		};
-		double worst = 0;
-		for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-			worst = fmax(worst, check_gemm(shapes[i][0], shapes[i][1], shapes[i][2], (int)i & 1));
-		diag("gemm: worst error %.3f of the bound", worst);
-		int bad = 0, cases = 0;
-		for (int n = 2; n <= 19; n++)
-			for (int m = 0; m < 3; m++, cases++)
-				bad += !check_conv(1 + (n * 7 + m) % 20, 1 + (n * 5 + m * 11) % 40, n,
-				                   1 + (n + m) % 4, (n + m) & 1, m);
-		static const int big[][4] = {{96, 96, 9, 16}, {96, 96, 19, 3}, {22, 96, 19, 2},
-		                             {15, 16, 9, 7}, {16, 16, 13, 5}};
-		for (int i = 0; i < 5; i++, cases++)
-			bad += !check_conv(big[i][0], big[i][1], big[i][2], big[i][3], i & 1, i % 3);
-		is_int(bad, 0, "conv3x3 (im2col packed as read) equals the product of the im2col: "
-		       "%d shapes, boards 2..19, relu, bias, added", cases);
-		prec_real(&ev, GT_PREC_BF16, 0.03, 0.05);
+		prec_kernels(&ev, gt_bf16_kernel, "amx-bf16", kernel_checks);
 	}
 	gt_evaluator_close(&ev);
 	gt_model_free(m);

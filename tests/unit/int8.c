@@ -31,10 +31,12 @@
  * (the random gt network: 0.0000 and 0.0016), so the tests allow 0.1
  * and 0.2, and the same best move in 90% of the positions.
  *
- * Where the CPU has no AMX-INT8 (on arm64: no sdot, the kernel of that
- * build) the int8 parts are skipped (said as a skip with the reason); the
- * float32 fallback is tested everywhere with GT_NO_INT8, which emulates
- * such a CPU.
+ * The products and the networks run on each kernel family the CPU has:
+ * AMX-INT8 tiles, and AVX512-VNNI (alone, or beside the tiles with
+ * GT_NO_AMX=1); on arm64 the dot product (sdot). Where the CPU has none
+ * of them the int8 parts are skipped (said as a skip with the reason);
+ * the float32 fallback is tested everywhere with GT_NO_INT8, which
+ * emulates such a CPU.
  */
 #include "tap.h"
 #include "int8.h"
@@ -197,6 +199,36 @@ static int check_conv(int cin, int cout, int n, int B, int relu, int mode)
 	return same;
 }
 
+/* the products and the networks on the kernel that gt_int8_kernel names
+ * now (k) */
+static void kernel_checks(gt_evaluator *ev, const char *k)
+{
+	diag("the int8 kernel: %s", k);
+	static const int shapes[][4] = {
+		{96, 864, 972, 81}, {96, 864, 361, 361}, {96, 198, 81, 81}, {16, 144, 81, 9},
+		{33, 9, 5, 5}, {1, 1, 1, 1}, {32, 64, 32, 32}, {96, 135, 257, 100},
+		{7, 31, 300, 4}, {40, 200, 70, 70},
+	};
+	double wq = 0;
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+		check_gemm(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], (int)i % 3, &wq);
+	diag("%s: gemm: worst error %.3f of the quantization bound", k, wq);
+	int bad = 0, cases = 0;
+	for (int n = 2; n <= 19; n++)
+		for (int mo = 0; mo < 3; mo++, cases++)
+			bad += !check_conv(1 + (n * 7 + mo) % 20, 1 + (n * 5 + mo * 11) % 40, n,
+			                   1 + (n + mo) % 5, (n + mo) & 1, mo);
+	static const int big[][4] = {{96, 96, 9, 16}, {96, 96, 19, 3}, {22, 96, 19, 2},
+	                             {15, 16, 9, 7}, {16, 16, 13, 5}, {96, 96, 2, 70},
+	                             {32, 32, 9, 64}, {96, 96, 9, 64}, {128, 128, 19, 2}};
+	for (int i = 0; i < 9; i++, cases++)
+		bad += !check_conv(big[i][0], big[i][1], big[i][2], big[i][3], i & 1, i % 3);
+	is_int(bad, 0, "%s: conv3x3 (quantized per board, im2col packed as read) equals the "
+	       "product of the quantized im2col: %d shapes, boards 2..19, relu, bias, added; "
+	       "a negative input without relu refused", k, cases);
+	prec_real(ev, GT_PREC_INT8, 0.1, 0.2);
+}
+
 int main(void)
 {
 	const char *why;
@@ -215,28 +247,7 @@ int main(void)
 	if (!avail) {
 		diag("SKIP the int8 products and networks: %s", why);
 	} else {
-		static const int shapes[][4] = {
-			{96, 864, 972, 81}, {96, 864, 361, 361}, {96, 198, 81, 81}, {16, 144, 81, 9},
-			{33, 9, 5, 5}, {1, 1, 1, 1}, {32, 64, 32, 32}, {96, 135, 257, 100},
-			{7, 31, 300, 4}, {40, 200, 70, 70},
-		};
-		double wq = 0;
-		for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-			check_gemm(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], (int)i % 3, &wq);
-		diag("gemm: worst error %.3f of the quantization bound", wq);
-		int bad = 0, cases = 0;
-		for (int n = 2; n <= 19; n++)
-			for (int mo = 0; mo < 3; mo++, cases++)
-				bad += !check_conv(1 + (n * 7 + mo) % 20, 1 + (n * 5 + mo * 11) % 40, n,
-				                   1 + (n + mo) % 5, (n + mo) & 1, mo);
-		static const int big[][4] = {{96, 96, 9, 16}, {96, 96, 19, 3}, {22, 96, 19, 2},
-		                             {15, 16, 9, 7}, {16, 16, 13, 5}, {96, 96, 2, 70}};
-		for (int i = 0; i < 6; i++, cases++)
-			bad += !check_conv(big[i][0], big[i][1], big[i][2], big[i][3], i & 1, i % 3);
-		is_int(bad, 0, "conv3x3 (quantized per board, im2col packed as read) equals the "
-		       "product of the quantized im2col: %d shapes, boards 2..19, relu, bias, added; "
-		       "a negative input without relu refused", cases);
-		prec_real(&ev, GT_PREC_INT8, 0.1, 0.2);
+		prec_kernels(&ev, gt_int8_kernel, "amx-int8", kernel_checks);
 	}
 	gt_evaluator_close(&ev);
 	gt_model_free(m);

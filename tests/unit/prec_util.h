@@ -207,4 +207,35 @@ static __attribute__((unused)) void prec_real(gt_evaluator *ev, int prec, double
 	free(pos);
 }
 
+/* prec_kernels: checks(ev, kernel) on each kernel family of a reduced
+ * precision that the CPU has (kernel: gt_bf16_kernel or gt_int8_kernel):
+ * the one chosen now (the tiles first where there are tiles, "amx"
+ * names them), then, with GT_NO_AMX=1, the AVX-512 kernel beside the
+ * tiles; where there are no tiles GT_NO_AMX=1 must leave the choice as
+ * it was. Each kernel not on this CPU is a skip with its reason. */
+static __attribute__((unused)) void prec_kernels(gt_evaluator *ev,
+                                                 const char *(*kernel)(const char **),
+                                                 const char *amx,
+                                                 void (*checks)(gt_evaluator *, const char *))
+{
+	const char *why, *k = kernel(&why), *k2;
+	ok(k != NULL, "available: a kernel is named (%s)", k ? k : "none");
+	if (!k)
+		return;
+	checks(ev, k);
+	setenv("GT_NO_AMX", "1", 1);
+	k2 = kernel(&why);
+	if (strcmp(k, amx) == 0) {
+		is_str(why, "GT_NO_AMX is set", "GT_NO_AMX=1: the tiles set aside, and why");
+		if (k2)
+			checks(ev, k2);
+		else
+			diag("SKIP the AVX-512 kernel beside the tiles: the CPU has not its instructions");
+	} else {
+		is_str(k2, k, "GT_NO_AMX=1 where there are no tiles: the same kernel (%s)", k);
+		diag("SKIP the %s kernel: %s", amx, why ? why : "not on this CPU");
+	}
+	unsetenv("GT_NO_AMX");
+}
+
 #endif
