@@ -5,8 +5,9 @@
 # the same network when KATAGO=/path/to/katago is given (KataGo's
 # benchmark, 2 and 8 search threads, 200 visits, the same board size), each
 # side per CPU-second, KATAGO_BENCH_ROUNDS (3) rounds alternating; and
-# gt-selfplay --precision bf16 and int8 where the CPU has AMX-BF16 and
-# AMX-INT8.
+# gt-selfplay --precision bf16 and int8 with both networks where the CPU
+# runs them (AMX, AVX512-BF16, AVX512-VNNI: the kernels that -v names are
+# printed first).
 # Run by bench/run with GT_BIN and GT_SRC set.
 : "${GT_SRC:=.}" "${GT_BIN:=$GT_SRC/bin}"
 D=${GT_KATAGO_DATA:-$GT_SRC/../shared/data/katago}
@@ -52,6 +53,10 @@ for p in bf16 int8; do
 	"$GT_BIN/gt-selfplay" --model "$K" --games 1 --visits 1 --max-moves 1 --precision $p 2>&1 \
 		>/dev/null | grep -q "not $p" || lowp="$lowp $p"
 done
+for p in $lowp; do
+	echo "katago.sh: $p: $("$GT_BIN/gt-selfplay" --model "$K" --games 1 --visits 1 --max-moves 1 \
+		--precision $p -v 2>&1 >/dev/null | sed -n 's/.*: precision //p')"
+done
 for n in 9 19; do
 	# gt-selfplay as it runs: several games in flight (batches of about 4
 	# and 7 positions)
@@ -59,6 +64,7 @@ for n in 9 19; do
 	set -- --games $g --visits $v --cheap-visits $((v / 4)) --board-size $n --max-moves $mm \
 		--threads 2 --parallel-games $g --seed 3 --progress
 	: > "$d/gn$n"; : > "$d/kn$n"; : > "$d/kb$n"; : > "$d/kc$n"; : > "$d/bf16$n"; : > "$d/int8$n"
+	: > "$d/gbf16$n"; : > "$d/gint8$n"; : > "$d/ki$n"
 	i=0
 	while [ $i -lt "$rounds" ]; do
 		# the sides alternate within each round
@@ -70,15 +76,22 @@ for n in 9 19; do
 		[ -z "$kg" ] || /usr/bin/python3 "$d/run.py" kg "$kg" benchmark -model "$K" -config "$d/k.cfg" \
 			-v 200 -t 8 -boardsize "$n" | cut -d' ' -f1 >> "$d/kc$n"
 		/usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$d/gt-b6c96.bin.gz" "$@" | cut -d' ' -f1 >> "$d/gn$n"
+		# float32 by gt's own convolutions (the automatic choice takes
+		# oneDNN's on AVX-512: gt_conv_onednn)
+		GT_CONV=im2col /usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$K" "$@" \
+			| cut -d' ' -f1 >> "$d/ki$n"
 		for p in $lowp; do
 			/usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$K" "$@" --precision $p \
 				| cut -d' ' -f1 >> "$d/$p$n"
+			/usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$d/gt-b6c96.bin.gz" "$@" \
+				--precision $p | cut -d' ' -f1 >> "$d/g$p$n"
 		done
 		i=$((i + 1))
 	done
 	echo "katago.sh: ${n}x$n, 2 threads, evals per CPU-second min/median/max of $rounds: gt-selfplay with KataGo's b6c96 $(mmm "$d/kn$n"), with gt's b6c96 $(mmm "$d/gn$n") (ratio $(ratio "$d/kn$n" "$d/gn$n"))"
+	echo "katago.sh: ${n}x$n: gt-selfplay with KataGo's b6c96, GT_CONV=im2col $(mmm "$d/ki$n") (automatic / im2col $(ratio "$d/kn$n" "$d/ki$n"))"
 	for p in $lowp; do
-		echo "katago.sh: ${n}x$n: gt-selfplay with KataGo's b6c96 in $p $(mmm "$d/$p$n") ($p / fp32 $(ratio "$d/$p$n" "$d/kn$n"))"
+		echo "katago.sh: ${n}x$n: gt-selfplay with KataGo's b6c96 in $p $(mmm "$d/$p$n") ($p / fp32 $(ratio "$d/$p$n" "$d/kn$n")), with gt's b6c96 $(mmm "$d/g$p$n") ($p / fp32 $(ratio "$d/g$p$n" "$d/gn$n"))"
 	done
 	for t in 2 8; do
 		f=$d/kb$n; [ $t = 8 ] && f=$d/kc$n

@@ -1092,8 +1092,8 @@ int gt_kata_forward(gt_kata *k, int B, int n, const float *planes, const float *
 	if (B < 1 || n < 2 || n > 19 || !planes || !globals)
 		return GT_EINVAL;
 	grow(k, B, n);
-	k->wino_now = use_wino(k, n, B);
-	k->dnn_now = k->prec == GT_PREC_FP32 && k->conv_mode == GT_CONV_ONEDNN;
+	k->dnn_now = k->prec == GT_PREC_FP32 && gt_conv_onednn(k->conv_mode);
+	k->wino_now = !k->dnn_now && use_wino(k, n, B);
 	int N = n * n, C = k->info.channels;
 	float *x = k->x, *a = k->a, *r = k->r, *t = k->t, *pool = k->pool;
 	/* trunk */

@@ -1025,9 +1025,9 @@ static int cpu_forward(gt_nn *nn, int B, int n, const float *planes,
 	 * (the weight gradients stay im2col) */
 	int bf = !train && c->prec != GT_PREC_FP32;
 	int mode = train ? gt_conv_batch_mode(c->conv_mode, 1) : c->conv_mode;
-	int wino = !bf && gt_conv_winograd(mode, n, B) && wino_filters(nn, c) == 0;
+	c->dnn_now = !bf && (train ? mode == GT_CONV_ONEDNN : gt_conv_onednn(mode));
+	int wino = !bf && !c->dnn_now && gt_conv_winograd(mode, n, B) && wino_filters(nn, c) == 0;
 	c->train_wino = train && wino;
-	c->dnn_now = !bf && mode == GT_CONV_ONEDNN;
 	c->wgrad_dnn = train && mode != GT_CONV_IM2COL;
 	if (bf)
 		lowp_weights(nn, c);

@@ -14,6 +14,7 @@
  * takes the second where gt_simd_avx2 says (simd.h). */
 #include "wino.h"
 #include "simd.h"
+#include "dnn.h"
 
 #include <cblas.h>
 #include <stdlib.h>
@@ -42,6 +43,19 @@ int gt_conv_winograd_auto(void)
 {
 #ifdef __AVX512F__
 	return 1;
+#else
+	return 0;
+#endif
+}
+
+int gt_conv_onednn(int mode)
+{
+	if (mode == GT_CONV_ONEDNN)
+		return 1;
+	if (mode != GT_CONV_AUTO_BATCH || gt_dnn_why_not())
+		return 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+	return __builtin_cpu_supports("avx512f") != 0;
 #else
 	return 0;
 #endif

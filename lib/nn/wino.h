@@ -87,6 +87,17 @@ int gt_conv_winograd(int mode, int n, int batch);
 int gt_conv_winograd_auto(void);
 /* (GT_CONV_ONEDNN: 0, gt's Winograd is not used) */
 
+/* gt_conv_onednn: 1 when a float32 forward under mode takes oneDNN's
+ * convolutions (dnn.h): GT_CONV_ONEDNN, and GT_CONV_AUTO_BATCH (the play
+ * forwards of gt-selfplay, whose outputs may depend on the batch) where
+ * oneDNN is built in and the CPU has AVX-512F (cpuid at run time): there
+ * oneDNN's own AVX-512 kernels beat gt's im2col by 2 to 3 times in
+ * self-play (measured on a 2-core AMD EPYC, Zen 5 class, 2026-12-05,
+ * gt-selfplay(1) PERFORMANCE). GT_CONV_AUTO stays gt's own (its outputs
+ * must not depend on the batch), and so do training forwards (callers
+ * pass GT_CONV_ONEDNN's test alone there). 0 elsewhere. */
+int gt_conv_onednn(int mode);
+
 /* gt_wino_filter_floats: floats of the transformed filters of a cout x
  * cin x 3 x 3 convolution (36 cout cin). */
 size_t gt_wino_filter_floats(int cout, int cin);
