@@ -102,6 +102,8 @@ struct gt_kata {
 	int prec;          /* 3x3 convolutions' GT_PREC_* (gt_kata_precision) */
 	uint16_t *bscratch;/* gt_bf16_gemm's scratch, once made */
 	uint8_t *qscratch; /* gt_int8_conv3x3's scratch, once made */
+	float *lin, *lout; /* bf16/int8: a layer's input and output, channel-major
+	                    * for the whole batch (cap floats each, grow) */
 };
 
 /* ---- reading ---- */
@@ -643,6 +645,7 @@ void gt_kata_free(gt_kata *k)
 	free_conv(&k->v1), free_bn(&k->v1bn), free(k->v2.w), free(k->v2b), free(k->v3.w), free(k->v3b);
 	free(k->sv3.w), free(k->sv3b), free_conv(&k->own);
 	free(k->x), free(k->a), free(k->r), free(k->t), free(k->col), free(k->pool), free(k->tmp);
+	free(k->lin), free(k->lout);
 	free(k->out_policy), free(k->out_value), free(k->out_score), free(k->out_own);
 	free(k->wscratch);
 	free(k->bscratch);
@@ -924,6 +927,48 @@ static int use_wino(gt_kata *k, int n, int B)
  * transformed filters and this forward uses them (use_wino), in bfloat16
  * or int8 when c has its pack and the network is in that precision (int8:
  * a position whose input has a negative value in float32 after relu). */
+/* conv of the whole batch in bf16 or int8 (c's pack, the network's
+ * precision): the positions' planes (B x cin x N) gathered channel-major
+ * (cin x B N, the kernels' columns), one call, the outputs scattered back
+ * (and gathered first when add): one pass over the data each way, against
+ * the convolution's 9 cin products per output. 0 when done, -1 when not
+ * (not in that precision, or int8 refused a negative input: the caller
+ * goes position by position). */
+static int conv_lowp(gt_kata *k, const kconv *c, int B, int n, const float *x, float *y, int add,
+                     int relu)
+{
+	int N = n * n;
+	long BN = (long)B * N;
+	int bf = c->wb && k->prec == GT_PREC_BF16, q = c->wq && k->prec == GT_PREC_INT8;
+	if (!bf && !q)
+		return -1;
+	if (!k->lin) {
+		k->lin = gt_xmalloc(k->cap * sizeof(float));
+		k->lout = gt_xmalloc(k->cap * sizeof(float));
+	}
+	for (int p = 0; p < B; p++)
+		for (int ci = 0; ci < c->cin; ci++)
+			memcpy(k->lin + (size_t)ci * BN + (size_t)p * N, x + ((size_t)p * c->cin + ci) * N,
+			       sizeof(float) * N);
+	if (add)
+		for (int p = 0; p < B; p++)
+			for (int co = 0; co < c->cout; co++)
+				memcpy(k->lout + (size_t)co * BN + (size_t)p * N,
+				       y + ((size_t)p * c->cout + co) * N, sizeof(float) * N);
+	if (bf)
+		gt_bf16_conv3x3(&(gt_bf16_conv_args){c->wb, c->cin, c->cout, n, BN, k->lin, (size_t)BN,
+		                                     relu, c->b, k->lout, (size_t)BN, add, k->bscratch});
+	else if (gt_int8_conv3x3(&(gt_int8_conv_args){c->wq, c->sq, c->cin, c->cout, n, BN, k->lin,
+	                                              (size_t)BN, relu, c->b, k->lout, (size_t)BN, add,
+	                                              k->qscratch}) != 0)
+		return -1;
+	for (int p = 0; p < B; p++)
+		for (int co = 0; co < c->cout; co++)
+			memcpy(y + ((size_t)p * c->cout + co) * N, k->lout + (size_t)co * BN + (size_t)p * N,
+			       sizeof(float) * N);
+	return 0;
+}
+
 static void conv(gt_kata *k, const kconv *c, int B, int n, const float *x, float *y, int add, int relu)
 {
 	int N = n * n, K = c->cin * c->ky * c->kx;
@@ -937,6 +982,8 @@ static void conv(gt_kata *k, const kconv *c, int B, int n, const float *x, float
 		                                  (size_t)c->cout * N, N, add, k->wscratch});
 		return;
 	}
+	if (B > 1 && conv_lowp(k, c, B, n, x, y, add, relu) == 0)
+		return;
 	for (int p = 0; p < B; p++) {
 		const float *xp = x + (size_t)p * c->cin * N;
 		float *yp = y + (size_t)p * c->cout * N;
@@ -1080,6 +1127,10 @@ static void grow(gt_kata *k, int B, int n)
 	k->t = gt_xrealloc(k->t, d * k->cap * sizeof(float));
 	k->pool = gt_xrealloc(k->pool, d * k->cap_pool * sizeof(float));
 	k->col = gt_xrealloc(k->col, k->maxk * N * sizeof(float));
+	if (k->lin) { /* made by the first reduced-precision convolution */
+		k->lin = gt_xrealloc(k->lin, k->cap * sizeof(float));
+		k->lout = gt_xrealloc(k->lout, k->cap * sizeof(float));
+	}
 	k->out_policy = gt_xrealloc(k->out_policy, Bc * (N + 1) * sizeof(float));
 	k->out_value = gt_xrealloc(k->out_value, Bc * 3 * sizeof(float));
 	k->out_score = gt_xrealloc(k->out_score, Bc * k->info.score_outputs * sizeof(float));
