@@ -972,7 +972,13 @@ static int conv_lowp(gt_kata *k, const kconv *c, int B, int n, const float *x, f
 static void conv(gt_kata *k, const kconv *c, int B, int n, const float *x, float *y, int add, int relu)
 {
 	int N = n * n, K = c->cin * c->ky * c->kx;
-	if (k->dnn_now && c->ky == c->kx && c->ky % 2 &&
+	/* oneDNN in float32: every convolution when the network is in
+	 * float32 and takes it (gt_conv_onednn), and in bf16 or int8 those
+	 * without a reduced-precision pack (the 5x5 input convolution, the
+	 * heads' 1x1) */
+	int dnn = k->dnn_now || (k->prec != GT_PREC_FP32 && !c->wb && !c->wq &&
+	                         gt_conv_onednn(k->conv_mode));
+	if (dnn && c->ky == c->kx && c->ky % 2 &&
 	    gt_dnn_conv(&(gt_dnn_conv_args){c->w, 1, c->cin, c->cout, c->ky, B, n, x, (size_t)c->cin * N, N,
 	                                    relu, c->b, y, (size_t)c->cout * N, N, add}) == 0)
 		return;
