@@ -1095,11 +1095,9 @@ static void cpu_conv_batch(gt_nn *nn, int on)
 static int cpu_precision(gt_nn *nn, int prec, const char **why)
 {
 	cpu *c = nn->state;
-	if (prec != GT_PREC_FP32 && gt_arch_has_gpool(&nn->arch)) {
-		if (why)
-			*why = "global pooling blocks are computed in float32 only";
-		return c->prec = GT_PREC_FP32;
-	}
+	/* global pooling blocks too: their convolutions are packed with the
+	 * regular channels' count (conv_cin), the pooling and its biases stay
+	 * float32 */
 	c->prec = prec == GT_PREC_BF16 && gt_bf16_available(why) ? GT_PREC_BF16
 	          : prec == GT_PREC_INT8 && gt_int8_available(why) ? GT_PREC_INT8 : GT_PREC_FP32;
 	return c->prec;

@@ -189,6 +189,20 @@ static __attribute__((unused)) void prec_real(gt_evaluator *ev, int prec, double
 	} else {
 		is_int(np, prec_npos(), "%d positions from the goban games", prec_npos());
 		prec_compare("gt b6c96 (random weights)", ev, pos, np, prec, dpb, dvb);
+		/* global pooling blocks (KataGo's g170 b6c96 has them; gt's
+		 * b6c96g2 pools in blocks 2 and 4 the same way) */
+		gt_arch ga;
+		gt_model *gm = NULL;
+		gt_evaluator gev;
+		if (gt_model_parse_arch("b6c96g2", &ga, &e) == 0 &&
+		    (gm = gt_model_new_random(&ga, 7, &e)) && gt_neteval_open(gm, "cpu", &gev, &e) == 0) {
+			prec_compare("gt b6c96g2 (global pooling, random weights)", &gev, pos, np, prec, dpb,
+			             dvb);
+			gt_evaluator_close(&gev);
+		} else {
+			ok(0, "a random gt b6c96g2 network: %s", e.text);
+		}
+		gt_model_free(gm);
 		char path[4096];
 		const char *src = getenv("GT_SRC"), *kd = getenv("GT_KATAGO_DATA");
 		if (kd)
