@@ -3,12 +3,19 @@
  * GEMM shape of a block convolution, and PyTorch (bench/nn_torch.py) on
  * the same architecture, batch and threads. Peak RSS is measured first,
  * for one training step of b6c64 9x9 batch 256. Other engineers share the
- * CPU: the numbers are noisy; each figure is the best of 3 windows. */
+ * CPU: the numbers are noisy; each figure is the best of 3 windows.
+ * Training steps in mixed precision (nn.h gt_nn_train_precision bf16)
+ * are measured beside float32's where the CPU has bfloat16.
+ * `nn --train-bf16 [seconds]` measures only that: b6c64 9x9 batch 256,
+ * one thread, samples per CPU-second of the process, float32 and bf16
+ * windows alternating, 3 rounds, min/median/max of each and of the
+ * ratio. */
 #include "nn.h"
 #include "nn_backend.h"
 #include "model.h"
 #include "optim.h"
 #include "util.h"
+#include "bench.h"
 #include "../tests/unit/nn_batch.h"
 
 #include <cblas.h>
@@ -40,7 +47,10 @@ static double fwd_rate(gt_nn *nn, nn_batch *d, double *conv_s_per_pos)
 	return (double)k * d->B / dt;
 }
 
-static double train_rate(gt_nn *nn, gt_optim *opt, nn_batch *d, int min_iters)
+/* training samples per second of clk (wall or CPU) over a window of at
+ * least min_s and min_iters steps */
+static double train_rate_clk(gt_nn *nn, gt_optim *opt, nn_batch *d, int min_iters,
+                             double (*clk)(void))
 {
 	gt_nn_target t = nn_batch_target(d);
 	int k = 0;
@@ -52,13 +62,69 @@ static double train_rate(gt_nn *nn, gt_optim *opt, nn_batch *d, int min_iters)
 		gt_optim_step(opt, gt_nn_params(nn), gt_nn_grads(nn));
 		gt_nn_sync_params(nn);
 		if (k++ == 0) {
-			t0 = gt_now();   /* first step allocates: not timed */
+			t0 = clk();   /* first step allocates: not timed */
 			continue;
 		}
-		dt = gt_now() - t0;
+		dt = clk() - t0;
 		if ((dt >= min_s && k - 1 >= min_iters) || dt > 30)
 			return (double)(k - 1) * d->B / dt;
 	}
+}
+
+static double train_rate(gt_nn *nn, gt_optim *opt, nn_batch *d, int min_iters)
+{
+	return train_rate_clk(nn, opt, d, min_iters, gt_now);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* --train-bf16: float32 against bfloat16 training steps, per CPU-second */
+static int train_bf16(void)
+{
+	enum { R = 3 };
+	gt_error e;
+	gt_arch a;
+	const char *why;
+	gt_model_parse_arch("b6c64", &a, &e);
+	gt_nn *nn = gt_nn_new(&a, "cpu", &e);
+	gt_arch_init_params(&a, gt_nn_params(nn), 1);
+	gt_optim_conf oc = gt_optim_defaults(GT_OPTIM_ADAMW);
+	oc.lr = 1e-4f;
+	gt_optim *opt = gt_optim_new(&oc, gt_nn_nparams(nn));
+	nn_batch d;
+	nn_batch_make(&d, &a, 256, 9, &rs);
+	gt_nn_set_threads(1);
+	if (gt_nn_train_precision(nn, GT_PREC_BF16, &why) != GT_PREC_BF16) {
+		printf("train b6c64 9x9 batch 256: bf16 skipped: %s\n", why);
+		return 0;
+	}
+	const char *kw, *k = gt_nn_precision_kernel(GT_PREC_BF16, &kw);
+	double f[R], h[R], q[R];
+	for (int r = 0; r < R; r++) {
+		gt_nn_train_precision(nn, GT_PREC_FP32, NULL);
+		f[r] = train_rate_clk(nn, opt, &d, 3, cpu_process);
+		gt_nn_train_precision(nn, GT_PREC_BF16, NULL);
+		h[r] = train_rate_clk(nn, opt, &d, 3, cpu_process);
+		q[r] = h[r] / f[r];
+		printf("round %d: fp32 %.1f, bf16 %.1f samples per CPU-second (%.2fx)\n", r + 1, f[r],
+		       h[r], q[r]);
+		fflush(stdout);
+	}
+	qsort(f, R, sizeof f[0], cmp_dbl);
+	qsort(h, R, sizeof h[0], cmp_dbl);
+	qsort(q, R, sizeof q[0], cmp_dbl);
+	printf("train b6c64 9x9 batch 256, 1 thread, samples per CPU-second (min/median/max of %d): "
+	       "fp32 %.1f/%.1f/%.1f, bf16 %.1f/%.1f/%.1f (kernel %s%s%s), bf16/fp32 %.2f/%.2f/%.2f\n",
+	       R, f[0], f[1], f[2], h[0], h[1], h[2], k, kw ? ": " : "", kw ? kw : "", q[0], q[1],
+	       q[2]);
+	gt_optim_free(opt);
+	nn_batch_free(&d);
+	gt_nn_free(nn);
+	return 0;
 }
 
 /* GFLOP/s of cblas_sgemm for C(M x N) = A(M x K) B(K x N), row-major */
@@ -102,6 +168,10 @@ int main(int argc, char **argv)
 	gt_arch a;
 	if (argc > 1 && !strcmp(argv[1], "--quick"))
 		min_s = 0.1;
+	if (argc > 1 && !strcmp(argv[1], "--train-bf16")) {
+		min_s = argc > 2 ? atof(argv[2]) : 2.0;
+		return train_bf16();
+	}
 
 	/* 1. peak RSS of a training batch of 256, b6c64 9x9 */
 	gt_model_parse_arch("b6c64", &a, &e);
@@ -131,12 +201,18 @@ int main(int argc, char **argv)
 	int bf16 = gt_nn_precision(nn, GT_PREC_BF16, NULL) == GT_PREC_BF16;
 	gt_nn_precision(nn, GT_PREC_FP32, NULL);
 	for (int th = 1; th <= 2; th++) {
-		double tr = th == 1 ? tr1 : 0, fw = 0, fsp = 0, fbf = 0, pf = 0, pt = 0;
+		double tr = th == 1 ? tr1 : 0, fw = 0, fsp = 0, fbf = 0, pf = 0, pt = 0, tbf = 0;
 		int have_torch = 1;
 		for (int round = 0; round < 3; round++) {
 			gt_nn_set_threads(th);
 			double x = train_rate(nn, opt, &d, 1), y = fwd_rate(nn, &d, NULL), f, t;
 			tr = x > tr ? x : tr;
+			if (bf16) {
+				gt_nn_train_precision(nn, GT_PREC_BF16, NULL);
+				x = train_rate(nn, opt, &d, 1);
+				tbf = x > tbf ? x : tbf;
+				gt_nn_train_precision(nn, GT_PREC_FP32, NULL);
+			}
 			fw = y > fw ? y : fw;
 			gt_nn_conv_batch(nn, 1);
 			y = fwd_rate(nn, &d, NULL);
@@ -168,6 +244,12 @@ int main(int argc, char **argv)
 				printf(", in bf16 %.0f pos/s (%.2fx)", fbf, fbf / pf);
 			printf("\n");
 		}
+		if (bf16 && have_torch)
+			printf("vs PyTorch b6c64 9x9 batch 256 threads %d: train in bf16 %.0f samples/s "
+			       "vs %.0f (%.2fx; %.2fx gt's fp32)\n", th, tbf, pt, tbf / pt, tbf / tr);
+		else if (bf16)
+			printf("b6c64 9x9 batch 256 threads %d: train in bf16 %.0f samples/s (%.2fx "
+			       "gt's fp32)\n", th, tbf, tbf / tr);
 		fflush(stdout);
 	}
 	gt_optim_free(opt);

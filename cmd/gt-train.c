@@ -29,7 +29,8 @@ static void usage(FILE *f)
 	    "                [--board-size N] [--series NAME] [--seed S] [--threads T]\n"
 	    "                [--state FILE] [--checkpoint-every K] [--log-every K]\n"
 	    "                [--validate DIR] [--validate-every K] [--validate-rows R]\n"
-	    "                [--max-bad-steps K] [--backend NAME] [--progress]\n");
+	    "                [--max-bad-steps K] [--backend NAME] [--precision fp32|bf16]\n"
+	    "                [--progress] [-v]\n");
 	if (f != stdout)
 		return;
 	printf(
@@ -61,6 +62,8 @@ static void usage(FILE *f)
 	    "  --seed S              sampler and --init seed (1)\n"
 	    "  --threads T           BLAS threads (1)\n"
 	    "  --backend NAME        cpu, cuda or auto (cpu)\n"
+	    "  --precision P         the steps' 3x3 convolutions in fp32 or bf16 (mixed\n"
+	    "                        precision where the CPU has bfloat16; fp32)\n"
 	    "  --state FILE          checkpoint to resume from and write (none)\n"
 	    "  --checkpoint-every K  steps between checkpoints (100)\n"
 	    "  --log-every K         steps between metrics lines (10)\n"
@@ -68,7 +71,8 @@ static void usage(FILE *f)
 	    "  --validate-every K    steps between evaluations (--log-every)\n"
 	    "  --validate-rows R     held-out rows evaluated (4096)\n"
 	    "  --max-bad-steps K     stop after K non-finite steps in a row (10)\n"
-	    "  --progress            a line per metrics line on stderr\n");
+	    "  --progress            a line per metrics line on stderr\n"
+	    "  -v, --verbose         say the precision, its kernel and the window\n");
 }
 
 static int valid_series(const char *s)
@@ -121,7 +125,7 @@ static gt_model *start(const char *path, const char *init, uint64_t seed, uint8_
 
 /* the run after its options; returns the exit status */
 static int train(gt_trainrun_conf *c, const gt_model *parent, const uint8_t *sha,
-                 const char *series, const char *out)
+                 const char *series, const char *out, int verbose)
 {
 	static const gt_trainrun_out to = { on_line, on_note, NULL };
 	gt_error e = {0};
@@ -130,6 +134,9 @@ static int train(gt_trainrun_conf *c, const gt_model *parent, const uint8_t *sha
 		cli_warn("%s", e.text);
 		return 1;
 	}
+	const char *why;
+	int prec = gt_trainrun_precision(r, &why);
+	cli_precision_say("training", c->train.precision, prec, why, verbose);
 	cli_catch_stop(0);
 	const gt_train_counts *k = gt_trainrun_counts(r);
 	int st = gt_trainrun_steps(r, &cli_stop, &e);
@@ -163,7 +170,7 @@ static int train(gt_trainrun_conf *c, const gt_model *parent, const uint8_t *sha
 enum { O_MODEL = 256, O_INIT, O_DATA, O_WINDOW, O_STEPS, O_BATCH, O_LR, O_OPT, O_MOM,
        O_WD, O_WP, O_WV, O_WS, O_WO, O_THREADS, O_SEED, O_BOARD, O_SERIES, O_STATE,
        O_CKPT, O_LOG, O_VAL, O_VALEVERY, O_VALROWS, O_MAXBAD, O_PROGRESS, O_BACKEND,
-       O_WARMUP, O_DECAY, O_EMA, O_EXPORT, O_WA };
+       O_WARMUP, O_DECAY, O_EMA, O_EXPORT, O_WA, O_PREC };
 static const struct option opts[] = {
 	{"model", required_argument, NULL, O_MODEL},
 	{"init", required_argument, NULL, O_INIT},
@@ -197,7 +204,9 @@ static const struct option opts[] = {
 	{"validate-rows", required_argument, NULL, O_VALROWS},
 	{"max-bad-steps", required_argument, NULL, O_MAXBAD},
 	{"backend", required_argument, NULL, O_BACKEND},
+	{"precision", required_argument, NULL, O_PREC},
 	{"progress", no_argument, NULL, O_PROGRESS},
+	{"verbose", no_argument, NULL, 'v'},
 	CLI_OPTS_END,
 };
 
@@ -225,13 +234,13 @@ int main(int argc, char **argv)
 	gt_train_conf *tc = &rc.train;
 	const char *model_path = NULL, *init = NULL, *out = NULL, *series = NULL;
 	const char *optname = "adamw";
-	int threads = 1, c;
+	int threads = 1, verbose = 0, c;
 	double lr = -1, mom = -1, wd = -1;
 	gt_error pe = {0};
 	tc->seed = 1;
 	tc->backend = "cpu";
 	progress = isatty(2);
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:hv", opts, NULL)) != -1) {
 		switch (c) {
 		case O_MODEL: model_path = optarg; break;
 		case O_INIT: init = optarg; break;
@@ -280,7 +289,13 @@ int main(int argc, char **argv)
 		case O_VALROWS: rc.val_rows = cli_int("--validate-rows", optarg, 1, 100000000L); break;
 		case O_MAXBAD: rc.max_bad = cli_int("--max-bad-steps", optarg, 1, 1000000000L); break;
 		case O_BACKEND: tc->backend = optarg; break;
+		case O_PREC:
+			tc->precision = gt_nn_precision_find(optarg);
+			if (tc->precision != GT_PREC_FP32 && tc->precision != GT_PREC_BF16)
+				cli_bad_value("--precision", "fp32 or bf16", optarg);
+			break;
 		case O_PROGRESS: progress = 1; break;
+		case 'v': verbose = 1; break;
 		default: cli_opt_other(c, usage);
 		}
 	}
@@ -296,10 +311,10 @@ int main(int argc, char **argv)
 		cli_die("%s", pe.text);
 	tc->optim = optimizer(optname, lr, mom, wd);
 	gt_nn_set_threads(threads);
-	rc.verbose = progress;
+	rc.verbose = progress || verbose;
 	uint8_t sha[32];
 	gt_model *parent = start(model_path, init, tc->seed, sha);
-	int status = parent ? train(&rc, parent, model_path ? sha : NULL, series, out) : 1;
+	int status = parent ? train(&rc, parent, model_path ? sha : NULL, series, out, verbose) : 1;
 	gt_model_free(parent);
 	return status;
 }

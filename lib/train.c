@@ -36,6 +36,8 @@ struct gt_trainer {
 	int64_t base_rows;    /* the start's meta.rows */
 	float *avg;           /* the parameters' moving average, or NULL */
 	int64_t avg_n;        /* its updates */
+	int prec;             /* the steps' GT_PREC_* in effect */
+	const char *prec_why; /* why not c.precision, or NULL */
 	/* batch buffers for (cap rows, board n, C planes, G globals) */
 	int cap, n, C, G;
 	float *planes, *glob, *pol, *val, *score, *own, *omask, *wt;
@@ -103,6 +105,7 @@ gt_trainer *gt_train_new(const gt_model *m, const gt_train_conf *c, gt_error *e)
 	t->c = *c;
 	t->arch = m->arch;
 	t->nn = nn;
+	t->prec = gt_nn_train_precision(nn, c->precision, &t->prec_why);
 	t->opt = gt_optim_new(&c->optim, gt_nn_nparams(nn));
 	start_digest(&m->arch, m->params, m->nparams, t->start);
 	gt_rng_seed(&t->rng, c->seed);
@@ -138,6 +141,13 @@ void gt_train_free(gt_trainer *t)
 gt_nn *gt_train_nn(gt_trainer *t) { return t->nn; }
 gt_optim *gt_train_optim(gt_trainer *t) { return t->opt; }
 const gt_train_counts *gt_train_get_counts(const gt_trainer *t) { return &t->k; }
+
+int gt_train_precision(const gt_trainer *t, const char **why)
+{
+	if (why)
+		*why = t->prec_why;
+	return t->prec;
+}
 int64_t gt_train_rows_seen(const gt_trainer *t) { return t->base_rows + t->k.samples; }
 const float *gt_train_average(const gt_trainer *t) { return t->avg; }
 

@@ -50,10 +50,13 @@ typedef struct gt_train_conf {
 	                          optim.lr); all zero: optim.lr left as it is */
 	double ema;            /* decay a good step of the parameters' moving
 	                          average (optim.h gt_ema_update), 0..1; 0: none */
+	int precision;         /* the steps' arithmetic, nn.h GT_PREC_FP32 (0, the
+	                          default) or GT_PREC_BF16 (gt_nn_train_precision:
+	                          float32 where it is not available) */
 } gt_train_conf;
 
 /* gt_train_conf_init: batch 256, AdamW defaults (optim.h), default loss
- * weights, seed 0, CPU backend, constant rate, no average. */
+ * weights, seed 0, CPU backend, constant rate, no average, float32. */
 void gt_train_conf_init(gt_train_conf *c);
 
 /* Counters of a run; saved in the state file. */
@@ -101,6 +104,11 @@ void gt_train_free(gt_trainer *t);
 gt_nn *gt_train_nn(gt_trainer *t);
 gt_optim *gt_train_optim(gt_trainer *t);
 const gt_train_counts *gt_train_get_counts(const gt_trainer *t);
+
+/* gt_train_precision: the arithmetic of t's steps (GT_PREC_*): c->precision
+ * where the network can train in it, else GT_PREC_FP32 with *why (why may
+ * be NULL; a static string, NULL when what was asked is in effect). */
+int gt_train_precision(const gt_trainer *t, const char **why);
 
 /* gt_train_window_flags: the flags of gt_shard_window_open_with that the
  * network's windows need: GT_SHARD_WINDOW_REPLY with the auxiliary policy

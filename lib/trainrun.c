@@ -205,6 +205,11 @@ const gt_train_counts *gt_trainrun_counts(const gt_trainrun *r)
 	return gt_train_get_counts(r->t);
 }
 
+int gt_trainrun_precision(const gt_trainrun *r, const char **why)
+{
+	return gt_train_precision(r->t, why);
+}
+
 /* a metrics line of the steps since the last one, with held-out figures
  * when val; 0 or an error */
 static int metrics(gt_trainrun *r, int val, gt_error *e)

@@ -99,6 +99,10 @@ void gt_trainrun_free(gt_trainrun *r);
 /* gt_trainrun_counts: the run's counters (borrowed). */
 const gt_train_counts *gt_trainrun_counts(const gt_trainrun *r);
 
+/* gt_trainrun_precision: the arithmetic of the run's steps (train.h
+ * gt_train_precision: GT_PREC_*, *why when not c->train.precision). */
+int gt_trainrun_precision(const gt_trainrun *r, const char **why);
+
 /* gt_trainrun_steps: steps until c->steps, a non-zero *stop (stop may be
  * NULL), or c->max_bad bad steps in a row. A fresh run with held-out rows
  * first reports the starting network's figures as step 0. A metrics line

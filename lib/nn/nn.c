@@ -378,6 +378,20 @@ int gt_nn_precision(gt_nn *nn, int prec, const char **why)
 	return nn->be->precision(nn, prec, why);
 }
 
+int gt_nn_train_precision(gt_nn *nn, int prec, const char **why)
+{
+	if (why)
+		*why = NULL;
+	if (prec == GT_PREC_FP32 && !nn->be->train_precision)
+		return GT_PREC_FP32;
+	if (!nn->be->train_precision) {
+		if (why)
+			*why = "the backend trains in float32 only";
+		return GT_PREC_FP32;
+	}
+	return nn->be->train_precision(nn, prec, why);
+}
+
 int gt_nn_precision_find(const char *name)
 {
 	if (!strcmp(name, "fp32"))

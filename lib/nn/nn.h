@@ -189,7 +189,8 @@ int gt_nn_sync_params(gt_nn *nn);
  * 1e-6 with the batch it is in); 0 (the default): by the board alone.
  * GT_CONV=im2col|winograd overrides both; other backends ignore it. */
 void gt_nn_conv_batch(gt_nn *nn, int on);
-/* Arithmetic of play forwards (train = 0); training is float32 always. */
+/* Arithmetic of play forwards (train = 0, gt_nn_precision) and of
+ * training steps (gt_nn_train_precision), each float32 unless asked. */
 enum { GT_PREC_FP32 = 0, GT_PREC_BF16 = 1, GT_PREC_INT8 = 2 };
 /* gt_nn_precision: ask for prec in nn's play forwards and return the one
  * in effect. GT_PREC_BF16 (CPU backend): the 3x3 convolutions' GEMMs in
@@ -205,6 +206,24 @@ enum { GT_PREC_FP32 = 0, GT_PREC_BF16 = 1, GT_PREC_INT8 = 2 };
  * product) and no GT_NO_INT8. Other backends:
  * GT_PREC_FP32 always. */
 int gt_nn_precision(gt_nn *nn, int prec, const char **why);
+/* gt_nn_train_precision: ask for prec in nn's training steps (forwards
+ * with train = 1 and gt_nn_backward) and return the one in effect.
+ * GT_PREC_BF16 (CPU backend; mixed precision): every 3x3 convolution of
+ * the training forward, and the data gradient of the backward's (the
+ * convolution of the output gradient with the transposed, flipped
+ * kernel), in bfloat16 with float32 sums (bf16.h), the weights of both
+ * rounded from the float32 parameters once per gt_nn_sync_params; the
+ * weight gradients (oneDNN or im2col + sgemm), the parameters themselves
+ * (the master weights), the optimizer's state and every other layer stay
+ * float32. No loss scaling: bfloat16 has float32's 8 exponent bits, so
+ * gradients do not underflow as in float16. It needs what gt_nn_precision's
+ * GT_PREC_BF16 needs (bf16.h gt_bf16_available: AMX-BF16 or AVX512-BF16,
+ * no GT_NO_BF16), else GT_PREC_FP32 is returned and *why (when why is not
+ * NULL) says why (a static string; NULL when the precision asked is in
+ * effect). GT_PREC_INT8 is not a training precision (GT_PREC_FP32, with
+ * why). Other backends: GT_PREC_FP32 always. Independent of
+ * gt_nn_precision. */
+int gt_nn_train_precision(gt_nn *nn, int prec, const char **why);
 /* gt_nn_precision_find: GT_PREC_* of "fp32", "bf16" or "int8", else -1. */
 int gt_nn_precision_find(const char *name);
 /* gt_nn_precision_name: "fp32", "bf16" or "int8". */

@@ -26,6 +26,8 @@ typedef struct gt_nn_backend {
 	/* gt_nn_precision: the precision now in effect, *why when lower than
 	 * asked; NULL: float32 only */
 	int (*precision)(gt_nn *nn, int prec, const char **why);
+	/* gt_nn_train_precision: the same for training steps; NULL: float32 only */
+	int (*train_precision)(gt_nn *nn, int prec, const char **why);
 } gt_nn_backend;
 
 struct gt_nn {

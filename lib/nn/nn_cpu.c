@@ -13,7 +13,13 @@
  * GT_PREC_INT8 (where int8.h is available) by int8 products instead (AMX
  * tiles, int32 sums; weights quantized once per parameter change,
  * activations per board at each forward), a convolution whose input has
- * a negative value (the input features, if ever) staying float32. See
+ * a negative value (the input features, if ever) staying float32. Under
+ * gt_nn_train_precision GT_PREC_BF16 (mixed precision) training forwards
+ * take every 3x3 convolution in bfloat16 the same way, and the backward
+ * the input gradients of the blocks' convolutions too (the convolution
+ * of the output gradient with the transposed, flipped kernel, packed
+ * from the float32 parameters once per parameter change); the weight
+ * gradients stay float32 (oneDNN, or im2col + sgemm). See
  * nn.h for the network, nn_loss.c for the loss.
  *
  * Activations are kept channel-major over the whole batch, [c][b*N + p],
@@ -117,8 +123,13 @@ typedef struct cpu {
 	int wu_ok;         /* wu holds the transforms of the current params */
 	float *wscratch;   /* gt_wino_conv's scratch */
 	int prec;          /* play forwards' GT_PREC_* (gt_nn_precision) */
+	int tprec;         /* training steps' (gt_nn_train_precision) */
+	int lowp_now;      /* the last forward's: prec, or tprec in training */
 	uint16_t *wb;      /* bf16.h packs of in.w, then each block's w1, w2 */
 	int wb_ok;         /* wb holds the current params */
+	uint16_t *wbt;     /* bf16.h packs of each block's w1, w2 transposed and
+	                    * flipped (conv3x3_back's W'), for tprec GT_PREC_BF16 */
+	int wbt_ok;        /* wbt holds the current params */
 	uint16_t *bscratch;/* gt_bf16_gemm's scratch */
 	int dnn_now;       /* this forward's 3x3 convolutions by oneDNN (dnn.h),
 	                    * and then the backward's too */
@@ -247,6 +258,7 @@ static void cpu_release(gt_nn *nn)
 	free(c->wscratch);
 	free(c->wut);
 	free(c->wb);
+	free(c->wbt);
 	free(c->bscratch);
 	free(c->wq);
 	free(c->sq);
@@ -260,6 +272,7 @@ static int cpu_sync(gt_nn *nn)
 	cpu *c = nn->state;
 	c->wu_ok = 0;
 	c->wb_ok = 0;
+	c->wbt_ok = 0;
 	c->wver++;
 	c->wq_ok = 0;
 	return 0;
@@ -298,14 +311,58 @@ static size_t wino_at(const gt_arch *a, int k)
 	return at;
 }
 
-/* The packs of every 3x3 convolution's weights in the play precision
- * c->prec (bf16.h's in wb, int8.h's in wq with their scales in sq, C per
- * convolution), made when stale. */
+/* Where the pack of the transposed, flipped kernel of convolution k
+ * (1 + 2 l or 2 + 2 l, block l's w1 or w2: conv_cin(k) x C*9) starts in
+ * wbt; k = 2 L + 1: their size. */
+static size_t packt_at(const gt_arch *a, int k)
+{
+	size_t at = 0;
+	for (int j = 1; j < k; j++)
+		at += gt_bf16_pack_size(conv_cin(a, j), a->channels * 9);
+	return at;
+}
+
+/* wt (Cin x Cout*9) = W (Cout x Cin*9) transposed and flipped:
+ * wt[ci][co][k] = W[co][ci][8 - k], k = ky*3 + kx: the kernel whose
+ * convolution of a layer's output gradient is its input gradient */
+static void flip_kernel(const float *W, int Cin, int Cout, float *wt)
+{
+	int K = Cin * 9, Kt = Cout * 9;
+	for (int ci = 0; ci < Cin; ci++)
+		for (int co = 0; co < Cout; co++)
+			for (int k = 0; k < 9; k++)
+				wt[(size_t)ci * Kt + co * 9 + k] = W[(size_t)co * K + ci * 9 + 8 - k];
+}
+
+/* The bfloat16 packs of each block convolution's flipped kernel into wbt
+ * (training in GT_PREC_BF16; act.wt, a training view, as the float32
+ * scratch), made when stale. */
+static void bf16_back_weights(gt_nn *nn, cpu *c)
+{
+	const gt_arch *a = &nn->arch;
+	int C = a->channels, L = a->blocks;
+	if (c->wbt_ok)
+		return;
+	if (!c->wbt)
+		c->wbt = gt_xmalloc64(sizeof(uint16_t) * packt_at(a, 2 * L + 1));
+	for (int k = 1; k <= 2 * L; k++) {
+		int cin = conv_cin(a, k);
+		const float *w = k & 1 ? c->p.blk[(k - 1) / 2].w1 : c->p.blk[(k - 1) / 2].w2;
+		flip_kernel(w, cin, C, c->act.wt);
+		gt_bf16_pack(c->act.wt, cin, C * 9, C * 9, c->wbt + packt_at(a, k));
+	}
+	c->wbt_ok = 1;
+}
+
+/* The packs of every 3x3 convolution's weights in the precision of this
+ * forward, c->lowp_now (bf16.h's in wb, int8.h's in wq with their scales
+ * in sq, C per convolution), made when stale. */
 static void lowp_weights(gt_nn *nn, cpu *c)
 {
 	const gt_arch *a = &nn->arch;
-	int C = a->channels, Cin = a->in_planes, L = a->blocks, bf = c->prec == GT_PREC_BF16;
-	size_t all = pack_at(a, c->prec, 2 * L + 1);
+	int C = a->channels, Cin = a->in_planes, L = a->blocks, prec = c->lowp_now;
+	int bf = prec == GT_PREC_BF16;
+	size_t all = pack_at(a, prec, 2 * L + 1);
 	if (bf ? c->wb_ok : c->wq_ok)
 		return;
 	if (bf && !c->wb) {
@@ -323,9 +380,9 @@ static void lowp_weights(gt_nn *nn, cpu *c)
 		const float *w = !k ? c->p.in_w : k & 1 ? c->p.blk[(k - 1) / 2].w1
 		                                        : c->p.blk[(k - 1) / 2].w2;
 		if (bf)
-			gt_bf16_pack(w, C, K, K, c->wb + pack_at(a, c->prec, k));
+			gt_bf16_pack(w, C, K, K, c->wb + pack_at(a, prec, k));
 		else
-			gt_int8_pack(w, C, K, K, c->wq + pack_at(a, c->prec, k), c->sq + (size_t)k * C);
+			gt_int8_pack(w, C, K, K, c->wq + pack_at(a, prec, k), c->sq + (size_t)k * C);
 	}
 	if (bf)
 		c->wb_ok = 1;
@@ -438,7 +495,8 @@ static void im2col_chunk(cpu *c, const float *in, int Cin, size_t BN, int b0, in
 /* out (Cout x BN) = W (Cout x Cin*9) * im2col(in or relu(in)) + bias[c];
  * by Winograd with the transformed filters U when U is not NULL, else,
  * when k >= 0 (the convolution's place: 0 the input's, 1 + 2 l and 2 + 2 l
- * block l's), in the play precision c->prec with the packs of wb or wq
+ * block l's), in this forward's precision c->lowp_now (the play
+ * precision, or the training one) with the packs of wb or wq
  * (bf16.h, int8.h: the im2col packed as it is read); the int8 way takes
  * float32 for an input with negative values */
 static void conv3x3(cpu *c, const gt_arch *a, const float *in, int Cin, int Cout, int B,
@@ -454,13 +512,13 @@ static void conv3x3(cpu *c, const gt_arch *a, const float *in, int Cin, int Cout
 		                                  N, BN, 0, c->wscratch});
 		return;
 	}
-	size_t at = k >= 0 ? pack_at(a, c->prec, k) : 0;
-	if (k >= 0 && c->prec == GT_PREC_BF16) {
+	size_t at = k >= 0 ? pack_at(a, c->lowp_now, k) : 0;
+	if (k >= 0 && c->lowp_now == GT_PREC_BF16) {
 		gt_bf16_conv3x3(&(gt_bf16_conv_args){c->wb + at, Cin, Cout, n, (long)BN, in, BN, relu,
 		                                     bias, out, BN, 0, c->bscratch});
 		return;
 	}
-	if (k >= 0 && c->prec == GT_PREC_INT8 &&
+	if (k >= 0 && c->lowp_now == GT_PREC_INT8 &&
 	    gt_int8_conv3x3(&(gt_int8_conv_args){c->wq + at, c->sq + (size_t)k * Cout, Cin, Cout,
 	                                         n, (long)BN, in, BN, relu, bias, out, BN, 0,
 	                                         c->qscratch}) == 0)
@@ -487,19 +545,18 @@ static void conv3x3(cpu *c, const gt_arch *a, const float *in, int Cin, int Cout
  * W[co][ci][2-ky][2-kx] (the forward's GEMM shape, no col2im scatter),
  * goes through the ReLU's derivative [in > 0] (when relu) and is stored
  * into din (acc 0) or added to it (acc 1), chunk by chunk while it is in
- * cache. */
+ * cache. wb not NULL: that convolution in bfloat16 with wb, the pack of
+ * W' (bf16_back_weights; training in GT_PREC_BF16); the weight gradient
+ * stays float32. */
 static void conv3x3_back(cpu *c, const float *in, int Cin, int Cout, int B, int n,
                          const float *W, const float *dout, float alpha, float *dW,
-                         float *din, int relu, int acc)
+                         float *din, int relu, int acc, const uint16_t *wb)
 {
 	size_t N = (size_t)n * n, BN = B * N;
 	int K = Cin * 9, Kt = Cout * 9, step = chunk_boards(n);
 	float *wt = c->act.wt, *rbuf = c->act.rbuf;
-	if (din)
-		for (int ci = 0; ci < Cin; ci++)
-			for (int co = 0; co < Cout; co++)
-				for (int k = 0; k < 9; k++)
-					wt[(size_t)ci * Kt + co * 9 + k] = W[(size_t)co * K + ci * 9 + 8 - k];
+	if (din && !wb)
+		flip_kernel(W, Cin, Cout, wt);
 	/* the weight gradient by oneDNN (dnn.h) unless GT_CONV=im2col: 2.5
 	 * times im2col + sgemm on 9x9, batch 256, 64 channels (bench/onednn);
 	 * under GT_CONV=onednn the input gradient too, as the convolution of
@@ -507,8 +564,16 @@ static void conv3x3_back(cpu *c, const float *in, int Cin, int Cout, int B, int 
 	int wdone = c->wgrad_dnn && gt_dnn_wgrad(&(gt_dnn_wgrad_args){Cin, Cout, 3, B, n, in, N, BN, relu,
 	                                                            dout, N, BN, alpha, dW}) == 0;
 	float *g = c->act.gw;
-	int gdone = din && Cin == Cout && c->dnn_now &&
-		gt_dnn_conv(&(gt_dnn_conv_args){wt, 0, Cout, Cin, 3, B, n, dout, N, BN, 0, NULL, g, N, BN, 0}) == 0;
+	int gdone = 0;
+	if (din && wb) {
+		/* bfloat16 products, float32 sums (bf16.h): the same
+		 * convolution of dout with W', whole, then masked below */
+		gt_bf16_conv3x3(&(gt_bf16_conv_args){wb, Cout, Cin, n, (long)BN, dout, BN, 0, NULL,
+		                                     g, BN, 0, c->bscratch});
+		gdone = 1;
+	}
+	gdone = gdone || (din && Cin == Cout && c->dnn_now &&
+		gt_dnn_conv(&(gt_dnn_conv_args){wt, 0, Cout, Cin, 3, B, n, dout, N, BN, 0, NULL, g, N, BN, 0}) == 0);
 	if (din && !gdone && c->train_wino && Cin == Cout) {
 		/* the same convolution of dout with W' by Winograd (the forward's
 		 * filters were transformed the same way), whole, then masked;
@@ -676,7 +741,7 @@ static void input_backward(cpu *c, const gt_arch *a, int B, int n, const float *
 			for (int k = 0; k < G; k++)
 				g->in_g[o * G + k] += (float)s * c->act.glob[b * G + k];
 		}
-	conv3x3_back(c, c->act.xin, Cin, C, B, n, p->in_w, dx0, 1.0f, g->in_w, NULL, 0, 0);
+	conv3x3_back(c, c->act.xin, Cin, C, B, n, p->in_w, dx0, 1.0f, g->in_w, NULL, 0, 0, NULL);
 }
 
 /* The pooling of a global pooling block: of u (G x BN, the pooled
@@ -785,24 +850,27 @@ static void block_forward(gt_nn *nn, cpu *c, const gt_nn_block_views *bp, int B,
 
 /* dx (C x BN): the gradient of y on entry, of x on return (dy passes
  * through the skip; the block's part is added); adds the gradients of
- * w1, b1, w2, b2, s into bg. Uses dV. */
+ * w1, b1, w2, b2, s into bg. Uses dV. l: the block's index (its packs of
+ * the flipped kernels when the last forward was in bfloat16). */
 static void block_backward(cpu *c, const gt_arch *a, const gt_nn_block_views *bp,
-                           const gt_nn_block_views *bg, int B, int n, const float *x,
+                           const gt_nn_block_views *bg, int l, int B, int n, const float *x,
                            const float *v, const float *z, float *dx)
 {
-	int C = a->channels;
+	int C = a->channels, bf = c->lowp_now == GT_PREC_BF16;
+	const uint16_t *wb1 = bf ? c->wbt + packt_at(a, 1 + 2 * l) : NULL;
+	const uint16_t *wb2 = bf ? c->wbt + packt_at(a, 2 + 2 * l) : NULL;
 	size_t BN = (size_t)B * n * n;
 	float s = bp->s[0], *dv = c->act.dV;
 	bg->s[0] += (float)dot_f(dx, z, (size_t)C * BN);
 	/* z = conv(relu(v)) + b2, dz = s dy */
 	for (int o = 0; o < C; o++)
 		bg->b2[o] += (float)(s * sum_f(dx + o * BN, BN));
-	conv3x3_back(c, v, C - bp->gpool, C, B, n, bp->w2, dx, s, bg->w2, dv, 1, 0);
+	conv3x3_back(c, v, C - bp->gpool, C, B, n, bp->w2, dx, s, bg->w2, dv, 1, 0, wb2);
 	if (bp->gpool)
 		gpool_backward(c, bp, bg, C, B, n, v, dv);
 	rowsum_add(dv, C, BN, bg->b1);
 	/* v = conv(relu(x)) + b1 */
-	conv3x3_back(c, x, C, C, B, n, bp->w1, dv, 1.0f, bg->w1, dx, 1, 1);
+	conv3x3_back(c, x, C, C, B, n, bp->w1, dv, 1.0f, bg->w1, dx, 1, 1, wb1);
 }
 
 /* The logits of one output channel of the policy head from P (Hp x BN)
@@ -1019,11 +1087,14 @@ static int cpu_forward(gt_nn *nn, int B, int n, const float *planes,
 	c->trained = train;
 	acts *v = &c->act;
 	size_t layer = train ? (size_t)C * c->cap_bn : 0; /* X[l] = X + l layer */
-	/* bfloat16 in play forwards only; Winograd in training forwards too,
-	 * chosen by board and batch (a training step's outputs depend on its
-	 * batch anyway), and then for the input gradients of the backward
-	 * (the weight gradients stay im2col) */
-	int bf = !train && c->prec != GT_PREC_FP32;
+	/* bfloat16 or int8 in play forwards as gt_nn_precision asked,
+	 * bfloat16 in training as gt_nn_train_precision asked (and then in
+	 * the backward's input gradients: bf16_back_weights); else Winograd
+	 * in training forwards too, chosen by board and batch (a training
+	 * step's outputs depend on its batch anyway), and then for the input
+	 * gradients of the backward (the weight gradients stay im2col) */
+	c->lowp_now = train ? c->tprec : c->prec;
+	int bf = c->lowp_now != GT_PREC_FP32;
 	int mode = train ? gt_conv_batch_mode(c->conv_mode, 1) : c->conv_mode;
 	c->dnn_now = !bf && (train ? mode == GT_CONV_ONEDNN : gt_conv_onednn(mode));
 	int wino = !bf && !c->dnn_now && gt_conv_winograd(mode, n, B) && wino_filters(nn, c) == 0;
@@ -1031,6 +1102,8 @@ static int cpu_forward(gt_nn *nn, int B, int n, const float *planes,
 	c->wgrad_dnn = train && mode != GT_CONV_IM2COL;
 	if (bf)
 		lowp_weights(nn, c);
+	if (train && c->lowp_now == GT_PREC_BF16)
+		bf16_back_weights(nn, c);
 
 	input_forward(c, a, B, n, planes, globals, wino ? c->wu : NULL, bf ? 0 : -1, v->X);
 	for (int l = 0; l < L; l++)
@@ -1080,7 +1153,7 @@ static int cpu_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 	value_backward(c, a, B, n, dX);
 	mask_pos(dX, v->X + L * layer, (size_t)C * BN);
 	for (int l = L - 1; l >= 0; l--)
-		block_backward(c, a, &c->p.blk[l], &c->g.blk[l], B, n, v->X + l * layer,
+		block_backward(c, a, &c->p.blk[l], &c->g.blk[l], l, B, n, v->X + l * layer,
 		               v->V + l * layer, v->Z + l * layer, dX);
 	input_backward(c, a, B, n, dX);
 	return 0;
@@ -1103,6 +1176,27 @@ static int cpu_precision(gt_nn *nn, int prec, const char **why)
 	return c->prec;
 }
 
+/* Mixed precision (nn.h gt_nn_train_precision): the 3x3 convolutions'
+ * products in bfloat16 and their sums in float32, forward and input
+ * gradients, from float32 master weights. bfloat16 keeps float32's
+ * exponent range, so small gradients do not flush to zero as they would
+ * in float16: no loss scaling is needed, only the 2^-8 relative rounding
+ * of each factor. Global pooling blocks are trained this way too (their
+ * pooling, as every layer but the 3x3 convolutions, stays float32). */
+static int cpu_train_precision(gt_nn *nn, int prec, const char **why)
+{
+	cpu *c = nn->state;
+	if (why)
+		*why = NULL;
+	if (prec == GT_PREC_INT8) {
+		if (why)
+			*why = "int8 is a play precision, not a training one";
+		return c->tprec = GT_PREC_FP32;
+	}
+	c->tprec = prec == GT_PREC_BF16 && gt_bf16_available(why) ? GT_PREC_BF16 : GT_PREC_FP32;
+	return c->tprec;
+}
+
 const gt_nn_backend gt_nn_backend_cpu = {
 	.name = "cpu",
 	.init = cpu_init,
@@ -1110,6 +1204,7 @@ const gt_nn_backend gt_nn_backend_cpu = {
 	.sync_params = cpu_sync,
 	.conv_batch = cpu_conv_batch,
 	.precision = cpu_precision,
+	.train_precision = cpu_train_precision,
 	.forward = cpu_forward,
 	.backward = cpu_backward,
 };

@@ -4,7 +4,10 @@
 # loss term down; the output's name, metadata and metrics; a non-finite
 # step (an absurd --lr) is skipped and counted, and --max-bad-steps stops
 # the run with the last good model; a state file of another run is refused;
-# the auxiliary policy head learns the opponent's replies.
+# the auxiliary policy head learns the opponent's replies; --precision
+# bf16 (mixed precision) falls back to float32's very bytes under
+# GT_NO_BF16 and says why, and where the CPU has bfloat16 gives other
+# bytes, the same on a rerun, and a loss near float32's.
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 PY=/usr/bin/python3
 $PY -c 'import json' 2>/dev/null || skip_all "no /usr/bin/python3"
@@ -152,4 +155,32 @@ is "$($PY -c 'import glob,sys,numpy as np; z=np.load(glob.glob(sys.argv[1]+"/run
 gt-train --init b1c8 --data "$T/rd" --steps 4 --batch 4 --log-every 4 -o "$T/res.bin.gz" >"$T/o" 2>"$T/e"
 is $? 0 "gt-train trains on them"
 is "$($PY -c 'import json,sys; r=json.loads(open(sys.argv[1]).readline()); print(r["score"] < 1e-9 and r["policy"] > 0 and r["value"] > 0)' "$T/o")" True "no score loss, policy and value losses kept"
+# --precision: fp32 or bf16; GT_NO_BF16 gives float32 to the byte, said
+gt-train --init b1c8 --data "$T/d" --precision int8 2>"$T/e"; is $? 2 "--precision int8: exit 2"
+grep -q 'fp32 or bf16' "$T/e"; ok $? "--precision int8: says what is accepted"
+pt() { gt-train --init b2c16 --data "$T/d" --window 64 --steps 60 --batch 32 --lr 0.01 \
+	--log-every 60 --seed 3 "$@"; }
+pt --precision fp32 -v -o "$T/p32.bin.gz" >"$T/p32" 2>"$T/e"; ok $? "--precision fp32 -v: exit 0"
+grep -q '^gt-train: training: precision fp32$' "$T/e"; ok $? "-v says the precision"
+GT_NO_BF16=1 pt --precision bf16 -o "$T/pno.bin.gz" >"$T/pno" 2>"$T/e"
+ok $? "GT_NO_BF16=1 --precision bf16: exit 0"
+grep -q '^gt-train: training: fp32, not bf16: GT_NO_BF16 is set$' "$T/e"; ok $? "and says why"
+cmp -s "$T/p32.bin.gz" "$T/pno.bin.gz"; ok $? "and writes float32's very bytes"
+pt --precision bf16 -v -o "$T/pbf.bin.gz" >"$T/pbf" 2>"$T/e"; ok $? "--precision bf16 -v: exit 0"
+if grep -q '^gt-train: training: precision bf16, kernel ' "$T/e"; then
+	diag "$(grep 'training:' "$T/e")"
+	! cmp -s "$T/p32.bin.gz" "$T/pbf.bin.gz"; ok $? "bf16: other bytes than float32's"
+	pt --precision bf16 -o "$T/pbf2.bin.gz" >/dev/null 2>"$T/e"
+	cmp -s "$T/pbf.bin.gz" "$T/pbf2.bin.gz"; ok $? "bf16: the same bytes on a rerun"
+	$PY - "$T/p32" "$T/pbf" >"$T/r" <<'PYEOF'
+import json, sys
+f, h = (json.loads(open(p).readlines()[-2])["total"] for p in sys.argv[1:])
+print("%d bf16 loss after 60 steps %.4f, float32's %.4f (want within 3%%)"
+      % (abs(h - f) > 0.03 * f, h, f))
+PYEOF
+	tap_lines "$T/r"
+else
+	grep -q '^gt-train: training: fp32, not bf16: ' "$T/e"; ok $? "no bfloat16 here: says why"
+	diag "SKIP bf16 training: $(cat "$T/e")"
+fi
 done_testing
