@@ -39,7 +39,7 @@ void gt_amx_shift_masks(int n, long n0, int nc, uint16_t *mk, long shift[9])
 }
 
 int gt_amx_choose(const char *env, const char *env_msg, int kind_bit, int amx_more, int avx512,
-                  const char *cpu_msg, const char **why)
+                  int avx2, const char *no512_msg, const char *cpu_msg, const char **why)
 {
 	/* per kind_bit: 0 unknown, else 1 + the index of the AMX answer */
 	static const char *const answers[] = {NULL, "the CPU has no AMX tiles of this kind",
@@ -59,9 +59,14 @@ int gt_amx_choose(const char *env, const char *env_msg, int kind_bit, int amx_mo
 			__atomic_store_n(&cache[kind_bit & 31], c, __ATOMIC_RELEASE);
 		}
 		w = c == 1 && env_set("GT_NO_AMX") ? "GT_NO_AMX is set" : answers[c - 1];
-		k = w == NULL ? GT_KERN_AMX : avx512 ? GT_KERN_AVX512 : GT_KERN_NONE;
-		if (k == GT_KERN_NONE)
-			w = cpu_msg;
+		if (w == NULL) {
+			k = GT_KERN_AMX;
+		} else if (avx512 && !env_set("GT_NO_AVX512")) {
+			k = GT_KERN_AVX512;
+		} else {
+			k = avx2 ? GT_KERN_AVX2 : GT_KERN_NONE;
+			w = avx512 ? "GT_NO_AVX512 is set" : avx2 ? no512_msg : cpu_msg;
+		}
 	}
 	if (why)
 		*why = w;

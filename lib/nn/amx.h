@@ -22,8 +22,10 @@ int gt_amx_permit(void);
 const char *gt_amx_why_not(const char *env, const char *env_msg, int kind_bit, int cpu_more,
                            const char *cpu_msg);
 
-/* The kernel families of a reduced precision (bf16.c, int8.c). */
-enum { GT_KERN_NONE, GT_KERN_AMX, GT_KERN_AVX512 };
+/* The kernel families of a reduced precision (bf16.c, int8.c): AMX
+ * tiles, AVX-512, and AVX2 with the 256-bit VEX forms of AVX-512's
+ * instructions (int8.c's AVX-VNNI). */
+enum { GT_KERN_NONE, GT_KERN_AMX, GT_KERN_AVX512, GT_KERN_AVX2 };
 
 /* gt_amx_choose: the kernel family that a reduced precision's products
  * take now: GT_KERN_NONE when the environment variable env (the one that
@@ -31,13 +33,18 @@ enum { GT_KERN_NONE, GT_KERN_AMX, GT_KERN_AVX512 };
  * GT_KERN_AMX when the AMX tile product of the kind may be used (as
  * gt_amx_why_not says, with amx_more the caller's other features) and
  * GT_NO_AMX is unset, empty or "0" (*why = NULL); else GT_KERN_AVX512 when
- * avx512 (the caller's AVX-512 features: 1 when the CPU has them), *why
- * saying why not AMX ("GT_NO_AMX is set", "the CPU has no AMX tiles of
- * this kind", "the kernel refuses the AMX state"); else GT_KERN_NONE,
- * *why = cpu_msg. The CPU's answers are asked once per kind_bit; the
- * environment is read at each call. why may be NULL. Thread-safe. */
+ * avx512 (the caller's AVX-512 features: 1 when the CPU has them) and
+ * GT_NO_AVX512 is unset, empty or "0", *why saying why not AMX
+ * ("GT_NO_AMX is set", "the CPU has no AMX tiles of this kind", "the
+ * kernel refuses the AMX state"); else GT_KERN_AVX2 when avx2 (the
+ * caller's AVX2 family: 1 when the CPU has its features; 0 for a
+ * precision without one), *why = "GT_NO_AVX512 is set" where avx512, else
+ * no512_msg (why not the AVX-512 kernel: the CPU lacks it); else
+ * GT_KERN_NONE, *why = "GT_NO_AVX512 is set" where avx512, else cpu_msg.
+ * The CPU's AMX answers are asked once per kind_bit; the environment is
+ * read at each call. why may be NULL. Thread-safe. */
 int gt_amx_choose(const char *env, const char *env_msg, int kind_bit, int amx_more, int avx512,
-                  const char *cpu_msg, const char **why);
+                  int avx2, const char *no512_msg, const char *cpu_msg, const char **why);
 
 /* gt_amx_tiles: load this thread's tile configuration: the 8 tiles of
  * 16 rows of 64 bytes (release with _tile_release). Only once

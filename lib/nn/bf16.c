@@ -78,7 +78,7 @@ static int family(const char **why)
 {
 	int f = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
 	        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bf16");
-	return gt_amx_choose("GT_NO_BF16", "GT_NO_BF16 is set", 22, f, f,
+	return gt_amx_choose("GT_NO_BF16", "GT_NO_BF16 is set", 22, f, f, 0, NULL,
 	                     "the CPU has neither AMX-BF16 nor AVX512-BF16", why);
 }
 

@@ -116,17 +116,41 @@ typedef struct conv_ctx {
  * sb (nc floats) */
 typedef void packer(const void *ctx, int n0, int nc, uint8_t *bp, float *sb);
 
+/* C (M x N, row stride ldc) = dequantized A B as int8.h says, A packed in
+ * pa (M x K), B packed by pack(ctx) into scratch NC columns at a time */
+typedef void driver(int M, int N, int K, const int8_t *pa, float *C, long ldc, const deq *dq,
+                    uint8_t *scratch, packer *pack, const void *ctx);
+
+/* gt_int8_board_max's answer */
+typedef float maxer(const float *x, int cin, size_t x_c, int N, int relu);
+
+/* the kernels of one family: its driver, its packers of gt_int8_gemm's B
+ * and of the convolution's im2col, its board maximum */
+typedef struct kernels {
+	driver *drive;
+	packer *pack_gemm, *pack_conv;
+	maxer *board_max;
+} kernels;
+
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)
 #include <immintrin.h>
 
-/* the kernel family of the next product (amx.h gt_amx_choose) */
-static int family(const char **why)
+/* the kernel family of the next product (amx.h gt_amx_choose), env the
+ * variable that forces float32 (NULL: the family regardless) */
+static int family_env(const char *env, const char **why)
 {
 	int bw = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
 	         __builtin_cpu_supports("avx512vl");
-	return gt_amx_choose("GT_NO_INT8", "GT_NO_INT8 is set", 25, bw,
-	                     bw && __builtin_cpu_supports("avx512vnni"),
-	                     "the CPU has neither AMX-INT8 nor AVX512-VNNI", why);
+	int vnni = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+	           __builtin_cpu_supports("avxvnni");
+	return gt_amx_choose(env, "GT_NO_INT8 is set", 25, bw, bw && __builtin_cpu_supports("avx512vnni"),
+	                     vnni, "the CPU has no AVX-512 VNNI",
+	                     "the CPU has neither AMX-INT8, AVX512-VNNI nor AVX-VNNI", why);
+}
+
+static int family(const char **why)
+{
+	return family_env("GT_NO_INT8", why);
 }
 
 int gt_int8_available(const char **why)
@@ -141,7 +165,10 @@ int gt_int8_available(const char **why)
 const char *gt_int8_kernel(const char **why)
 {
 	int k = family(why);
-	return k == GT_KERN_AMX ? "amx-int8" : k == GT_KERN_AVX512 ? "avx512-vnni" : NULL;
+	return k == GT_KERN_AMX      ? "amx-int8"
+	       : k == GT_KERN_AVX512 ? "avx512-vnni"
+	       : k == GT_KERN_AVX2   ? "avx-vnni"
+	                             : NULL;
 }
 
 #define TARGET __attribute__((target("amx-tile,amx-int8,avx512f,avx512bw,avx512vl")))
@@ -229,7 +256,7 @@ TARGETV static void block512(int Kp, const int8_t *a, const uint8_t *b0, const u
 
 /* rows m0.. (rows of them) and columns j.. (cols) of C from acc; sb at
  * the block's first column */
-TARGET static void dequant(const int32_t *acc, int rows, int cols, int m0, const float *sb,
+TARGET static void dequant512(const int32_t *acc, int rows, int cols, int m0, const float *sb,
                            const deq *q, float *c, long ldc)
 {
 	for (int h = 0; h < 2 && 16 * h < cols; h++) {
@@ -247,43 +274,9 @@ TARGET static void dequant(const int32_t *acc, int rows, int cols, int m0, const
 	}
 }
 
-/* C = dequantized A B as int8.h says, B packed by pack(ctx) */
-TARGET static void drive(int M, int N, int K, const int8_t *pa, float *C, long ldc,
-                         const deq *dq0, uint8_t *scratch, packer *pack, const void *ctx)
-{
-	int amx = family(NULL) == GT_KERN_AMX;
-	if (amx)
-		gt_amx_tiles();
-	int Kp = kpad(K);
-	_Alignas(64) int32_t acc[MT * NT];
-	float sb[NC];
-	deq dq = *dq0;
-	for (int n0 = 0; n0 < N; n0 += NC) {
-		int nc = N - n0 < NC ? N - n0 : NC;
-		pack(ctx, n0, nc, scratch, sb);
-		/* the tile loads are asm without memory operands: the packed
-		 * stores must be done before them */
-		__asm__ volatile("" ::: "memory");
-		for (int j = 0; j < nc; j += NT) {
-			const uint8_t *b0 = scratch + (size_t)(j / 16) * Kp * 16, *b1 = b0 + (size_t)Kp * 16;
-			int cols = nc - j < NT ? nc - j : NT;
-			for (int m = 0; m < M; m += MT) {
-				int rows = M - m < MT ? M - m : MT;
-				if (amx)
-					block(Kp, pa + (size_t)m * Kp, b0, b1, acc);
-				else
-					block512(Kp, pa + (size_t)m * Kp, b0, b1, acc, rows, cols);
-				__asm__ volatile("" ::: "memory");
-				dequant(acc, rows, cols, m, sb + j, &dq, C + (size_t)m * ldc + n0 + j, ldc);
-			}
-		}
-	}
-	if (amx)
-		_tile_release();
-}
-
-/* four rows of 16 bytes interleaved into 16 quads at o */
-TARGET static void quads(__m128i r0, __m128i r1, __m128i r2, __m128i r3, uint8_t *o)
+/* four rows of 16 bytes interleaved into 16 quads at o (SSE2: inlined
+ * into each family's packer, compiled for its target there) */
+static inline __attribute__((always_inline)) void quads(__m128i r0, __m128i r1, __m128i r2, __m128i r3, uint8_t *o)
 {
 	__m128i l01 = _mm_unpacklo_epi8(r0, r1), h01 = _mm_unpackhi_epi8(r0, r1);
 	__m128i l23 = _mm_unpacklo_epi8(r2, r3), h23 = _mm_unpackhi_epi8(r2, r3);
@@ -295,7 +288,7 @@ TARGET static void quads(__m128i r0, __m128i r1, __m128i r2, __m128i r3, uint8_t
 
 /* columns n0..n0+nc-1 of B (K rows) into bp: per group of 16 columns,
  * Kp/4 rows of 16 quads (zeros past K and past the columns) */
-TARGET static void pack_gemm(const void *ctx, int n0, int nc, uint8_t *bp, float *sb)
+TARGET static void pack_gemm512(const void *ctx, int n0, int nc, uint8_t *bp, float *sb)
 {
 	const gemm_b *g = ctx;
 	int Kp = kpad(g->K);
@@ -316,8 +309,9 @@ TARGET static void pack_gemm(const void *ctx, int n0, int nc, uint8_t *bp, float
 }
 
 
-/* gt_int8_board_max by AVX512 (the same max: max is exact) */
-TARGET static float board_max(const float *x, int cin, size_t x_c, int N, int relu)
+/* gt_int8_board_max by AVX512 (the same max: max is exact; +0 for a
+ * board of zeros of either sign, as the portable one) */
+TARGET static float board_max512(const float *x, int cin, size_t x_c, int N, int relu)
 {
 	__m512 mx = _mm512_setzero_ps(), mn = _mm512_setzero_ps();
 	for (int c = 0; c < cin; c++) {
@@ -331,14 +325,15 @@ TARGET static float board_max(const float *x, int cin, size_t x_c, int N, int re
 	}
 	if (!relu && _mm512_reduce_min_ps(mn) < 0)
 		return -1;
-	return _mm512_reduce_max_ps(mx);
+	float m = _mm512_reduce_max_ps(mx);
+	return m > 0 ? m : 0.0f;
 }
 
 /* columns n0..n0+nc-1 of the im2col of a->in (relu'd if a->relu),
  * quantized by board, into bp as pack_gemm lays out B: row k = ci 9 +
  * ky 3 + kx of column j (point (y, x) of a board) is in[ci][j + (ky-1) n
  * + (kx-1)] where the point (y+ky-1, x+kx-1) is on the board, else 0 */
-TARGET static void pack_conv(const void *ctx, int n0, int nc, uint8_t *bp, float *sb)
+TARGET static void pack_conv512(const void *ctx, int n0, int nc, uint8_t *bp, float *sb)
 {
 	const conv_ctx *cc = ctx;
 	const gt_int8_conv_args *a = cc->a;
@@ -422,6 +417,337 @@ TARGET static void pack_conv(const void *ctx, int n0, int nc, uint8_t *bp, float
 			_mm512_storeu_si512(o + 3 * gs, _mm512_shuffle_i64x2(t1, t3, 0xdd));
 		}
 	}
+}
+
+/* _tile_release where the tiles were used (its own target: drive_body
+ * is inlined into drivers of other targets too) */
+TARGET static void tiles_release(void)
+{
+	_tile_release();
+}
+
+/* the AVX2 + AVX-VNNI kernels of the same packs (pack_gemm256,
+ * pack_conv256: the same bytes as pack_gemm512, pack_conv512) */
+#define TARGET2 __attribute__((target("avx2,fma,avxvnni")))
+
+/* block512 by AVX-VNNI's 256-bit vpdpbusd (VEX): a column group's row of
+ * 16 quads is two vectors of 8, so 4 rows by one group a pass (8
+ * accumulators, 2 vectors of B and 4 broadcast quads of A per quad row:
+ * the 16 registers of AVX2 hold them); the groups one after the other.
+ * Only the first rows rows (in passes of 4) and cols columns (in groups
+ * of 16) are computed, the rest of acc left as it was: the int32 sums are
+ * block512's, exactly. */
+TARGET2 static void block256(int Kp, const int8_t *a, const uint8_t *b0, const uint8_t *b1,
+                             int32_t *acc, int rows, int cols)
+{
+	for (int g = 0; 16 * g < cols; g++) {
+		const uint8_t *bg = g ? b1 : b0;
+		for (int r0 = 0; r0 < rows; r0 += 4) {
+			__m256i s0[4], s1[4];
+			#pragma GCC unroll 4
+			for (int r = 0; r < 4; r++)
+				s0[r] = s1[r] = _mm256_setzero_si256();
+			for (int k = 0; k < Kp; k += KT) {
+				const int8_t *as = a + (size_t)k * 32 + (size_t)r0 * KT;
+				const uint8_t *xp = bg + (size_t)k * 16;
+				#pragma GCC unroll 2
+				for (int q = 0; q < KT / 4; q++) {
+					__m256i x0 = _mm256_loadu_si256((const __m256i *)(xp + 64 * q));
+					__m256i x1 = _mm256_loadu_si256((const __m256i *)(xp + 64 * q + 32));
+					#pragma GCC unroll 4
+					for (int r = 0; r < 4; r++) {
+						int32_t w;
+						memcpy(&w, as + r * KT + 4 * q, 4);
+						__m256i wv = _mm256_set1_epi32(w);
+						s0[r] = _mm256_dpbusd_avx_epi32(s0[r], x0, wv);
+						s1[r] = _mm256_dpbusd_avx_epi32(s1[r], x1, wv);
+					}
+				}
+			}
+			#pragma GCC unroll 4
+			for (int r = 0; r < 4; r++) {
+				_mm256_storeu_si256((__m256i *)(acc + (r0 + r) * 32 + 16 * g), s0[r]);
+				_mm256_storeu_si256((__m256i *)(acc + (r0 + r) * 32 + 16 * g + 8), s1[r]);
+			}
+		}
+	}
+}
+
+/* the lanes of 8 below left (left < 8) set, as _mm256_maskload's masks */
+TARGET2 static inline __m256i first8(int left)
+{
+	return _mm256_cmpgt_epi32(_mm256_set1_epi32(left), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/* dequant512 by AVX2, 8 columns at a time: the same float operations
+ * (the sum converted, sc = sb sw a float product, one fused multiply-add
+ * onto the base), so the same results */
+TARGET2 static void dequant256(const int32_t *acc, int rows, int cols, int m0, const float *sb,
+                               const deq *q, float *c, long ldc)
+{
+	for (int h = 0; 8 * h < cols; h++) {
+		int left = cols - 8 * h, full = left >= 8;
+		__m256i mk = first8(left);
+		__m256 s = full ? _mm256_loadu_ps(sb + 8 * h) : _mm256_maskload_ps(sb + 8 * h, mk);
+		for (int r = 0; r < rows; r++) {
+			float *o = c + (size_t)r * ldc + 8 * h;
+			__m256 v = _mm256_cvtepi32_ps(_mm256_loadu_si256((const __m256i *)(acc + r * 32 + 8 * h)));
+			__m256 sc = _mm256_mul_ps(s, _mm256_set1_ps(q->sw[m0 + r]));
+			__m256 base = !q->add ? _mm256_set1_ps(q->bias ? q->bias[m0 + r] : 0.0f)
+			              : full  ? _mm256_loadu_ps(o)
+			                      : _mm256_maskload_ps(o, mk);
+			__m256 y = _mm256_fmadd_ps(v, sc, base);
+			if (full)
+				_mm256_storeu_ps(o, y);
+			else
+				_mm256_maskstore_ps(o, mk, y);
+		}
+	}
+}
+
+/* pack_gemm512 by AVX2: the rows' bytes past the columns read as zeros */
+TARGET2 static void pack_gemm256(const void *ctx, int n0, int nc, uint8_t *bp, float *sb)
+{
+	const gemm_b *g = ctx;
+	int Kp = kpad(g->K);
+	memcpy(sb, g->sb + n0, sizeof(float) * nc);
+	for (int gr = 0; gr * 16 < nc; gr++) {
+		int left = nc - 16 * gr;
+		const uint8_t *col = g->B + n0 + 16 * gr;
+		uint8_t *o = bp + (size_t)gr * Kp * 16;
+		for (int p = 0; 4 * p < Kp; p++) {
+			__m128i r[4];
+			for (int i = 0; i < 4; i++) {
+				const uint8_t *src = col + (size_t)(4 * p + i) * g->ldb;
+				if (4 * p + i >= g->K) {
+					r[i] = _mm_setzero_si128();
+				} else if (left >= 16) {
+					r[i] = _mm_loadu_si128((const __m128i *)src);
+				} else {
+					uint8_t t[16] = {0};
+					memcpy(t, src, left);
+					r[i] = _mm_loadu_si128((const __m128i *)t);
+				}
+			}
+			quads(r[0], r[1], r[2], r[3], o + (size_t)p * 64);
+		}
+	}
+}
+
+/* gt_int8_board_max by AVX2 (the same max: max is exact; +0 for a board
+ * of zeros of either sign) */
+TARGET2 static float board_max256(const float *x, int cin, size_t x_c, int N, int relu)
+{
+	__m256 mx = _mm256_setzero_ps(), mn = _mm256_setzero_ps();
+	__m256i tail = first8(N % 8);
+	for (int c = 0; c < cin; c++) {
+		const float *r = x + (size_t)c * x_c;
+		int p = 0;
+		for (; p + 8 <= N; p += 8) {
+			__m256 v = _mm256_loadu_ps(r + p);
+			mx = _mm256_max_ps(mx, v);
+			mn = _mm256_min_ps(mn, v);
+		}
+		if (p < N) {
+			__m256 v = _mm256_maskload_ps(r + p, tail);
+			mx = _mm256_max_ps(mx, v);
+			mn = _mm256_min_ps(mn, v);
+		}
+	}
+	float h[8], m = 0, l = 0;
+	_mm256_storeu_ps(h, mn);
+	for (int i = 0; i < 8; i++)
+		l = h[i] < l ? h[i] : l;
+	if (!relu && l < 0)
+		return -1;
+	_mm256_storeu_ps(h, mx);
+	for (int i = 0; i < 8; i++)
+		m = h[i] > m ? h[i] : m;
+	return m;
+}
+
+/* 32 bytes, byte i 0xff where bit i of m is set (the masks of
+ * pack_conv512's masked loads, to and with) */
+TARGET2 static inline __m256i bytes_of(uint32_t m)
+{
+	const __m256i pick = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2,
+	                                      2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+	const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ull);
+	__m256i v = _mm256_shuffle_epi8(_mm256_set1_epi32((int)m), pick);
+	return _mm256_cmpeq_epi8(_mm256_and_si256(v, bit), bit);
+}
+
+/* pack_conv512 by AVX2: the same bytes. The quantization 8 columns at a
+ * time (the same float operations and rounding: max with 0, the product
+ * by the inverse scale, min with 255, to int32 by the rounding mode,
+ * round to nearest even), the tails by _mm256_maskload_ps and bytes
+ * stored one by one; the im2col 32 columns (two groups) at a time by
+ * unmasked 32-byte loads anded with the masks of the columns on the board
+ * (they read at most 31 bytes past the quantized rows: the scratch's
+ * inverse scales, never used) */
+TARGET2 static void pack_conv256(const void *ctx, int n0, int nc, uint8_t *bp, float *sb)
+{
+	const conv_ctx *cc = ctx;
+	const gt_int8_conv_args *a = cc->a;
+	int K = a->cin * 9, Kp = kpad(K), n = a->n, N = n * n, h = n + 1;
+	int QW = NC + 2 * h;
+	uint8_t *qb = bp + (size_t)Kp * NC;
+	long lo = n0 - h < 0 ? 0 : n0 - h, hi = n0 + nc + h > a->cols ? a->cols : n0 + nc + h;
+	float *iv = (float *)(qb + ((size_t)a->cin * QW + 63) / 64 * 64);
+	for (long j = lo; j < hi; j++)
+		iv[j - lo] = cc->scale[2 * (j / N) + 1];
+	for (int j = 0; j < nc; j++)
+		sb[j] = cc->scale[2 * ((n0 + j) / N)];
+	const __m256 zero = _mm256_setzero_ps(), top = _mm256_set1_ps(255.0f);
+	int span = (int)(hi - lo);
+	__m256i tail = first8(span % 8);
+	for (int ci = 0; ci < a->cin; ci++) {
+		const float *src = a->in + (size_t)ci * a->in_c + lo;
+		uint8_t *dst = qb + (size_t)ci * QW + (lo - (n0 - h));
+		for (int j = 0; j < span; j += 8) {
+			int full = span - j >= 8;
+			__m256 x = full ? _mm256_loadu_ps(src + j) : _mm256_maskload_ps(src + j, tail);
+			__m256 v = full ? _mm256_loadu_ps(iv + j) : _mm256_maskload_ps(iv + j, tail);
+			if (a->relu)
+				x = _mm256_max_ps(x, zero);
+			x = _mm256_min_ps(_mm256_mul_ps(x, v), top);
+			__m256i q = _mm256_cvtps_epi32(x);
+			__m128i w = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+			w = _mm_packus_epi16(w, w);
+			if (full) {
+				_mm_storel_epi64((__m128i *)(dst + j), w);
+			} else {
+				uint8_t t[16];
+				_mm_storeu_si128((__m128i *)t, w);
+				memcpy(dst + j, t, span - j);
+			}
+		}
+	}
+	long shift[9];
+	uint16_t mk[NC / 16][9];
+	int ng = (nc + 15) / 16, ng2 = (ng + 1) / 2;
+	gt_amx_shift_masks(n, n0, nc, &mk[0][0], shift);
+	/* the byte masks of 32 columns (2 groups) at a time */
+	__m256i mv[NC / 32][9];
+	for (int g = 0; g < ng2; g++)
+		for (int o = 0; o < 9; o++)
+			mv[g][o] = bytes_of(mk[2 * g][o] | (2 * g + 1 < ng ? (uint32_t)mk[2 * g + 1][o] << 16 : 0));
+	const uint8_t *base = qb + h;
+	size_t gs = (size_t)Kp * 16;
+	int ci = 0, s = 0;
+	for (int p = 0; 4 * p < Kp; p++) {
+		const uint8_t *src[4];
+		int sh[4], live[4];
+		for (int i = 0; i < 4; i++) {
+			live[i] = ci < a->cin;
+			sh[i] = s;
+			src[i] = base + (live[i] ? (size_t)ci * QW + shift[s] : 0);
+			if (++s == 9) {
+				s = 0;
+				ci++;
+			}
+		}
+		uint8_t *out = bp + (size_t)p * 64;
+		for (int g = 0; g < ng2; g++) {
+			__m256i r[4];
+			for (int i = 0; i < 4; i++)
+				r[i] = live[i] ? _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(src[i] + 32 * g)),
+				                                  mv[g][sh[i]])
+				               : _mm256_setzero_si256();
+			/* per 128-bit lane (one group of 16 columns): the quads of
+			 * columns 0-3, 4-7, 8-11, 12-15 */
+			__m256i l01 = _mm256_unpacklo_epi8(r[0], r[1]), h01 = _mm256_unpackhi_epi8(r[0], r[1]);
+			__m256i l23 = _mm256_unpacklo_epi8(r[2], r[3]), h23 = _mm256_unpackhi_epi8(r[2], r[3]);
+			__m256i q0 = _mm256_unpacklo_epi16(l01, l23), q1 = _mm256_unpackhi_epi16(l01, l23);
+			__m256i q2 = _mm256_unpacklo_epi16(h01, h23), q3 = _mm256_unpackhi_epi16(h01, h23);
+			uint8_t *o = out + (size_t)2 * g * gs;
+			_mm256_storeu_si256((__m256i *)o, _mm256_permute2x128_si256(q0, q1, 0x20));
+			_mm256_storeu_si256((__m256i *)(o + 32), _mm256_permute2x128_si256(q2, q3, 0x20));
+			_mm256_storeu_si256((__m256i *)(o + gs), _mm256_permute2x128_si256(q0, q1, 0x31));
+			_mm256_storeu_si256((__m256i *)(o + gs + 32), _mm256_permute2x128_si256(q2, q3, 0x31));
+		}
+	}
+}
+
+/* the driver of each family, fam a constant: block (AMX), block512 or
+ * block256 on 32 x 32 blocks of C, dequantized by dequant512 or
+ * dequant256 (inlined into each family's driver, compiled for its
+ * target) */
+static inline __attribute__((always_inline)) void
+drive_body(int fam, int M, int N, int K, const int8_t *pa, float *C, long ldc, const deq *dq0,
+           uint8_t *scratch, packer *pack, const void *ctx)
+{
+	if (fam == GT_KERN_AMX)
+		gt_amx_tiles();
+	int Kp = kpad(K);
+	_Alignas(64) int32_t acc[MT * NT];
+	float sb[NC];
+	deq dq = *dq0;
+	for (int n0 = 0; n0 < N; n0 += NC) {
+		int nc = N - n0 < NC ? N - n0 : NC;
+		pack(ctx, n0, nc, scratch, sb);
+		/* the tile loads are asm without memory operands: the packed
+		 * stores must be done before them */
+		__asm__ volatile("" ::: "memory");
+		for (int j = 0; j < nc; j += NT) {
+			const uint8_t *b0 = scratch + (size_t)(j / 16) * Kp * 16, *b1 = b0 + (size_t)Kp * 16;
+			int cols = nc - j < NT ? nc - j : NT;
+			for (int m = 0; m < M; m += MT) {
+				int rows = M - m < MT ? M - m : MT;
+				float *c = C + (size_t)m * ldc + n0 + j;
+				if (fam == GT_KERN_AMX)
+					block(Kp, pa + (size_t)m * Kp, b0, b1, acc);
+				else if (fam == GT_KERN_AVX512)
+					block512(Kp, pa + (size_t)m * Kp, b0, b1, acc, rows, cols);
+				else
+					block256(Kp, pa + (size_t)m * Kp, b0, b1, acc, rows, cols);
+				__asm__ volatile("" ::: "memory");
+				if (fam == GT_KERN_AVX2)
+					dequant256(acc, rows, cols, m, sb + j, &dq, c, ldc);
+				else
+					dequant512(acc, rows, cols, m, sb + j, &dq, c, ldc);
+			}
+		}
+	}
+	if (fam == GT_KERN_AMX)
+		tiles_release();
+}
+
+TARGET static void drive_amx(int M, int N, int K, const int8_t *pa, float *C, long ldc,
+                             const deq *dq, uint8_t *scratch, packer *pack, const void *ctx)
+{
+	drive_body(GT_KERN_AMX, M, N, K, pa, C, ldc, dq, scratch, pack, ctx);
+}
+
+TARGET static void drive512(int M, int N, int K, const int8_t *pa, float *C, long ldc,
+                            const deq *dq, uint8_t *scratch, packer *pack, const void *ctx)
+{
+	drive_body(GT_KERN_AVX512, M, N, K, pa, C, ldc, dq, scratch, pack, ctx);
+}
+
+TARGET2 static void drive256(int M, int N, int K, const int8_t *pa, float *C, long ldc,
+                             const deq *dq, uint8_t *scratch, packer *pack, const void *ctx)
+{
+	drive_body(GT_KERN_AVX2, M, N, K, pa, C, ldc, dq, scratch, pack, ctx);
+}
+
+/* the kernels of the family the CPU and GT_NO_AMX, GT_NO_AVX512 choose
+ * now (GT_NO_INT8 is gt_int8_available's: a network already in int8
+ * goes on in it); abort where the CPU has none */
+static const kernels *kernels_now(void)
+{
+	static const kernels amx = {drive_amx, pack_gemm512, pack_conv512, board_max512};
+	static const kernels v512 = {drive512, pack_gemm512, pack_conv512, board_max512};
+	static const kernels v256 = {drive256, pack_gemm256, pack_conv256, board_max256};
+	switch (family_env(NULL, NULL)) {
+	case GT_KERN_AMX:
+		return &amx;
+	case GT_KERN_AVX512:
+		return &v512;
+	case GT_KERN_AVX2:
+		return &v256;
+	}
+	abort(); /* never available here */
 }
 
 #define INT8_KERNEL 1
@@ -570,28 +896,37 @@ static float board_max(const float *x, int cin, size_t x_c, int N, int relu)
 {
 	return gt_int8_board_max(x, cin, x_c, N, relu);
 }
+
+/* the one family */
+static const kernels *kernels_now(void)
+{
+	static const kernels k = {drive, pack_gemm, pack_conv, board_max};
+	return &k;
+}
 #define INT8_KERNEL 1
 #endif
 
 #ifdef INT8_KERNEL
-/* the same for both kernels: drive, pack_gemm, pack_conv and board_max
- * are each one's */
+/* the same for every family: the driver, packers and board maximum
+ * are each one's (kernels_now) */
 void gt_int8_gemm(int M, int N, int K, const int8_t *pa, const float *sw, const uint8_t *B,
                   int ldb, const float *sb, const float *bias, float *C, int ldc, int add,
                   uint8_t *scratch)
 {
 	gemm_b g = {B, sb, ldb, K};
 	deq dq = {sw, bias, add};
-	drive(M, N, K, pa, C, ldc, &dq, scratch, pack_gemm, &g);
+	const kernels *ks = kernels_now();
+	ks->drive(M, N, K, pa, C, ldc, &dq, scratch, ks->pack_gemm, &g);
 }
 
 int gt_int8_conv3x3(const gt_int8_conv_args *a)
 {
 	int N = a->n * a->n;
 	long boards = a->cols / N;
+	const kernels *ks = kernels_now();
 	float *scale = gt_xmalloc(sizeof(float) * 2 * (size_t)boards);
 	for (long b = 0; b < boards; b++) {
-		float mx = board_max(a->in + b * N, a->cin, a->in_c, N, a->relu);
+		float mx = ks->board_max(a->in + b * N, a->cin, a->in_c, N, a->relu);
 		if (mx < 0) {
 			free(scale);
 			return -1;
@@ -601,8 +936,8 @@ int gt_int8_conv3x3(const gt_int8_conv_args *a)
 	}
 	conv_ctx cc = {a, scale};
 	deq dq = {a->sw, a->add ? NULL : a->bias, a->add};
-	drive(a->cout, (int)a->cols, a->cin * 9, a->w, a->out, (long)a->out_c, &dq, a->scratch,
-	      pack_conv, &cc);
+	ks->drive(a->cout, (int)a->cols, a->cin * 9, a->w, a->out, (long)a->out_c, &dq, a->scratch,
+	          ks->pack_conv, &cc);
 	free(scale);
 	return 0;
 }
@@ -611,7 +946,7 @@ int gt_int8_available(const char **why)
 {
 	/* as on an x86 CPU without it: GT_NO_INT8 first */
 	const char *no = gt_amx_why_not("GT_NO_INT8", "GT_NO_INT8 is set", 25, 0,
-	                                "the CPU has neither AMX-INT8 nor AVX512-VNNI");
+	                                "the CPU has neither AMX-INT8, AVX512-VNNI nor AVX-VNNI");
 	if (why)
 		*why = no;
 	return 0;

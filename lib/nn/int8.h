@@ -44,9 +44,10 @@
  * either the CPU has AMX-TILE, AMX-INT8 (cpuid) and AVX512BW/VL (for the
  * packing) and Linux grants the process the AMX state (arch_prctl
  * ARCH_REQ_XCOMP_PERM, asked once per process), or the CPU has AVX512F,
- * BW, VL and AVX512-VNNI; else 0, and *why (when why is not NULL) says why
- * not, a static string ("GT_NO_INT8 is set", "the CPU has neither
- * AMX-INT8 nor AVX512-VNNI"; on arm64: GT_NO_INT8 unset and the CPU has
+ * BW, VL and AVX512-VNNI (GT_NO_AVX512 unset), or AVX2, FMA and AVX-VNNI;
+ * else 0, and *why (when why is not NULL) says why not, a static string
+ * ("GT_NO_INT8 is set", "the CPU has neither AMX-INT8, AVX512-VNNI nor
+ * AVX-VNNI", "GT_NO_AVX512 is set"); on arm64: GT_NO_INT8 unset and the CPU has
  * the int8 dot product, else "the CPU has no int8 dot product
  * (asimddp)"). Thread-safe. */
 int gt_int8_available(const char **why);
@@ -54,7 +55,8 @@ int gt_int8_available(const char **why);
 /* gt_int8_kernel: the kernel the next product takes: "amx-int8" (*why
  * NULL), "avx512-vnni" (*why: why not the tiles, "GT_NO_AMX is set", "the
  * CPU has no AMX tiles of this kind", "the kernel refuses the AMX state"),
- * "neon-dotprod" on arm64, or NULL (not available, *why as
+ * "avx-vnni" (*why: "GT_NO_AVX512 is set" or "the CPU has no AVX-512
+ * VNNI"), "neon-dotprod" on arm64, or NULL (not available, *why as
  * gt_int8_available says). why may be NULL. Thread-safe. */
 const char *gt_int8_kernel(const char **why);
 

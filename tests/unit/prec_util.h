@@ -226,7 +226,9 @@ static __attribute__((unused)) void prec_real(gt_evaluator *ev, int prec, double
  * the one chosen now (the tiles first where there are tiles, "amx"
  * names them), then, with GT_NO_AMX=1, the AVX-512 kernel beside the
  * tiles; where there are no tiles GT_NO_AMX=1 must leave the choice as
- * it was. Each kernel not on this CPU is a skip with its reason. */
+ * it was; then, with GT_NO_AVX512=1 too, the AVX2 kernel (int8's
+ * AVX-VNNI) where the CPU has it. Each kernel not on this CPU is a skip
+ * with its reason. */
 static __attribute__((unused)) void prec_kernels(gt_evaluator *ev,
                                                  const char *(*kernel)(const char **),
                                                  const char *amx,
@@ -248,6 +250,19 @@ static __attribute__((unused)) void prec_kernels(gt_evaluator *ev,
 	} else {
 		is_str(k2, k, "GT_NO_AMX=1 where there are no tiles: the same kernel (%s)", k);
 		diag("SKIP the %s kernel: %s", amx, why ? why : "not on this CPU");
+	}
+	/* and after an AVX-512 kernel, with GT_NO_AVX512=1, the AVX2 family
+	 * (int8's AVX-VNNI) where the CPU has it, else float32 */
+	if (k2 && strncmp(k2, "avx512", 6) == 0) {
+		setenv("GT_NO_AVX512", "1", 1);
+		const char *k3 = kernel(&why);
+		if (k3 && strcmp(k3, k2) != 0) {
+			checks(ev, k3);
+		} else {
+			ok(k3 == NULL, "GT_NO_AVX512=1: not the AVX-512 kernel (%s)", k3 ? k3 : "none");
+			diag("SKIP an AVX2 kernel: %s", why ? why : "none for this precision");
+		}
+		unsetenv("GT_NO_AVX512");
 	}
 	unsetenv("GT_NO_AMX");
 }
