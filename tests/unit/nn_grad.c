@@ -11,6 +11,8 @@
 #include "nn.h"
 #include "nn_backend.h"
 #include "optim.h"
+#include "bf16.h"
+#include "int8.h"
 
 static uint64_t rs = 12345;
 static int kink_per = 50;  /* at most 1 parameter in kink_per near a kink */
@@ -209,12 +211,19 @@ static void gpool(void)
 	free(other);
 	nn_batch_free(&d9);
 
-	/* reduced precision refused: float32 with the reason */
+	/* reduced precision: granted as for any network where the CPU has
+	 * it (the pooling stays float32; tests/unit/prec_util.h compares the
+	 * outputs), else float32 with the reason */
 	const char *why = NULL;
-	is_int(gt_nn_precision(nn, GT_PREC_BF16, &why), GT_PREC_FP32, "bf16 refused: %s",
-	       why ? why : "(no reason)");
-	is_int(gt_nn_precision(nn, GT_PREC_INT8, &why), GT_PREC_FP32, "int8 refused: %s",
-	       why ? why : "(no reason)");
+	int bf = gt_bf16_available(NULL), i8 = gt_int8_available(NULL);
+	is_int(gt_nn_precision(nn, GT_PREC_BF16, &why), bf ? GT_PREC_BF16 : GT_PREC_FP32,
+	       "bf16 on global pooling blocks: %s", bf ? "granted" : why ? why : "(no reason)");
+	ok(bf || why != NULL, "bf16: a reason where it is not granted");
+	why = NULL;
+	is_int(gt_nn_precision(nn, GT_PREC_INT8, &why), i8 ? GT_PREC_INT8 : GT_PREC_FP32,
+	       "int8 on global pooling blocks: %s", i8 ? "granted" : why ? why : "(no reason)");
+	ok(i8 || why != NULL, "int8: a reason where it is not granted");
+	gt_nn_precision(nn, GT_PREC_FP32, NULL);
 	ok(gt_nn_new(&a, "cuda", &e) == NULL, "the cuda backend refuses it: %s", e.text);
 
 	/* Fixup init: the pooled blocks start as the identity too */
