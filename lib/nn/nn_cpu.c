@@ -1089,14 +1089,14 @@ static int cpu_forward(gt_nn *nn, int B, int n, const float *planes,
 	size_t layer = train ? (size_t)C * c->cap_bn : 0; /* X[l] = X + l layer */
 	/* bfloat16 or int8 in play forwards as gt_nn_precision asked,
 	 * bfloat16 in training as gt_nn_train_precision asked (and then in
-	 * the backward's input gradients: bf16_back_weights); else Winograd
-	 * in training forwards too, chosen by board and batch (a training
-	 * step's outputs depend on its batch anyway), and then for the input
-	 * gradients of the backward (the weight gradients stay im2col) */
+	 * the backward's input gradients: bf16_back_weights); else oneDNN or
+	 * Winograd in training forwards too, chosen by board and batch (a
+	 * training step's outputs depend on its batch anyway), and then for
+	 * the input gradients of the backward */
 	c->lowp_now = train ? c->tprec : c->prec;
 	int bf = c->lowp_now != GT_PREC_FP32;
 	int mode = train ? gt_conv_batch_mode(c->conv_mode, 1) : c->conv_mode;
-	c->dnn_now = !bf && (train ? mode == GT_CONV_ONEDNN : gt_conv_onednn(mode));
+	c->dnn_now = !bf && gt_conv_onednn(mode);
 	int wino = !bf && !c->dnn_now && gt_conv_winograd(mode, n, B) && wino_filters(nn, c) == 0;
 	c->train_wino = train && wino;
 	c->wgrad_dnn = train && mode != GT_CONV_IM2COL;

@@ -93,9 +93,10 @@ int gt_conv_winograd_auto(void);
  * oneDNN is built in and the CPU has AVX-512F (cpuid at run time): there
  * oneDNN's own AVX-512 kernels beat gt's im2col by 2 to 3 times in
  * self-play (measured on a 2-core AMD EPYC, Zen 5 class, 2026-12-05,
- * gt-selfplay(1) PERFORMANCE). GT_CONV_AUTO stays gt's own (its outputs
- * must not depend on the batch), and so do training forwards (callers
- * pass GT_CONV_ONEDNN's test alone there). 0 elsewhere. */
+ * gt-selfplay(1) PERFORMANCE), and the training steps' forwards and
+ * input gradients (their mode is GT_CONV_AUTO_BATCH too: 1.6 times the
+ * samples per CPU-second there, gt-train(1)). GT_CONV_AUTO stays gt's
+ * own (its outputs must not depend on the batch). 0 elsewhere. */
 int gt_conv_onednn(int mode);
 
 /* gt_wino_filter_floats: floats of the transformed filters of a cout x
