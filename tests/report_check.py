@@ -239,15 +239,23 @@ def check_shot(path):
     keys = (rgb[:, 0] << 16) | (rgb[:, 1] << 8) | rgb[:, 2]
     vals, counts = np.unique(keys, return_counts=True)
     ink = 1 - counts.max() / len(keys)
-    # the plots' blue (plots.gp) and the boards' wood (lib/report.c)
-    blue = int(np.count_nonzero(keys == 0x1f5fa8))
+    # the plots' blue (plots.gp, 0x1f5fa8) and the boards' wood
+    # (lib/report.c): the blue as drawn, blended with the plots' white by
+    # the antialiasing of sloping lines (coverage a of at least a half:
+    # the red channel gives a, the green and blue must follow it)
+    r, g, b = rgb[:, 0], rgb[:, 1], rgb[:, 2]
+    a = (255 - r) / (255.0 - 0x1f)
+    near = (a >= 0.5) & (a <= 1.02) & (np.abs(g - (255 - a * (255 - 0x5f))) <= 8) & \
+        (np.abs(b - (255 - a * (255 - 0xa8))) <= 8)
+    blue = int(np.count_nonzero(near))
     wood = int(np.count_nonzero(keys == 0xdcb35c))
     print("screenshot %dx%d: %d colours, %.1f%% of the pixels not the background, "
           "%d of the plots' blue, %d of the boards' wood" %
           (img.shape[1], img.shape[0], len(vals), 100 * ink, blue, wood))
     if len(vals) < 50 or ink < 0.03:
         fail("the screenshot is blank or nearly so")
-    if blue < 500:
+    # (the page's links come near that blue too: some 700 pixels)
+    if blue < 1500:
         fail("no plot was drawn")
     if wood < 2000:
         fail("no board was drawn")

@@ -74,6 +74,7 @@ if command -v chromium >/dev/null; then
 	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 		--disable-background-networking --disable-component-update --disable-sync \
 		--user-data-dir="$T/chrome1" --screenshot="$T/shot.png" --window-size=1200,2600 \
+		--virtual-time-budget=10000 \
 		"$NGX_URL/site/index.html" > "$T/chrome.out" 2>&1
 	ok $? "chromium takes a screenshot of the page"
 	mkdir -p "$GT_SRC/build/test-artefacts" && cp "$T/shot.png" "$GT_SRC/build/test-artefacts/report.png" &&
