@@ -1094,5 +1094,5 @@ static int cu_backward(gt_nn *nn, const gt_nn_target *t, const gt_nn_lossw *w,
 }
 
 extern "C" const gt_nn_backend gt_nn_backend_cuda = {
-	"cuda", cu_init, cu_release, cu_sync, cu_forward, cu_backward, NULL, NULL,
+	"cuda", cu_init, cu_release, cu_sync, cu_forward, cu_backward, NULL, NULL, NULL,
 };
