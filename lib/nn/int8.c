@@ -329,6 +329,58 @@ TARGET static float board_max512(const float *x, int cin, size_t x_c, int N, int
 	return m > 0 ? m : 0.0f;
 }
 
+/* the layout both conv packers share for columns n0..n0+nc-1: K rows
+ * padded to Kp; after the packed B (bp) cin rows of QW bytes, the
+ * quantized columns n0 - h + i (qb), then the inverse scales of the
+ * quantized span lo..lo+span-1 (iv); fills iv and the columns' scales sb */
+typedef struct conv_span {
+	int Kp, h, QW, span;
+	long lo;
+	uint8_t *qb;
+	float *iv;
+} conv_span;
+
+static inline __attribute__((always_inline)) conv_span span_of(const conv_ctx *cc, int n0, int nc,
+                                                               uint8_t *bp, float *sb)
+{
+	const gt_int8_conv_args *a = cc->a;
+	int n = a->n, N = n * n;
+	conv_span c;
+	c.Kp = kpad(a->cin * 9);
+	c.h = n + 1;
+	c.QW = NC + 2 * c.h;
+	c.qb = bp + (size_t)c.Kp * NC;
+	c.lo = n0 - c.h < 0 ? 0 : n0 - c.h;
+	long hi = n0 + nc + c.h > a->cols ? a->cols : n0 + nc + c.h;
+	c.span = (int)(hi - c.lo);
+	c.iv = (float *)(c.qb + ((size_t)a->cin * c.QW + 63) / 64 * 64);
+	for (long j = c.lo; j < hi; j++)
+		c.iv[j - c.lo] = cc->scale[2 * (j / N) + 1];
+	for (int j = 0; j < nc; j++)
+		sb[j] = cc->scale[2 * ((n0 + j) / N)];
+	return c;
+}
+
+/* rows 4p..4p+3 of the im2col (row k = ci 9 + shift index): each row's
+ * source in the quantized rows (base + ci QW + shift[s]), its shift
+ * index, and whether it is a row of the input (live) or padding; *ci and
+ * *s walk on to row 4p+4 */
+static inline __attribute__((always_inline)) void quad_rows(const uint8_t *base, int QW,
+                                                            const long shift[9], int cin, int *ci,
+                                                            int *s, const uint8_t *src[4],
+                                                            int sh[4], int live[4])
+{
+	for (int i = 0; i < 4; i++) {
+		live[i] = *ci < cin;
+		sh[i] = *s;
+		src[i] = base + (live[i] ? (size_t)*ci * QW + shift[*s] : 0);
+		if (++*s == 9) {
+			*s = 0;
+			++*ci;
+		}
+	}
+}
+
 /* columns n0..n0+nc-1 of the im2col of a->in (relu'd if a->relu),
  * quantized by board, into bp as pack_gemm lays out B: row k = ci 9 +
  * ky 3 + kx of column j (point (y, x) of a board) is in[ci][j + (ky-1) n
@@ -337,21 +389,13 @@ TARGET static void pack_conv512(const void *ctx, int n0, int nc, uint8_t *bp, fl
 {
 	const conv_ctx *cc = ctx;
 	const gt_int8_conv_args *a = cc->a;
-	int K = a->cin * 9, Kp = kpad(K), n = a->n, N = n * n, h = n + 1;
-	int QW = NC + 2 * h;
-	/* after the packed B: cin rows of QW bytes (column n0 - h + i), then
-	 * the QW inverse scales */
-	uint8_t *qb = bp + (size_t)Kp * NC;
-	/* the columns' scales, and the inverse scales of the quantized span */
-	long lo = n0 - h < 0 ? 0 : n0 - h, hi = n0 + nc + h > a->cols ? a->cols : n0 + nc + h;
-	float *iv = (float *)(qb + ((size_t)a->cin * QW + 63) / 64 * 64);
-	for (long j = lo; j < hi; j++)
-		iv[j - lo] = cc->scale[2 * (j / N) + 1];
-	for (int j = 0; j < nc; j++)
-		sb[j] = cc->scale[2 * ((n0 + j) / N)];
-	/* quantize: qb[ci][j - (n0 - h)] for j in lo..hi-1 */
+	const conv_span c = span_of(cc, n0, nc, bp, sb);
+	const int n = a->n, h = c.h, QW = c.QW, Kp = c.Kp, span = c.span;
+	const long lo = c.lo;
+	uint8_t *qb = c.qb;
+	const float *iv = c.iv;
+	/* quantize: qb[ci][j - (n0 - h)] for j in lo..lo+span-1 */
 	const __m512 zero = _mm512_setzero_ps(), top = _mm512_set1_ps(255.0f);
-	int span = (int)(hi - lo);
 	for (int ci = 0; ci < a->cin; ci++) {
 		const float *src = a->in + (size_t)ci * a->in_c + lo;
 		uint8_t *dst = qb + (size_t)ci * QW + (lo - (n0 - h));
@@ -389,15 +433,7 @@ TARGET static void pack_conv512(const void *ctx, int n0, int nc, uint8_t *bp, fl
 	for (int p = 0; 4 * p < Kp; p++) {
 		const uint8_t *src[4];
 		int sh[4], live[4];
-		for (int i = 0; i < 4; i++) {
-			live[i] = ci < a->cin;
-			sh[i] = s;
-			src[i] = base + (live[i] ? (size_t)ci * QW + shift[s] : 0);
-			if (++s == 9) {
-				s = 0;
-				ci++;
-			}
-		}
+		quad_rows(base, QW, shift, a->cin, &ci, &s, src, sh, live);
 		uint8_t *out = bp + (size_t)p * 64;
 		for (int g = 0; g < ng4; g++) {
 			__m512i r[4];
@@ -589,17 +625,12 @@ TARGET2 static void pack_conv256(const void *ctx, int n0, int nc, uint8_t *bp, f
 {
 	const conv_ctx *cc = ctx;
 	const gt_int8_conv_args *a = cc->a;
-	int K = a->cin * 9, Kp = kpad(K), n = a->n, N = n * n, h = n + 1;
-	int QW = NC + 2 * h;
-	uint8_t *qb = bp + (size_t)Kp * NC;
-	long lo = n0 - h < 0 ? 0 : n0 - h, hi = n0 + nc + h > a->cols ? a->cols : n0 + nc + h;
-	float *iv = (float *)(qb + ((size_t)a->cin * QW + 63) / 64 * 64);
-	for (long j = lo; j < hi; j++)
-		iv[j - lo] = cc->scale[2 * (j / N) + 1];
-	for (int j = 0; j < nc; j++)
-		sb[j] = cc->scale[2 * ((n0 + j) / N)];
+	const conv_span c = span_of(cc, n0, nc, bp, sb);
+	const int n = a->n, h = c.h, QW = c.QW, Kp = c.Kp, span = c.span;
+	const long lo = c.lo;
+	uint8_t *qb = c.qb;
+	const float *iv = c.iv;
 	const __m256 zero = _mm256_setzero_ps(), top = _mm256_set1_ps(255.0f);
-	int span = (int)(hi - lo);
 	__m256i tail = first8(span % 8);
 	for (int ci = 0; ci < a->cin; ci++) {
 		const float *src = a->in + (size_t)ci * a->in_c + lo;
@@ -638,15 +669,7 @@ TARGET2 static void pack_conv256(const void *ctx, int n0, int nc, uint8_t *bp, f
 	for (int p = 0; 4 * p < Kp; p++) {
 		const uint8_t *src[4];
 		int sh[4], live[4];
-		for (int i = 0; i < 4; i++) {
-			live[i] = ci < a->cin;
-			sh[i] = s;
-			src[i] = base + (live[i] ? (size_t)ci * QW + shift[s] : 0);
-			if (++s == 9) {
-				s = 0;
-				ci++;
-			}
-		}
+		quad_rows(base, QW, shift, a->cin, &ci, &s, src, sh, live);
 		uint8_t *out = bp + (size_t)p * 64;
 		for (int g = 0; g < ng2; g++) {
 			__m256i r[4];
