@@ -3,8 +3,15 @@
 # g170 b6c96 network on 9x9 and 19x19 (2 threads, both cores), against gt's
 # own b6c96 network in the same run; beside KataGo's own `benchmark` with
 # the same network when KATAGO=/path/to/katago is given (KataGo's
-# benchmark, 2 and 8 search threads, 200 visits, the same board size), each
-# side per CPU-second, KATAGO_BENCH_ROUNDS (3) rounds alternating; and
+# benchmark, 2, 8 and 16 search threads, 200 visits, the same board size),
+# and `katago selfplay` with the same games in flight and 4 times as many,
+# the same visits, cheap visits and move limit as gt-selfplay's when
+# KATAGO_SELFPLAY_CFG names KataGo's own selfplay config (its source's
+# cpp/configs/training/selfplay1.cfg, overridden key by key below: one
+# board size, komi 7, no forks, handicaps or side positions; both cores as
+# 2 NN server threads; network rows per CPU-second from its "Final NN
+# rows" line), each side per CPU-second, KATAGO_BENCH_ROUNDS (3) rounds
+# alternating; and
 # gt-selfplay --precision bf16 and int8 with both networks where the CPU
 # runs them (AMX, AVX512-BF16, AVX512-VNNI: the kernels that -v names are
 # printed first).
@@ -27,6 +34,12 @@ p = subprocess.run(args, stdout=subprocess.DEVNULL if kind == "gt" else subproce
                    stderr=subprocess.PIPE if kind == "gt" else subprocess.STDOUT, text=True)
 ru = resource.getrusage(resource.RUSAGE_CHILDREN)
 cpu = ru.ru_utime + ru.ru_stime
+if kind == "ks":
+    # katago selfplay: the network rows of the whole run
+    m = re.findall(r"Final NN rows: ([0-9]+)", p.stdout)
+    if p.returncode or not m:
+        print("nan nan"); sys.exit(0)
+    print("%.0f %.1f" % (int(m[-1]) / cpu, cpu)); sys.exit(0)
 pat = r"([0-9.]+) evals/s, batch [0-9.]+, ([0-9.]+) s" if kind == "gt" else r"nnEvals/s = ([0-9.]+) .*?\(([0-9.]+) secs\)"
 m = re.findall(pat, p.stderr if kind == "gt" else p.stdout)
 if p.returncode or not m:
@@ -41,6 +54,22 @@ if [ -n "$KATAGO" ] && [ -x "$KATAGO" ]; then
 else
 	echo "katago.sh: KataGo's own benchmark: katago is absent (set KATAGO=/path/to/katago)"
 fi
+ks=
+if [ -n "$kg" ] && [ -n "$KATAGO_SELFPLAY_CFG" ] && [ -r "$KATAGO_SELFPLAY_CFG" ]; then
+	ks=$KATAGO_SELFPLAY_CFG
+	mkdir -p "$d/models/g170" && ln -s "$(cd "$(dirname "$K")" && pwd)/$(basename "$K")" "$d/models/g170/model.bin.gz"
+elif [ -n "$kg" ]; then
+	echo "katago.sh: katago selfplay: no KATAGO_SELFPLAY_CFG (KataGo's cpp/configs/training/selfplay1.cfg)"
+fi
+# kscfg N GAMES VISITS MAXMOVES: KataGo's selfplay config with gt-selfplay's
+# settings on stdout (each key replaced where it is, added where absent)
+kscfg() {
+	sed 's/#.*//' "$ks" | awk -v o="bSizes=$1;bSizeRelProbs=1;allowRectangleProb=0;numGameThreads=$2;maxVisits=$3;cheapSearchVisits=$(($3 / 4));cheapSearchProb=0.75;maxMovesPerGame=$4;nnMaxBatchSize=$(($2 * 2));numNNServerThreadsPerModel=2;numSearchThreads=1;komiAuto=False;komiMean=7;komiStdev=0;komiBigStdevProb=0;handicapProb=0;reduceVisits=false;estimateLeadProb=0;sidePositionProb=0;earlyForkGameProb=0;forkGameProb=0;normalAsymmetricPlayoutProb=0;logToStdout=true;logGamesEvery=100000" '
+BEGIN { n = split(o, kv, ";"); for (i = 1; i <= n; i++) { split(kv[i], p, "="); ov[p[1]] = p[2] } }
+/^[ \t]*$/ { next }
+{ k = $1; sub(/[ \t]*=.*/, "", k); if (k in ov) { print k " = " ov[k]; seen[k] = 1 } else print }
+END { for (k in ov) if (!(k in seen)) print k " = " ov[k] }'
+}
 # min/median/max of a file of numbers
 mmm() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR) printf "%s/%s/%s", v[1], v[int((NR + 1) / 2)], v[NR]; else printf "-" }'; }
 med() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
@@ -64,17 +93,30 @@ for n in 9 19; do
 	set -- --games $g --visits $v --cheap-visits $((v / 4)) --board-size $n --max-moves $mm \
 		--threads 2 --parallel-games $g --seed 3 --progress
 	: > "$d/gn$n"; : > "$d/kn$n"; : > "$d/kb$n"; : > "$d/kc$n"; : > "$d/bf16$n"; : > "$d/int8$n"
-	: > "$d/gbf16$n"; : > "$d/gint8$n"; : > "$d/ki$n"
+	: > "$d/gbf16$n"; : > "$d/gint8$n"; : > "$d/ki$n"; : > "$d/kd$n"; : > "$d/ks$n"; : > "$d/kt$n"
+	if [ -n "$ks" ]; then
+		kscfg $n $g $v $mm > "$d/ks$n.cfg"
+		kscfg $n $((4 * g)) $v $mm > "$d/kt$n.cfg"
+	fi
 	i=0
 	while [ $i -lt "$rounds" ]; do
 		# the sides alternate within each round
 		/usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$K" "$@" | cut -d' ' -f1 >> "$d/kn$n"
-		# KataGo with 2 search threads (batch 1) and 8 (its batches of
-		# about 2: its best here)
+		# KataGo's benchmark with 2 search threads (batch 1), 8 (its
+		# batches of about 2) and 16
 		[ -z "$kg" ] || /usr/bin/python3 "$d/run.py" kg "$kg" benchmark -model "$K" -config "$d/k.cfg" \
 			-v 200 -t 2 -boardsize "$n" | cut -d' ' -f1 >> "$d/kb$n"
 		[ -z "$kg" ] || /usr/bin/python3 "$d/run.py" kg "$kg" benchmark -model "$K" -config "$d/k.cfg" \
 			-v 200 -t 8 -boardsize "$n" | cut -d' ' -f1 >> "$d/kc$n"
+		[ -z "$kg" ] || /usr/bin/python3 "$d/run.py" kg "$kg" benchmark -model "$K" -config "$d/k.cfg" \
+			-v 200 -t 16 -boardsize "$n" | cut -d' ' -f1 >> "$d/kd$n"
+		# KataGo's self-play: g games in flight as gt's, and 4 g
+		for kk in ks kt; do
+			[ -z "$ks" ] && continue
+			rm -rf "$d/out"
+			/usr/bin/python3 "$d/run.py" ks "$kg" selfplay -config "$d/$kk$n.cfg" -models-dir "$d/models" \
+				-output-dir "$d/out" -max-games-total $g | cut -d' ' -f1 >> "$d/$kk$n"
+		done
 		/usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$d/gt-b6c96.bin.gz" "$@" | cut -d' ' -f1 >> "$d/gn$n"
 		# float32 by gt's own convolutions (the automatic choice takes
 		# oneDNN's on AVX-512: gt_conv_onednn)
@@ -93,11 +135,18 @@ for n in 9 19; do
 	for p in $lowp; do
 		echo "katago.sh: ${n}x$n: gt-selfplay with KataGo's b6c96 in $p $(mmm "$d/$p$n") ($p / fp32 $(ratio "$d/$p$n" "$d/kn$n")), with gt's b6c96 $(mmm "$d/g$p$n") ($p / fp32 $(ratio "$d/g$p$n" "$d/gn$n"))"
 	done
-	for t in 2 8; do
-		f=$d/kb$n; [ $t = 8 ] && f=$d/kc$n
+	for t in 2 8 16; do
+		f=$d/kb$n; [ $t = 8 ] && f=$d/kc$n; [ $t = 16 ] && f=$d/kd$n
 		[ -z "$kg" ] && continue
 		also=
 		for p in $lowp; do also="$also, in $p $(ratio "$d/$p$n" "$f")"; done
 		echo "katago.sh: ${n}x$n: KataGo benchmark (the same network, -v 200 -t $t) $(mmm "$f"): gt-selfplay / KataGo $(ratio "$d/kn$n" "$f")$also"
+	done
+	for kk in ks kt; do
+		[ -z "$ks" ] && continue
+		gg=$g; [ $kk = kt ] && gg=$((4 * g))
+		also=
+		for p in $lowp; do also="$also, in $p $(ratio "$d/$p$n" "$d/$kk$n")"; done
+		echo "katago.sh: ${n}x$n: katago selfplay ($gg games in flight, $v/$((v / 4)) visits, NN rows) $(mmm "$d/$kk$n"): gt-selfplay ($g games) / KataGo $(ratio "$d/kn$n" "$d/$kk$n")$also"
 	done
 done

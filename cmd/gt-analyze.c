@@ -33,7 +33,7 @@ static void usage(FILE *f)
 	    "  --ownership, --policy  include them in the answers to game records\n"
 	    "  --deterministic    answers that do not depend on the batch (slower on CPU)\n"
 	    "  --backend NAME     cpu, cuda or auto (cpu)\n"
-	    "  --precision P      network arithmetic: fp32, bf16, int8 (AMX CPUs) (fp32)\n"
+	    "  --precision P      network arithmetic: fp32, bf16, int8 (where the CPU has them) (fp32)\n"
 	    "  --threads N        a search's leaves in flight, the batch evaluated on N threads\n"
 	    "                     with a copy of the network each (1)\n");
 }

@@ -32,7 +32,7 @@ static void usage(FILE *f)
 	    "  --seed S              seed of the random moves without --model (1)\n"
 	    "  --resign-threshold V  resign when the search's value is below -V (off)\n"
 	    "  --backend NAME        network backend: cpu, cuda, auto (cpu)\n"
-	    "  --precision P         network arithmetic: fp32, bf16, int8 (AMX CPUs) (fp32)\n"
+	    "  --precision P         network arithmetic: fp32, bf16, int8 (where the CPU has them) (fp32)\n"
 	    "  --threads N           search threads, each with its own copy of the network\n"
 	    "                        (the online CPUs, at most 8; 1 with --model none)\n"
 	    "  --max-file BYTES      largest file loadsgf reads (suffix K, M, G; 16M)\n"

@@ -58,7 +58,7 @@ static void usage(FILE *f)
 	    "  --cache-mb M          evaluation cache in MiB, 0 for none (64)\n"
 	    "  --deterministic       evaluate positions one by one: output independent\n"
 	    "                        of --threads and --parallel-games with a network\n"
-	    "  --precision P         network arithmetic: fp32, bf16, int8 (AMX; arm64 sdot) (fp32)\n"
+	    "  --precision P         network arithmetic: fp32, bf16, int8 (where the CPU has them) (fp32)\n"
 	    "  --forced-playouts K   forced playouts sqrt(K P N) at the root of full searches\n"
 	    "                        and policy target pruning (KataGo: 2) (0: off)\n"
 	    "  --search SPEC         search settings, KEY=VALUE,... (forced, cpuct,\n"

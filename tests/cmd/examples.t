@@ -19,6 +19,7 @@ match_visits = 8
 gen1_games = 4
 gnugo_every = 2
 gnugo_games = 2
+precision = int8
 # a comment, and the last value of a key wins
 steps = 30
 CFG
@@ -26,6 +27,8 @@ R=$T/run
 sh "$X/9x9-from-zero" -d "$R" -c "$T/tiny.cfg" -g 2 > "$T/out" 2> "$T/err"
 ok $? "two generations"
 is "$(grep '^steps = ' "$R/recipe.cfg" | tail -n 1)" "steps = 30" "the settings are kept in recipe.cfg, the file's last value last"
+grep -q '^precision = int8$' "$R/worker.cfg" && [ "$(grep -c 'playing 8 games with .*, precision int8$' "$R/worker/worker.log")" = 2 ]
+ok $? "precision: the worker's, every batch played with it"
 is "$(sed 's/^{"generation":\([0-9]*\),.*/\1/' "$R/results.ndjson" | paste -sd, -)" "1,2" "results.ndjson: generations 1 and 2"
 is "$(sed -n 's/.*"steps":\([0-9]*\),.*/\1/p' "$R/results.ndjson" | paste -sd, -)" "30,60" "30 steps a generation"
 awk '{ c = $0; sub(/.*"cpu_s":/, "", c); sub(/,.*/, "", c)
@@ -79,6 +82,7 @@ printf 'visits=16\n  cheap_visits   =   8\n' > "$T/spaced.cfg"
 sh "$X/9x9-from-zero" -d "$T/sp" -c "$T/spaced.cfg" -g 1 --cpu-hours 0 > /dev/null 2>&1
 grep -q '^visits = 16$' "$T/sp/recipe.cfg" && grep -q '^cheap_visits = 8$' "$T/sp/recipe.cfg"
 ok $? "recipe.cfg: the -c file's lines written as key = value"
+grep -q '^precision = fp32$' "$T/sp/recipe.cfg"; ok $? "recipe.cfg: precision fp32 by default"
 sh "$X/9x9-from-zero" -d "$R" --plot > "$T/plot" 2>&1
 cmp -s "$T/plot" "$R/table.txt"; ok $? "--plot prints the table again"
 

@@ -71,6 +71,22 @@ script -qec "gt-worker -c '$T/bob.cfg' --once --no-progress" /dev/null > "$T/tty
 tr -d '\r' < "$T/tty" | grep -q '^bob: [0-9]* games'; is $? 1 "--no-progress: none"
 is "$(games bob)" 9 "every game uploaded"
 
+# precision: gt-selfplay's --precision, named in the log; a CPU without the
+# kernels (forced here by GT_NO_INT8) plays in fp32 and gt-selfplay says so
+cfg dora "games_per_batch = 2" "precision = int8"
+GT_NO_INT8=1 gt-worker -c "$T/dora.cfg" --once 2>"$T/err"; ok $? "precision = int8, GT_NO_INT8 set"
+grep -q "dora: playing 2 games with $net.*, precision int8$" "$T/dora/worker.log"; ok $? "the log names the batch's precision"
+grep -q '^gt-selfplay: .*fp32, not int8: GT_NO_INT8 is set$' "$T/dora/worker.log"
+ok $? "gt-selfplay was asked for int8 and said why it played fp32"
+is "$(games dora)" 2 "the batch uploaded"
+cfg dora "games_per_batch = 2"
+gt-worker -c "$T/dora.cfg" --once 2>"$T/err"; ok $? "precision left out"
+is "$(grep -c 'precision fp32$' "$T/dora/worker.log")" 1 "fp32 by default"
+cfg dora "precision = fp16"
+gt-worker -c "$T/dora.cfg" --once 2>"$T/err"; is $? 2 "precision = fp16: refused, exit 2"
+grep -q "dora.cfg: precision must be fp32, bf16 or int8 (got 'fp16')" "$T/err"; ok $? "named, with the value"
+is "$(games dora)" 4 "nothing played"
+
 # the log renamed to worker.log.1 when it holds log_max bytes
 cfg carol "games_per_batch = 2" "batches = 8" "log_max = 1500"
 gt-worker -c "$T/carol.cfg" 2>"$T/err"; ok $? "eight batches with log_max = 1500"
