@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE__
+#include <immintrin.h>
+#endif
 
 /* libgomp's, which Debian's libdnnl runs its threads on */
 void omp_set_num_threads(int n);
@@ -337,10 +340,23 @@ static void mems_free(dnnl_memory_t *m, int n)
 			dnnl_memory_destroy(m[i]);
 }
 
-/* relu in place over a blocked buffer (its padding is zeros) */
+/* relu in place over a blocked buffer (its padding is zeros): x > 0 ? x
+ * : 0, -0 and NaN to +0; by SSE's maxps(x, 0), which returns its second
+ * operand unless x > 0, so the same values (GCC at -O2 left the loop
+ * scalar: 4.6% of 19x19 self-play with gt's b6c96) */
 static void relu_buf(float *p, size_t bytes)
 {
-	for (size_t i = 0; i < bytes / sizeof(float); i++)
+	size_t n = bytes / sizeof(float), i = 0;
+#ifdef __SSE__
+	const __m128 z = _mm_setzero_ps();
+	for (; i + 16 <= n; i += 16) {
+		_mm_storeu_ps(p + i, _mm_max_ps(_mm_loadu_ps(p + i), z));
+		_mm_storeu_ps(p + i + 4, _mm_max_ps(_mm_loadu_ps(p + i + 4), z));
+		_mm_storeu_ps(p + i + 8, _mm_max_ps(_mm_loadu_ps(p + i + 8), z));
+		_mm_storeu_ps(p + i + 12, _mm_max_ps(_mm_loadu_ps(p + i + 12), z));
+	}
+#endif
+	for (; i < n; i++)
 		p[i] = p[i] > 0 ? p[i] : 0.0f;
 }
 
