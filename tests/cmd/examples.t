@@ -159,6 +159,30 @@ else
 	is "$(gt-model describe "$G/eval/0003/z9-gen3.bin.gz" | jq -r .arch)" b1c8 "not switched: generation 3 is the first network"
 	is "$(jq -r 'select(.generation == 3) | .steps' "$G/grow.ndjson")" 50 "and the larger one trained 30 more steps"
 fi
+# two networks grown in turn, switched to at their first match
+# (grow_threshold -1): b1c12 from generation 2, then b2c12 from 3
+cat "$T/tiny.cfg" > "$T/grow2.cfg"
+cat >> "$T/grow2.cfg" <<'CFG'
+gnugo_every = 100
+grow_arch = b1c12 b2c12
+grow_from = 2 3
+grow_first_steps = 20
+grow_visits = 8
+grow_games = 2
+grow_threshold = -1
+CFG
+G2=$T/grow2
+sh "$X/9x9-from-zero" -d "$G2" -c "$T/grow2.cfg" -g 4 > /dev/null 2> "$T/errg2"
+ok $? "four generations with two networks grown in turn"
+is "$(jq -r '"\(.generation) \(.arch) \(.steps) \(.visits) \(.switched)"' "$G2/grow.ndjson" | paste -sd, -)" \
+	"2 b1c12 20 8 true,3 b2c12 20 8 true" "b1c12 grown at generation 2, then b2c12 at 3, each switched to"
+is "$(cat "$G2/grow/switched") $(cat "$G2/grow2/switched")" "2 3" "each switch kept in its own folder"
+is "$(for g in 2 3 4; do gt-model describe "$G2/eval/000$g/z9-gen$g.bin.gz" | jq -r .arch; done | paste -sd' ' -)" \
+	"b1c8 b1c12 b2c12" "the networks released: b1c8, then b1c12, then b2c12"
+printf 'grow_arch = b1c12\ngrow_from = 2 x\n' > "$T/bad.cfg"
+sh "$X/9x9-from-zero" -d "$T/bad" -c "$T/bad.cfg" -g 1 > /dev/null 2> "$T/errb"; is $? 2 "grow_from with a word not a number: refused"
+grep -q "grow_from must be numbers" "$T/errb"; ok $? "named"
+
 rows=$(jq -n '[inputs | select(.generation <= 2) | .rows] | add' "$G/trainer/generations.ndjson")
 want=$(/usr/bin/python3 -c '
 import sys
