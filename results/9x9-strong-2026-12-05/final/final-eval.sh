@@ -3,7 +3,7 @@
 # network players at 64 visits, komi 7, Chinese rules, 9x9; which: k64
 # l10 (default both), kp64 (KataGo's own program, KATAGO=path/to/katago,
 # with katago-gtp.cfg beside this script: 64 visits, one search thread,
-# Chinese rules, no resignation; the first KP_GAMES (20) games of k64's
+# gt's chinese rules key by key (not KataGo's "chinese"), no resignation; the first KP_GAMES (20) games of k64's
 # seed, so the same openings pair by pair); each writes OUTDIR/NAME.ndjson (records), NAME.out
 # (gt-elo's summary) and NAME.err. Cut short, summ.sh recomputes the
 # score and interval from the complete pairs of the records.
