@@ -4,11 +4,13 @@
 # own b6c96 network in the same run; beside KataGo's own `benchmark` with
 # the same network when KATAGO=/path/to/katago is given (KataGo's
 # benchmark, 2, 8 and 16 search threads, 200 visits, the same board size),
-# and `katago selfplay` with the same games in flight and 4 times as many,
+# and `katago selfplay` with the same games in flight and 4 times as many
+# (as many games in all as in flight),
 # the same visits, cheap visits and move limit as gt-selfplay's when
 # KATAGO_SELFPLAY_CFG names KataGo's own selfplay config (its source's
 # cpp/configs/training/selfplay1.cfg, overridden key by key below: one
-# board size, komi 7, no forks, handicaps or side positions; both cores as
+# board size, komi 7, no forks, handicaps or side positions (gt's
+# evaluations include its cache's hits, KataGo's rows do not); both cores as
 # 2 NN server threads; network rows per CPU-second from its "Final NN
 # rows" line), each side per CPU-second, KATAGO_BENCH_ROUNDS (3) rounds
 # alternating; and
@@ -64,7 +66,7 @@ fi
 # kscfg N GAMES VISITS MAXMOVES: KataGo's selfplay config with gt-selfplay's
 # settings on stdout (each key replaced where it is, added where absent)
 kscfg() {
-	sed 's/#.*//' "$ks" | awk -v o="bSizes=$1;bSizeRelProbs=1;allowRectangleProb=0;numGameThreads=$2;maxVisits=$3;cheapSearchVisits=$(($3 / 4));cheapSearchProb=0.75;maxMovesPerGame=$4;nnMaxBatchSize=$(($2 * 2));numNNServerThreadsPerModel=2;numSearchThreads=1;komiAuto=False;komiMean=7;komiStdev=0;komiBigStdevProb=0;handicapProb=0;reduceVisits=false;estimateLeadProb=0;sidePositionProb=0;earlyForkGameProb=0;forkGameProb=0;normalAsymmetricPlayoutProb=0;logToStdout=true;logGamesEvery=100000" '
+	sed 's/#.*//' "$ks" | awk -v o="bSizes=$1;bSizeRelProbs=1;allowRectangleProb=0;numGameThreads=$2;maxVisits=$3;cheapSearchVisits=$(($3 / 4));cheapSearchProb=0.75;maxMovesPerGame=$4;nnMaxBatchSize=$(($2 * 2));numNNServerThreadsPerModel=2;numSearchThreads=1;komiAuto=False;komiMean=7;komiStdev=0;komiBigStdevProb=0;handicapProb=0;sekiForkHackProb=0;reduceVisits=false;estimateLeadProb=0;sidePositionProb=0;earlyForkGameProb=0;forkGameProb=0;normalAsymmetricPlayoutProb=0;logToStdout=true;logGamesEvery=100000" '
 BEGIN { n = split(o, kv, ";"); for (i = 1; i <= n; i++) { split(kv[i], p, "="); ov[p[1]] = p[2] } }
 /^[ \t]*$/ { next }
 { k = $1; sub(/[ \t]*=.*/, "", k); if (k in ov) { print k " = " ov[k]; seen[k] = 1 } else print }
@@ -114,8 +116,10 @@ for n in 9 19; do
 		for kk in ks kt; do
 			[ -z "$ks" ] && continue
 			rm -rf "$d/out"
+			# as many games in all as in flight (KataGo starts no more)
+			gg=$g; [ $kk = kt ] && gg=$((4 * g))
 			/usr/bin/python3 "$d/run.py" ks "$kg" selfplay -config "$d/$kk$n.cfg" -models-dir "$d/models" \
-				-output-dir "$d/out" -max-games-total $g | cut -d' ' -f1 >> "$d/$kk$n"
+				-output-dir "$d/out" -max-games-total $gg | cut -d' ' -f1 >> "$d/$kk$n"
 		done
 		/usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$d/gt-b6c96.bin.gz" "$@" | cut -d' ' -f1 >> "$d/gn$n"
 		# float32 by gt's own convolutions (the automatic choice takes

@@ -182,6 +182,11 @@ is "$(for g in 2 3 4; do gt-model describe "$G2/eval/000$g/z9-gen$g.bin.gz" | jq
 printf 'grow_arch = b1c12\ngrow_from = 2 x\n' > "$T/bad.cfg"
 sh "$X/9x9-from-zero" -d "$T/bad" -c "$T/bad.cfg" -g 1 > /dev/null 2> "$T/errb"; is $? 2 "grow_from with a word not a number: refused"
 grep -q "grow_from must be numbers" "$T/errb"; ok $? "named"
+for bad in "grow_arch = b1c12|grow_visits = 8 8" "grow_arch = b1c12|grow_threshold = 0.5x" "precision = fp16"; do
+	rm -rf "$T/bad"; echo "$bad" | tr '|' '\n' > "$T/bad.cfg"
+	sh "$X/9x9-from-zero" -d "$T/bad" -c "$T/bad.cfg" -g 1 > /dev/null 2> "$T/errb"; is $? 2 "refused: $bad"
+	grep -q "must be" "$T/errb" && [ ! -e "$T/bad/results.ndjson" ]; ok $? "said why, nothing played: $(cat "$T/errb")"
+done
 
 rows=$(jq -n '[inputs | select(.generation <= 2) | .rows] | add' "$G/trainer/generations.ndjson")
 want=$(/usr/bin/python3 -c '
