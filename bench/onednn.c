@@ -9,7 +9,8 @@
  * weights), first in its preferred blocked layouts, reordered once
  * outside the timing (a network kept in them pays no reorder per
  * layer), then "+reorders": from and to gt's layout at every call, as
- * GT_CONV=onednn runs them (lib/nn/dnn.h); gt's ways take its own
+ * GT_CONV=onednn runs them (lib/nn/dnn.h; from gt's channel-major layout
+ * and from KataGo's networks' NCHW); gt's ways take its own
  * layouts. The ways alternate in windows of process
  * CPU time, 3 rounds, each starting with another way; each line gives
  * min/median/max boards per CPU-second and the ratio of the median to
@@ -31,7 +32,7 @@
 #include <string.h>
 
 #define C 96
-#define WAYS 13
+#define WAYS 14
 
 static double window = 1.0;
 
@@ -276,6 +277,14 @@ static void gt_dnn(gtconv *g)
 	                                0});
 }
 
+/* the same from and to NCHW (KataGo's networks' layout, katago.c) */
+static void gt_dnn_nchw(gtconv *g)
+{
+	size_t N = (size_t)g->n * g->n;
+	gt_dnn_conv(&(gt_dnn_conv_args){g->w, 1, C, C, 3, g->B, g->n, g->in, C * N, N, 0, g->bias, g->out,
+	                                C * N, N, 0});
+}
+
 typedef struct {
 	const char *name;
 	int onednn;
@@ -359,6 +368,7 @@ static void size_run(int B, int n)
 	if (i8)
 		ways[nw_++] = (way){.name = i8name, .gt = gt_int8};
 	ways[nw_++] = (way){.name = "gt GT_CONV=onednn fp32 (dnn.h)", .gt = gt_dnn};
+	ways[nw_++] = (way){.name = "gt GT_CONV=onednn fp32 (dnn.h) from NCHW", .gt = gt_dnn_nchw};
 	struct {
 		const char *name;
 		dnnl_alg_kind_t alg;
