@@ -1,6 +1,13 @@
 /* dnn.c: convolutions by oneDNN for the CPU networks (dnn.h). */
 #include "dnn.h"
 
+static unsigned long dnn_versions;
+
+unsigned long gt_dnn_version(void)
+{
+	return __atomic_add_fetch(&dnn_versions, 1, __ATOMIC_RELAXED);
+}
+
 #if GT_DNNL
 #include <oneapi/dnnl/dnnl.h>
 #include <pthread.h>

@@ -34,10 +34,17 @@ const char *gt_dnn_why_not(void);
  * gt_nn_set_threads); 1 before any call. */
 void gt_dnn_set_threads(int threads);
 
+/* gt_dnn_version: a weights version (gt_dnn_conv_args wver) never given
+ * before in this process, from 1 up: the reordered weights are kept by
+ * pointer and version, and a network freed and another made at the same
+ * address must not find the first one's (thread-safe). */
+unsigned long gt_dnn_version(void);
+
 /* out = (add ? out : 0) + bias (when not NULL) + conv(relu ? relu(in) :
  * in; w), w cout x cin x k x k floats (PyTorch's layout), k odd, boards
  * of n x n points. in and out must not overlap. wver: the version of the
- * values at w: a call with the same w and wver reuses the weights it
+ * values at w (gt_dnn_version: a new one whenever they change or are
+ * made): a call with the same w and wver reuses the weights it
  * reordered before (up to 64 arrays per thread), 0 reorders them every
  * call (a scratch array). 0, or -1 when oneDNN refuses the shape or
  * memory runs out (nothing written to out then). */

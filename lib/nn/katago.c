@@ -43,6 +43,7 @@ typedef struct kconv {
 	uint16_t *wb;      /* 3x3: w in bfloat16 (bf16.h), once made */
 	int8_t *wq;        /* 3x3: w in int8 (int8.h), once made */
 	float *sq;         /* its cout scales */
+	unsigned long ver; /* dnn.h's version of w (gt_dnn_version, when read) */
 } kconv;
 
 static void track(int *maxc, int c)
@@ -256,6 +257,7 @@ static int rd_conv(rd *r, kconv *c, const char *what)
 		return rc;
 	/* file order y, x, ic, oc -> oc, ic, y, x */
 	c->w = gt_xmalloc(K * c->cout * sizeof(float));
+	c->ver = gt_dnn_version();
 	size_t i = 0;
 	for (int y = 0; y < c->ky; y++)
 		for (int x = 0; x < c->kx; x++)
@@ -979,7 +981,7 @@ static void conv(gt_kata *k, const kconv *c, int B, int n, const float *x, float
 	int dnn = k->dnn_now || (k->prec != GT_PREC_FP32 && !c->wb && !c->wq &&
 	                         gt_conv_onednn(k->conv_mode));
 	if (dnn && c->ky == c->kx && c->ky % 2 &&
-	    gt_dnn_conv(&(gt_dnn_conv_args){c->w, 1, c->cin, c->cout, c->ky, B, n, x, (size_t)c->cin * N, N,
+	    gt_dnn_conv(&(gt_dnn_conv_args){c->w, c->ver, c->cin, c->cout, c->ky, B, n, x, (size_t)c->cin * N, N,
 	                                    relu, c->b, y, (size_t)c->cout * N, N, add}) == 0)
 		return;
 	if (c->u && k->wino_now) {

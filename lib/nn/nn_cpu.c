@@ -134,7 +134,8 @@ typedef struct cpu {
 	int dnn_now;       /* this forward's 3x3 convolutions by oneDNN (dnn.h),
 	                    * and then the backward's too */
 	int wgrad_dnn;     /* the backward's weight gradients by oneDNN */
-	unsigned long wver;/* counts the parameter syncs: dnn.h's weights version */
+	unsigned long wver;/* dnn.h's weights version: a new one (gt_dnn_version) at
+	                    * gt_nn_new and at every parameter sync */
 	int8_t *wq;        /* int8.h packs of in.w, then each block's w1, w2 */
 	float *sq;         /* their scales: C per convolution, in that order */
 	int wq_ok;         /* wq holds the current params */
@@ -244,6 +245,7 @@ static int cpu_init(gt_nn *nn)
 	gt_nn_views_init(&c->p, nn, nn->params);
 	gt_nn_views_init(&c->g, nn, nn->grads);
 	c->conv_mode = gt_conv_mode_env();
+	c->wver = gt_dnn_version();
 	nn->state = c;
 	return 0;
 }
@@ -273,7 +275,7 @@ static int cpu_sync(gt_nn *nn)
 	c->wu_ok = 0;
 	c->wb_ok = 0;
 	c->wbt_ok = 0;
-	c->wver++;
+	c->wver = gt_dnn_version();
 	c->wq_ok = 0;
 	return 0;
 }
@@ -504,7 +506,7 @@ static void conv3x3(cpu *c, const gt_arch *a, const float *in, int Cin, int Cout
                     float *out, int relu)
 {
 	size_t N = (size_t)n * n, BN = B * N;
-	if (c->dnn_now && gt_dnn_conv(&(gt_dnn_conv_args){W, c->wver + 1, Cin, Cout, 3, B, n, in, N, BN,
+	if (c->dnn_now && gt_dnn_conv(&(gt_dnn_conv_args){W, c->wver, Cin, Cout, 3, B, n, in, N, BN,
 	                                                  relu, bias, out, N, BN, 0}) == 0)
 		return;
 	if (U) {

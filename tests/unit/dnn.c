@@ -176,6 +176,52 @@ static void check_net(int n)
 	nn_batch_free(&d);
 }
 
+/* A network freed and another made in its place (the same parameter
+ * array, as malloc gives back what was freed): the second one's oneDNN
+ * outputs must be its own, not those of the first one's weights as
+ * reordered and kept under the same pointer (a fault found when
+ * tests/unit/train_bf16 ran beside other tests). Each network's policy
+ * under GT_CONV=onednn against the same network's under im2col. */
+static void check_remade(void)
+{
+	gt_error e;
+	gt_arch a;
+	gt_model_parse_arch("b2c16", &a, &e);
+	nn_batch d;
+	nn_batch_make(&d, &a, 3, 9, &rs);
+	size_t np1 = (size_t)3 * (81 + 1);
+	float *ref = malloc(sizeof(float) * np1);
+	const float *first = NULL;
+	int same = 0;
+	double worst = 0;
+	for (int k = 0; k < 4; k++) {
+		for (int m = 0; m < 2; m++) {
+			setenv("GT_CONV", m ? "onednn" : "im2col", 1);
+			gt_nn *nn = gt_nn_new(&a, "cpu", &e);
+			gt_arch_init_params(&a, gt_nn_params(nn), 100 + k);
+			if (m) {
+				if (!first)
+					first = gt_nn_params(nn);
+				else
+					same += gt_nn_params(nn) == first;
+			}
+			gt_nn_out o;
+			nn_batch_forward(nn, &d, 0, &o);
+			for (size_t i = 0; i < np1; i++)
+				if (m)
+					worst = fmax(worst, fabs(o.policy[i] - ref[i]));
+				else
+					ref[i] = o.policy[i];
+			gt_nn_free(nn);
+		}
+	}
+	unsetenv("GT_CONV");
+	ok(worst < 1e-4, "4 networks made one after another, each freed: oneDNN's outputs are each one's own "
+	   "(policy within %.2g of im2col's; %d of 3 at the first one's address)", worst, same);
+	free(ref);
+	nn_batch_free(&d);
+}
+
 int main(void)
 {
 	gt_nn_set_threads(1);
@@ -209,6 +255,7 @@ int main(void)
 	check_wgrad(15, 64, 9, 7, 0);
 	check_wgrad(64, 64, 9, 16, 1);
 	check_wgrad(32, 32, 19, 3, 1);
+	check_remade();
 	/* two threads: the same sums within the same bounds */
 	gt_nn_set_threads(2);
 	check_fwd(64, 64, 3, 19, 4, 1, 1);
