@@ -72,6 +72,9 @@ BEGIN { n = split(o, kv, ";"); for (i = 1; i <= n; i++) { split(kv[i], p, "="); 
 { k = $1; sub(/[ \t]*=.*/, "", k); if (k in ov) { print k " = " ov[k]; seen[k] = 1 } else print }
 END { for (k in ov) if (!(k in seen)) print k " = " ov[k] }'
 }
+# kgames ks|kt: KataGo's self-play games in flight, g as gt's or 4 g, and
+# as many in all (KataGo starts no more than -max-games-total)
+kgames() { if [ "$1" = kt ]; then echo $((4 * g)); else echo "$g"; fi; }
 # min/median/max of a file of numbers
 mmm() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR) printf "%s/%s/%s", v[1], v[int((NR + 1) / 2)], v[NR]; else printf "-" }'; }
 med() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
@@ -94,11 +97,12 @@ for n in 9 19; do
 	if [ "$n" = 9 ]; then g=4 v=64 mm=40; else g=8 v=32 mm=60; fi
 	set -- --games $g --visits $v --cheap-visits $((v / 4)) --board-size $n --max-moves $mm \
 		--threads 2 --parallel-games $g --seed 3 --progress
-	: > "$d/gn$n"; : > "$d/kn$n"; : > "$d/kb$n"; : > "$d/kc$n"; : > "$d/bf16$n"; : > "$d/int8$n"
-	: > "$d/gbf16$n"; : > "$d/gint8$n"; : > "$d/ki$n"; : > "$d/kd$n"; : > "$d/ks$n"; : > "$d/kt$n"
+	: > "$d/gn$n"; : > "$d/kn$n"; : > "$d/bf16$n"; : > "$d/int8$n"
+	: > "$d/gbf16$n"; : > "$d/gint8$n"; : > "$d/ki$n"; : > "$d/ks$n"; : > "$d/kt$n"
+	for t in 2 8 16; do : > "$d/kb$t-$n"; done
 	if [ -n "$ks" ]; then
-		kscfg $n $g $v $mm > "$d/ks$n.cfg"
-		kscfg $n $((4 * g)) $v $mm > "$d/kt$n.cfg"
+		kscfg $n "$(kgames ks)" $v $mm > "$d/ks$n.cfg"
+		kscfg $n "$(kgames kt)" $v $mm > "$d/kt$n.cfg"
 	fi
 	i=0
 	while [ $i -lt "$rounds" ]; do
@@ -106,20 +110,16 @@ for n in 9 19; do
 		/usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$K" "$@" | cut -d' ' -f1 >> "$d/kn$n"
 		# KataGo's benchmark with 2 search threads (batch 1), 8 (its
 		# batches of about 2) and 16
-		[ -z "$kg" ] || /usr/bin/python3 "$d/run.py" kg "$kg" benchmark -model "$K" -config "$d/k.cfg" \
-			-v 200 -t 2 -boardsize "$n" | cut -d' ' -f1 >> "$d/kb$n"
-		[ -z "$kg" ] || /usr/bin/python3 "$d/run.py" kg "$kg" benchmark -model "$K" -config "$d/k.cfg" \
-			-v 200 -t 8 -boardsize "$n" | cut -d' ' -f1 >> "$d/kc$n"
-		[ -z "$kg" ] || /usr/bin/python3 "$d/run.py" kg "$kg" benchmark -model "$K" -config "$d/k.cfg" \
-			-v 200 -t 16 -boardsize "$n" | cut -d' ' -f1 >> "$d/kd$n"
+		for t in 2 8 16; do
+			[ -z "$kg" ] || /usr/bin/python3 "$d/run.py" kg "$kg" benchmark -model "$K" -config "$d/k.cfg" \
+				-v 200 -t $t -boardsize "$n" | cut -d' ' -f1 >> "$d/kb$t-$n"
+		done
 		# KataGo's self-play: g games in flight as gt's, and 4 g
 		for kk in ks kt; do
 			[ -z "$ks" ] && continue
 			rm -rf "$d/out"
-			# as many games in all as in flight (KataGo starts no more)
-			gg=$g; [ $kk = kt ] && gg=$((4 * g))
 			/usr/bin/python3 "$d/run.py" ks "$kg" selfplay -config "$d/$kk$n.cfg" -models-dir "$d/models" \
-				-output-dir "$d/out" -max-games-total $gg | cut -d' ' -f1 >> "$d/$kk$n"
+				-output-dir "$d/out" -max-games-total "$(kgames $kk)" | cut -d' ' -f1 >> "$d/$kk$n"
 		done
 		/usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$d/gt-b6c96.bin.gz" "$@" | cut -d' ' -f1 >> "$d/gn$n"
 		# float32 by gt's own convolutions (the automatic choice takes
@@ -140,7 +140,7 @@ for n in 9 19; do
 		echo "katago.sh: ${n}x$n: gt-selfplay with KataGo's b6c96 in $p $(mmm "$d/$p$n") ($p / fp32 $(ratio "$d/$p$n" "$d/kn$n")), with gt's b6c96 $(mmm "$d/g$p$n") ($p / fp32 $(ratio "$d/g$p$n" "$d/gn$n"))"
 	done
 	for t in 2 8 16; do
-		f=$d/kb$n; [ $t = 8 ] && f=$d/kc$n; [ $t = 16 ] && f=$d/kd$n
+		f=$d/kb$t-$n
 		[ -z "$kg" ] && continue
 		also=
 		for p in $lowp; do also="$also, in $p $(ratio "$d/$p$n" "$f")"; done
@@ -148,9 +148,8 @@ for n in 9 19; do
 	done
 	for kk in ks kt; do
 		[ -z "$ks" ] && continue
-		gg=$g; [ $kk = kt ] && gg=$((4 * g))
 		also=
 		for p in $lowp; do also="$also, in $p $(ratio "$d/$p$n" "$d/$kk$n")"; done
-		echo "katago.sh: ${n}x$n: katago selfplay ($gg games in flight, $v/$((v / 4)) visits, NN rows) $(mmm "$d/$kk$n"): gt-selfplay ($g games) / KataGo $(ratio "$d/kn$n" "$d/$kk$n")$also"
+		echo "katago.sh: ${n}x$n: katago selfplay ($(kgames $kk) games in flight, $v/$((v / 4)) visits, NN rows) $(mmm "$d/$kk$n"): gt-selfplay ($g games) / KataGo $(ratio "$d/kn$n" "$d/$kk$n")$also"
 	done
 done

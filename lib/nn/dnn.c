@@ -356,12 +356,8 @@ static void relu_buf(float *p, size_t bytes)
 	size_t n = bytes / sizeof(float), i = 0;
 #ifdef __SSE__
 	const __m128 z = _mm_setzero_ps();
-	for (; i + 16 <= n; i += 16) {
+	for (; i + 4 <= n; i += 4)
 		_mm_storeu_ps(p + i, _mm_max_ps(_mm_loadu_ps(p + i), z));
-		_mm_storeu_ps(p + i + 4, _mm_max_ps(_mm_loadu_ps(p + i + 4), z));
-		_mm_storeu_ps(p + i + 8, _mm_max_ps(_mm_loadu_ps(p + i + 8), z));
-		_mm_storeu_ps(p + i + 12, _mm_max_ps(_mm_loadu_ps(p + i + 12), z));
-	}
 #endif
 	for (; i < n; i++)
 		p[i] = p[i] > 0 ? p[i] : 0.0f;
