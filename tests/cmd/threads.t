@@ -1,12 +1,13 @@
 #!/bin/sh
 # Search threads (gt-gtp and gt-analyze --threads, lib/mcts.c gt_mcts_start,
 # lib/evsplit.c): the options' bounds; on a hand-made 9x9 position where
-# one move (G3) captures a 10-stone group, a trained network's search finds
-# it with 2 and 4 threads; the visits of a genmove are exactly --visits;
-# every analysis line (read under the tree's lock while the threads run)
-# has child visits adding up to the root's minus one; numSearchThreads is
-# bounded by the evaluators opened; gt-analyze's answers with 3 threads are
-# well formed and add up the same way, during the search too.
+# one move (G3) captures a 10-stone group (any other loses 4 stones), a
+# trained network's search finds it with 2 and 4 threads; the visits of a
+# genmove are exactly --visits; every analysis line (read under the tree's
+# lock while the threads run) has child visits adding up to the root's
+# minus one; numSearchThreads is bounded by the evaluators opened;
+# gt-analyze's answers with 3 threads are well formed and add up the same
+# way, during the search too.
 . "${GT_SRC:-.}/tests/cmd/tap.sh"
 command -v gt-gtp >/dev/null || skip_all "gt-gtp not built"
 PY=/usr/bin/python3
@@ -23,10 +24,14 @@ check_help gt-gtp --threads
 gt-analyze -h 2>&1 | grep -q -- --threads
 ok $? "gt-analyze -h lists --threads"
 
-# White's 10 stones C5-G5, C4-G4 have one liberty, G3; Black to play
+# White's 10 stones C5-G5, C4-G4 have one liberty, G3, and so have Black's
+# C3-F3 (White's B3, C2-F2): whoever plays G3 captures. Black to play: G3
+# is the one move that does not lose the 4 stones and free the 10. (Before
+# the row-2 stones, G2 and H3 kept the group captured too, and 4 threads
+# on 2 busy cores chose G2 in about 1 run of 20.)
 pos() {
 	printf '%s\n' "boardsize 9" "komi 7"
-	for v in C5 D5 E5 F5 G5 C4 D4 E4 F4 G4; do echo "play w $v"; done
+	for v in C5 D5 E5 F5 G5 C4 D4 E4 F4 G4 B3 C2 D2 E2 F2; do echo "play w $v"; done
 	for v in B5 B4 H5 H4 C6 D6 E6 F6 G6 C3 D3 E3 F3; do echo "play b $v"; done
 }
 for th in 2 4; do
