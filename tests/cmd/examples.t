@@ -126,6 +126,19 @@ sh "$X/9x9-levers" -b "$R" -d "$L" --cpu-hours 0.00001 --games 4 big > "$T/lout2
 cmp -s "$T/lout" "$T/lout2" && [ "$(wc -l < "$L/levers.ndjson")" = 1 ]; ok $? "run again: nothing played twice"
 sh "$X/9x9-levers" -b "$R" -d "$T/lev2" visits2 bogus > /dev/null 2>&1
 [ $? = 2 ] && [ ! -e "$T/lev2/visits2" ]; ok $? "an unknown lever: refused before any lever runs"
+# the levers that take one out of a base that has it (9x9-strong's ablation)
+mkdir -p "$T/sb"
+printf '%s\n' "arch = b2c16" "train_options = --lr 1 --ema 0.99 --export ema" "arch = b2c16g1" \
+	"grow_arch = b4c32g2p3 b6c64g2" "window_growth = 1" > "$T/sb/recipe.cfg"
+sh "$X/9x9-levers" -n -b "$T/sb" -d "$T/lev3" nogpool noema nogrow nowindow fp32 gpool > "$T/nout" 2>&1
+ok $? "9x9-levers -n"
+is "$(cat "$T/nout")" "nogpool: arch = b2c16;grow_arch = b4c32 b6c64
+noema: train_options = --lr 1
+nogrow: grow_arch = 
+nowindow: window_growth = 0
+fp32: precision = fp32
+gpool: arch = b2c16g1" "-n: each lever's settings from the base's last values"
+[ ! -e "$T/lev3" ]; ok $? "-n: nothing made or run"
 
 # the units mode: two learning units, a unit or the outer process killed
 # every second or so, one unit slow
