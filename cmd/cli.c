@@ -385,6 +385,8 @@ void cli_search(const char *opt, const char *s, gt_mcts_params *p)
 		{ "forced", 0, 100, offsetof(gt_mcts_params, forced_k), 0 },
 		{ "lcb", 0, 1, offsetof(gt_mcts_params, lcb_select), 1 },
 		{ "lcb-min-visits", 0, 1, offsetof(gt_mcts_params, lcb_min_visits), 0 },
+		{ "score-static", 0, 1, offsetof(gt_mcts_params, score_static), 0 },
+		{ "score-dynamic", 0, 1, offsetof(gt_mcts_params, score_dynamic), 0 },
 	};
 	char buf[512];
 	if (strlen(s) >= sizeof buf || !*s)
@@ -405,7 +407,7 @@ void cli_search(const char *opt, const char *s, gt_mcts_params *p)
 				;
 		if (!eq || k == nk)
 			cli_bad_value(opt, "KEY=VALUE with KEY cpuct, cpuct-log, cpuct-base, fpu, root-fpu, "
-			              "forced, lcb or lcb-min-visits, or kata", s);
+			              "forced, lcb, lcb-min-visits, score-static or score-dynamic, or kata", s);
 		char *where = (char *)p + keys[k].off;
 		if (keys[k].is_int)
 			*(int *)where = (int)cli_int(opt, eq + 1, (long long)keys[k].lo, (long long)keys[k].hi);
@@ -525,6 +527,8 @@ void cli_kata_search(cli_kata *k, gt_mcts_params *p, int choose)
 	cli_kata_double(k, "cpuctExplorationBase", 10, 100000, &p->cpuct_base);
 	cli_kata_double(k, "fpuReductionMax", 0, 2, &p->fpu_reduction);
 	cli_kata_double(k, "rootFpuReductionMax", 0, 2, &p->root_fpu_reduction);
+	cli_kata_double(k, "staticScoreUtilityFactor", 0, 1, &p->score_static);
+	cli_kata_double(k, "dynamicScoreUtilityFactor", 0, 1, &p->score_dynamic);
 	if (choose) {
 		cli_kata_bool(k, "useLcbForSelection", &p->lcb_select);
 		cli_kata_double(k, "minVisitPropForLCB", 0, 1, &p->lcb_min_visits);

@@ -52,7 +52,8 @@ static void usage(FILE *f)
 	    "  --precision P[,P]     network arithmetic, of both or of A,B: fp32, bf16, int8 (fp32)\n"
 	    "  --search SPEC         search settings of both players, KEY=VALUE,...\n"
 	    "                        (cpuct, cpuct-log, cpuct-base, fpu, root-fpu, forced,\n"
-	    "                        lcb, lcb-min-visits; kata: KataGo's; gt-elo(1))\n"
+	    "                        lcb, lcb-min-visits, score-static, score-dynamic;\n"
+	    "                        kata: KataGo's; gt-elo(1))\n"
 	    "  --search-a SPEC       of A only; --search-b SPEC of B only\n"
 	    "  --progress            the score after each pair on stderr\n");
 }

@@ -202,8 +202,9 @@ static void put_own(gt_engine *e, const gt_board *r, const float *o)
  * lz-analyze: Leela Zero's integers (1/10000); analyze: the same integers
  * (what Sabaki reads: an integer win rate in 1/10000, since 0.60 always
  * for analyze) with scoreLead; kata-analyze: KataGo's keys and fractions.
- * gt's search utility is the value alone (KataGo's winLossUtilityFactor
- * 1, no score utility) and every visit weighs 1. */
+ * utility is the value alone (KataGo's winLossUtilityFactor 1; the score
+ * utility of gt_mcts_params, when on, steers the search but is not added
+ * here) and every visit weighs 1. */
 static void build_line(gt_engine *e, const an_args *a)
 {
 	const gt_board *r = gt_mcts_root(e->m);
@@ -759,6 +760,8 @@ static const struct param {
 	{ "useLcbForSelection", P_BOOL, 0, 1 },
 	{ "minVisitPropForLCB", P_DBL, 0, 1 },
 	{ "analysisPVLen", P_INT, 1, GT_MCTS_PV_MAX },
+	{ "staticScoreUtilityFactor", P_DBL, 0, 1 },
+	{ "dynamicScoreUtilityFactor", P_DBL, 0, 1 },
 };
 #define NPARAMS (int)(sizeof params / sizeof params[0])
 
@@ -767,14 +770,14 @@ static double *param_dbl(gt_engine *e, int i)
 {
 	double *d[] = { NULL, NULL, &e->mp.cpuct, &e->mp.cpuct_log, &e->mp.cpuct_base,
 	                &e->mp.fpu_reduction, &e->mp.root_fpu_reduction, NULL, &e->mp.lcb_min_visits,
-	                NULL };
+	                NULL, &e->mp.score_static, &e->mp.score_dynamic };
 	return d[i];
 }
 
 static int *param_int(gt_engine *e, int i)
 {
 	int *d[] = { &e->p.visits, &e->threads, NULL, NULL, NULL, NULL, NULL, &e->mp.lcb_select, NULL,
-	             &e->p.pv_len };
+	             &e->p.pv_len, NULL, NULL };
 	return d[i];
 }
 

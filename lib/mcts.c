@@ -55,6 +55,10 @@ struct gt_mcts {
 	size_t nnodes, nedges, capn, cape, capn2, cape2;
 	/* the current search */
 	int active, target, noise, full, noised;
+	/* the score utility's centre (the root player's view) and whether it
+	 * was taken this search */
+	double score_center;
+	int center_set;
 	gt_rng *rng;
 	float clean[GT_MAX_PTS + 1];  /* root priors before noise */
 	/* leaves in flight between collect and apply: the step functions'
@@ -145,7 +149,7 @@ void gt_mcts_params_default(gt_mcts_params *p)
 	                       .noise_concentration = 10.83, .noise_weight = 0.25, .leaves = 8,
 	                       .max_bytes = (size_t)64 << 20, .pass_from = 0, .forced_k = 0,
 	                       .cpuct_log = 0, .cpuct_base = 500, .lcb_select = 0,
-	                       .lcb_min_visits = 0.15 };
+	                       .lcb_min_visits = 0.15, .score_static = 0, .score_dynamic = 0 };
 }
 
 static void leafset_init(leafset *ls, int cap)
@@ -440,6 +444,7 @@ int gt_mcts_begin(gt_mcts *m, int visits, int noise, gt_rng *rng)
 		clear_tree(m); /* an abandoned round: its virtual losses are stale */
 	remove_noise(m);
 	m->target = visits;
+	m->center_set = 0;
 	m->noise = noise && rng && m->p.noise_weight > 0;
 	m->rng = rng;
 	m->full = 0;
@@ -477,6 +482,17 @@ static double cpuct_at(const gt_mcts_params *p, double n)
 	if (p->cpuct_log == 0 || p->cpuct_base <= 0)
 		return p->cpuct;
 	return p->cpuct + p->cpuct_log * log((n + p->cpuct_base) / p->cpuct_base);
+}
+
+/* score_utility: p's score utility of mean score sc (points) against
+ * the centre (both the mover's view) on a board of side n (gt_mcts_params
+ * score_static, score_dynamic; KataGo's ScoreValue::
+ * whiteScoreValueOfScoreSmoothNoDrawAdjust, scales 2 and 0.75 there) */
+static double score_utility(const gt_mcts_params *p, double sc, double center, int n)
+{
+	const double two_pi = 0.63661977236758134;
+	return p->score_static * two_pi * atan(sc / (2.0 * n)) +
+	       p->score_dynamic * two_pi * atan((sc - center) / (0.75 * n));
 }
 
 /* forced_root: 1 while the current search forces playouts at its root */
@@ -531,6 +547,13 @@ static int select_edge(const gt_mcts *m, int32_t cur, int c, int d)
 	}
 	double r = cur != 0 ? m->p.fpu_reduction : m->noise ? 0 : m->p.root_fpu_reduction;
 	double fpu = parent_q - r * sqrt(mass);
+	/* the score utility: unvisited children take the parent's mean score */
+	int su = m->p.score_static != 0 || m->p.score_dynamic != 0;
+	double center = 0, parent_s = 0;
+	if (su) {
+		center = c == m->root_board.to_move ? m->score_center : -m->score_center;
+		parent_s = nd->n > 0 ? -nd->s / nd->n : center;
+	}
 	int filter = m->avoid_on && d < m->avoid_max;
 	for (;;) {
 		double best = -INFINITY;
@@ -539,13 +562,17 @@ static int select_edge(const gt_mcts *m, int32_t cur, int c, int d)
 			if (filter && avoided(m, c, d, e[i].move))
 				continue;
 			int32_t ci = e[i].child;
-			double q = fpu, nc = 0;
+			double q = fpu, nc = 0, sc = parent_s;
 			if (ci >= 0) {
 				const node *ch = &m->nodes[ci];
 				nc = ch->n + ch->vl;
 				if (nc > 0)
 					q = (ch->w - ch->vl) / nc;
+				if (ch->n > 0)
+					sc = ch->s / ch->n;
 			}
+			if (su)
+				q += score_utility(&m->p, sc, center, m->root_board.n);
 			double u = q + cp * e[i].prior * sq / (1 + nc);
 			if (u > best || bi < 0) {
 				best = u;
@@ -594,6 +621,12 @@ static int descend(gt_mcts *m, gt_board *b, int32_t *leaf, int16_t *root_move)
 				m->nodes[c].vl++;
 			*leaf = cur;
 			return 1;
+		}
+		if (d == 0 && !m->center_set && nd->n > 0) {
+			/* the centre: the root's mean score when the search began
+			 * (with a new tree, its network score) */
+			m->score_center = -nd->s / nd->n;
+			m->center_set = 1;
 		}
 		int i = select_edge(m, cur, b->to_move, d);
 		edge *e = &m->edges[nd->edge + i];

@@ -150,6 +150,18 @@ typedef struct gt_mcts_params {
 	                              lcb_min_visits of the most visited child's
 	                              visits (KataGo minVisitPropForLCB). Default 0 */
 	double lcb_min_visits;     /* 0.15 */
+	/* KataGo's score utility (its staticScoreUtilityFactor and
+	 * dynamicScoreUtilityFactor; Search::getScoreUtility): in the PUCT
+	 * choice a child's value Q becomes Q + score_static * su(S, 0, 2) +
+	 * score_dynamic * su(S, C, 0.75), su(S, C, k) = (2/pi) atan((S - C) /
+	 * (k n)), S the child's mean score (points, the mover's view), n the
+	 * board's side, C the root's mean score when the search began (its
+	 * network score before any visit). KataGo takes su's expectation over
+	 * the scores' spread; gt takes it at the mean. The search's value,
+	 * the win rates shown and the move chosen by visits are unchanged.
+	 * KataGo 0.1 and 0.3. Default 0 and 0 (off) */
+	double score_static;
+	double score_dynamic;
 } gt_mcts_params;
 
 /* gt_mcts_params_default: fills p with the defaults listed above. */

@@ -70,6 +70,9 @@ kata-set-param nonsense 1
 stop
 clear_cache
 genmove b
+kata-set-param dynamicScoreUtilityFactor 0.3
+kata-get-param dynamicScoreUtilityFactor
+kata-set-param staticScoreUtilityFactor 2
 END
 gt-gtp -q --model "$T/net.bin.gz" --board-size 9 <"$T/in" >"$T/out" 2>"$T/err"
 ok $? "a session of KataGo's commands"
@@ -95,8 +98,10 @@ assert r[9] == "= 100" and r[10] == "= " and r[11] == "= 7", r[9:12]
 assert r[13] == "= 2.5" and r[15] == "= true", (r[13], r[15])
 assert r[16].startswith("? maxVisits: 0 is not an integer in 1..") and r[17].startswith("? unknown parameter"), r[16:18]
 assert r[18] == "= " and r[19] == "= " and r[20].startswith("= ") and len(r[20]) > 2, r[18:21]
+assert "staticScoreUtilityFactor" in names and "dynamicScoreUtilityFactor" in names, names
+assert r[21] == "= " and r[22] == "= 0.3" and r[23].startswith("? staticScoreUtilityFactor: 2 is not"), r[21:24]
 PY
-ok $? "rules as KataGo's JSON both ways, parameters got and set, stop, clear_cache, then a genmove"
+ok $? "rules as KataGo's JSON both ways, parameters got and set (the score utility's too), stop, clear_cache, then a genmove"
 
 # kata-raw-nn: KataGo's own outputs of its b6c96 for four positions, seen
 # without their history (as KataGo's analysis engine shows them to the

@@ -567,10 +567,11 @@ static void test_analysis(void)
 /* The fixed evaluator: at the root (no move played since setup) the logits
  * give priors fx_p over the moves listed in fx_move (others probability 0);
  * every position below a root move m is worth fx_q[m] to the root's side to
- * move, whatever happens after, so a child's Q is exactly its fx_q. */
+ * move, whatever happens after, so a child's Q is exactly its fx_q (and
+ * its mean score fx_s[m], 0 unless a test sets it). */
 enum { FX_K = 4 };
 static const int fx_move[FX_K] = { 6, 7, 8, 12 };  /* B4 C4 D4 C3 on 5x5 */
-static double fx_p[FX_K], fx_q[FX_K];
+static double fx_p[FX_K], fx_q[FX_K], fx_s[FX_K];
 
 static int fixed_eval(void *ctx, int n, int nb, const gt_board *const *boards,
                       float *logits, float *value, float *score, float *own)
@@ -581,16 +582,16 @@ static int fixed_eval(void *ctx, int n, int nb, const gt_board *const *boards,
 		float *l = logits + b * (n * n + 1);
 		for (int i = 0; i <= n * n; i++)
 			l[i] = bd->nmoves == 0 ? -INFINITY : 0;
-		double q = -0.9; /* a root move outside fx_move */
+		double q = -0.9, sc = 0; /* a root move outside fx_move */
 		for (int k = 0; k < FX_K; k++) {
 			if (bd->nmoves == 0)
 				l[fx_move[k]] = (float)log(fx_p[k]);
 			else if (bd->hist_move[0] == fx_move[k])
-				q = fx_q[k];
+				q = fx_q[k], sc = fx_s[k];
 		}
 		/* the side to move after an odd number of moves is the root's opponent */
 		value[b] = bd->nmoves == 0 ? 0 : (float)(bd->nmoves % 2 ? -q : q);
-		score[b] = 0;
+		score[b] = bd->nmoves == 0 ? 0 : (float)(bd->nmoves % 2 ? -sc : sc);
 	}
 	return 0;
 }
@@ -688,17 +689,61 @@ static void test_forced(void)
 	gt_mcts_free(m);
 }
 
+/* fx_setup: the empty 5x5 board (komi 0.5), the default search without
+ * passing, and the fixed evaluator's priors P and values Q */
+static void fx_setup(gt_board *b, gt_mcts_params *p, const double *P, const double *Q)
+{
+	gt_board_init(b, 5, rules, 0.5);
+	gt_mcts_params_default(p);
+	p->pass_from = 1000;
+	memcpy(fx_p, P, sizeof fx_p);
+	memcpy(fx_q, Q, sizeof fx_q);
+}
+
+/* KataGo's score utility (gt_mcts_params score_static, score_dynamic):
+ * four moves of equal prior and equal value, their scores for the root's
+ * side +10, 0, -5 and -20 points on 5x5. Without it the visits are even;
+ * with it they follow the scores (static 0.1: (2/pi) atan(S / 10) / 10 =
+ * +0.0500, 0, -0.0295, -0.0705 added to Q). */
+static void test_score_utility(void)
+{
+	gt_board b;
+	gt_mcts_params p;
+	const double P[FX_K] = { 0.25, 0.25, 0.25, 0.25 }, Q[FX_K] = { 0, 0, 0, 0 }, S[FX_K] = { 10, 0, -5, -20 };
+	fx_setup(&b, &p, P, Q);
+	memcpy(fx_s, S, sizeof S);
+	const char *what[] = { "off", "static 0.1", "dynamic 0.3", "both (KataGo's 0.1, 0.3)" };
+	const double st[] = { 0, 0.1, 0, 0.1 }, dy[] = { 0, 0, 0.3, 0.3 };
+	for (int t = 0; t < 4; t++) {
+		p.score_static = st[t], p.score_dynamic = dy[t];
+		gt_mcts *m = gt_mcts_new(&p);
+		fixed_search(m, &b, 201, 0);
+		int v[26];
+		gt_mcts_child_visits(m, v);
+		diag("%s: visits B4 %d C4 %d D4 %d C3 %d", what[t], v[6], v[7], v[8], v[12]);
+		if (t == 0)
+			ok(v[6] == v[7] && v[7] == v[8] && v[8] == v[12],
+			   "off: equal values, equal priors, visits even whatever the scores");
+		else
+			ok(v[6] > v[7] && v[7] > v[8] && v[8] > v[12], "%s: visits ordered by score", what[t]);
+		/* the root's value: the mean of the values backed up (0 under the
+		 * four, -0.9 under the few visits to other moves), no score in it */
+		int in4 = v[6] + v[7] + v[8] + v[12];
+		double sc, val = gt_mcts_root_value(m, &sc);
+		is_dbl(val, -0.9 * (200 - in4) / 201, 1e-9, "%s: the search's value is the values' mean, the score "
+		       "not in it", what[t]);
+		gt_mcts_free(m);
+	}
+	memset(fx_s, 0, sizeof fx_s);
+}
+
 /* LCB move selection and c_puct growth */
 static void test_lcb(void)
 {
 	gt_board b;
-	gt_board_init(&b, 5, rules, 0.5);
 	gt_mcts_params p;
-	gt_mcts_params_default(&p);
-	p.pass_from = 1000;
 	const double P[FX_K] = { 0.9, 0.05, 0.03, 0.02 }, Q[FX_K] = { 0.3, 0.4, -0.3, -0.5 };
-	memcpy(fx_p, P, sizeof P);
-	memcpy(fx_q, Q, sizeof Q);
+	fx_setup(&b, &p, P, Q);
 	gt_mcts *m = gt_mcts_new(&p);
 	fixed_search(m, &b, 301, 0);
 	int v[26];
@@ -1111,6 +1156,7 @@ int main(void)
 	test_analysis();
 	test_forced();
 	test_lcb();
+	test_score_utility();
 	test_avoid();
 	test_threads();
 	return done_testing();
