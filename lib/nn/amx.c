@@ -4,6 +4,8 @@
  */
 #include "amx.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,27 +16,43 @@ static int env_set(const char *env)
 	return s && *s && strcmp(s, "0") != 0;
 }
 
-void gt_amx_shift_masks(int n, long n0, int nc, uint16_t *mk, long shift[9])
+/* For each board size n (2..19) and 3x3 shift o, bit i of ring[n - 2][o]
+ * says whether point i mod n^2 moved by o is on the board, for i up to
+ * past n^2 + 256 columns and a 16-bit read: a group's 16 masks are one
+ * read at its first column. Made once (pthread_once). */
+#define RING_BITS (19 * 19 + 256 + 32)
+static uint8_t ring[18][9][(RING_BITS + 7) / 8 + 4];
+static pthread_once_t ring_once = PTHREAD_ONCE_INIT;
+
+static void ring_make(void)
 {
-	int N = n * n, y = (int)(n0 % N) / n, x = (int)(n0 % N) % n;
-	for (int o = 0; o < 9; o++)
-		shift[o] = (long)(o / 3 - 1) * n + (o % 3 - 1);
-	/* the points of the columns stepped along (no divisions) */
-	for (int g = 0; 16 * g < nc; g++) {
-		unsigned m[9] = {0};
-		for (int l = 0; l < 16 && 16 * g + l < nc; l++) {
+	for (int n = 2; n <= 19; n++) {
+		int N = n * n;
+		for (int i = 0; i < RING_BITS; i++) {
+			int y = (i % N) / n, x = (i % N) % n;
 			for (int o = 0; o < 9; o++) {
 				int yy = y + o / 3 - 1, xx = x + o % 3 - 1;
-				m[o] |= (unsigned)(yy >= 0 && yy < n && xx >= 0 && xx < n) << l;
-			}
-			if (++x == n) {
-				x = 0;
-				if (++y == n)
-					y = 0;
+				if (yy >= 0 && yy < n && xx >= 0 && xx < n)
+					ring[n - 2][o][i >> 3] |= (uint8_t)(1u << (i & 7));
 			}
 		}
-		for (int o = 0; o < 9; o++)
-			mk[9 * g + o] = (uint16_t)m[o];
+	}
+}
+
+void gt_amx_shift_masks(int n, long n0, int nc, uint16_t *mk, long shift[9])
+{
+	pthread_once(&ring_once, ring_make);
+	int p0 = (int)(n0 % ((long)n * n));
+	for (int o = 0; o < 9; o++)
+		shift[o] = (long)(o / 3 - 1) * n + (o % 3 - 1);
+	for (int g = 0; 16 * g < nc; g++) {
+		int pos = p0 + 16 * g, left = nc - 16 * g;
+		uint32_t keep = left >= 16 ? 0xffffu : (1u << left) - 1;
+		for (int o = 0; o < 9; o++) {
+			const uint8_t *r = &ring[n - 2][o][pos >> 3];
+			uint32_t v = (uint32_t)r[0] | (uint32_t)r[1] << 8 | (uint32_t)r[2] << 16;
+			mk[9 * g + o] = (uint16_t)((v >> (pos & 7)) & keep);
+		}
 	}
 }
 

@@ -39,6 +39,7 @@
  * emulates such a CPU.
  */
 #include "tap.h"
+#include "amx.h"
 #include "int8.h"
 #include "model.h"
 #include "neteval.h"
@@ -229,8 +230,42 @@ static void kernel_checks(gt_evaluator *ev, const char *k)
 	prec_real(ev, GT_PREC_INT8, 0.1, 0.2);
 }
 
+/* gt_amx_shift_masks (amx.h, the packers' masks of both reduced
+ * precisions) against the rule point by point: every board size, every
+ * start within three boards, every column count up to 256 */
+static void check_shift_masks(void)
+{
+	long bad = 0, calls = 0;
+	for (int n = 2; n <= 19; n++) {
+		int N = n * n;
+		for (long n0 = 0; n0 < 3 * N; n0 += n0 < N ? 1 : 7)
+			for (int nc = 1; nc <= 256; nc += nc < 40 ? 1 : 27) {
+				uint16_t mk[16][9];
+				long shift[9];
+				memset(mk, 0xa5, sizeof mk);
+				gt_amx_shift_masks(n, n0, nc, &mk[0][0], shift);
+				calls++;
+				for (int o = 0; o < 9; o++)
+					bad += shift[o] != (long)(o / 3 - 1) * n + (o % 3 - 1);
+				for (int g = 0; 16 * g < nc; g++)
+					for (int o = 0; o < 9; o++) {
+						unsigned want = 0;
+						for (int l = 0; l < 16 && 16 * g + l < nc; l++) {
+							long c = (n0 + 16 * g + l) % N;
+							int y = (int)c / n + o / 3 - 1, x = (int)c % n + o % 3 - 1;
+							want |= (unsigned)(y >= 0 && y < n && x >= 0 && x < n) << l;
+						}
+						bad += mk[g][o] != want;
+					}
+			}
+	}
+	ok(bad == 0, "the 3x3 shift masks of %ld calls (boards 2-19, starts, 1-256 columns): %ld wrong", calls,
+	   bad);
+}
+
 int main(void)
 {
+	check_shift_masks();
 	const char *why;
 	gt_evaluator ev;
 	gt_model *m = prec_open(&ev);
