@@ -180,8 +180,8 @@ int cli_game_opt(const cli_game *g, int c, const char *arg);
 
 /* cli_search: the search settings of a --search value into p: a comma
  * separated list of KEY=VALUE, KEY one of cpuct, cpuct-log, cpuct-base,
- * fpu, root-fpu, forced (forced playouts' k), lcb (0 or 1), lcb-min-visits
- * (gt_mcts_params in lib/mcts.h); "kata" alone stands for KataGo's
+ * fpu, root-fpu, forced (forced playouts' k), lcb (0 or 1), lcb-min-visits,
+ * score-static, score-dynamic (gt_mcts_params in lib/mcts.h); "kata" alone stands for KataGo's
  * forced=2,cpuct-log=0.45,cpuct-base=500,lcb=1. Settings not named keep
  * their value. A bad key or value: cli_bad_value(opt, ...). */
 void cli_search(const char *opt, const char *s, gt_mcts_params *p);

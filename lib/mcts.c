@@ -624,8 +624,12 @@ static int descend(gt_mcts *m, gt_board *b, int32_t *leaf, int16_t *root_move)
 		}
 		if (d == 0 && !m->center_set && nd->n > 0) {
 			/* the centre: the root's mean score when the search began
-			 * (with a new tree, its network score) */
-			m->score_center = -nd->s / nd->n;
+			 * (with a new tree, its network score) taken 20% towards 0
+			 * and kept within 0.75 n of it (KataGo's recentScoreCenter:
+			 * dynamicScoreCenterZeroWeight 0.2, dynamicScoreCenterScale
+			 * 0.75 of its GTP config) */
+			double mean = -nd->s / nd->n, cap = 0.75 * m->root_board.n, c = 0.8 * mean;
+			m->score_center = c > mean + cap ? mean + cap : c < mean - cap ? mean - cap : c;
 			m->center_set = 1;
 		}
 		int i = select_edge(m, cur, b->to_move, d);
@@ -1047,6 +1051,11 @@ int gt_mcts_check(const gt_mcts *m)
 int gt_mcts_visits(const gt_mcts *m)
 {
 	return m->nodes[0].n;
+}
+
+double gt_mcts_score_center(const gt_mcts *m)
+{
+	return m->center_set ? m->score_center : NAN;
 }
 
 double gt_mcts_root_value(const gt_mcts *m, double *score)

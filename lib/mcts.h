@@ -156,10 +156,12 @@ typedef struct gt_mcts_params {
 	 * score_dynamic * su(S, C, 0.75), su(S, C, k) = (2/pi) atan((S - C) /
 	 * (k n)), S the child's mean score (points, the mover's view), n the
 	 * board's side, C the root's mean score when the search began (its
-	 * network score before any visit). KataGo takes su's expectation over
-	 * the scores' spread; gt takes it at the mean. The search's value,
-	 * the win rates shown and the move chosen by visits are unchanged.
-	 * KataGo 0.1 and 0.3. Default 0 and 0 (off) */
+	 * network score before any visit) taken 20% towards 0 and kept within
+	 * 0.75 n of it (gt_mcts_score_center). KataGo takes su's expectation
+	 * over the scores' spread; gt takes it at the mean. The search's
+	 * value, the win rates shown and the move chosen (by visits, or by
+	 * the LCB of the value) are unchanged. KataGo 0.1 and 0.3. Default 0
+	 * and 0 (off) */
 	double score_static;
 	double score_dynamic;
 } gt_mcts_params;
@@ -304,6 +306,11 @@ int gt_mcts_visits(const gt_mcts *m);
 /* gt_mcts_root_value: mean value at the root from the root's side to move's
  * view (0 before any visit); *score (if not NULL) the mean score. */
 double gt_mcts_root_value(const gt_mcts *m, double *score);
+
+/* gt_mcts_score_center: the centre C of the dynamic score utility this
+ * search (gt_mcts_params score_dynamic), in points from the root's side to
+ * move's view; NaN until taken (the root's first visit of the search). */
+double gt_mcts_score_center(const gt_mcts *m);
 
 /* gt_mcts_child_visits: visits[n*n+1] (pass last) receive the root's
  * children's visit counts (0 for unvisited and illegal moves); returns their

@@ -55,7 +55,8 @@ void gt_amx_tiles(void);
  * boards of n x n points, in groups of 16 columns, which columns' points
  * moved by each 3x3 shift o (dy = o/3 - 1, dx = o%3 - 1) are on the
  * board: bit l of mk[9 g + o] for column n0 + 16 g + l (0 past nc); and
- * shift[o] = dy n + dx, the offset of that point. n 2..19, nc <= 256.
+ * shift[o] = dy n + dx, the offset of that point. n 2..19, n0 >= 0,
+ * nc <= 256.
  * Portable C: each group's masks one read of a table made at the first
  * call (tests/unit/int8 checks them against the point-by-point rule). */
 void gt_amx_shift_masks(int n, long n0, int nc, uint16_t *mk, long shift[9]);

@@ -568,10 +568,11 @@ static void test_analysis(void)
  * give priors fx_p over the moves listed in fx_move (others probability 0);
  * every position below a root move m is worth fx_q[m] to the root's side to
  * move, whatever happens after, so a child's Q is exactly its fx_q (and
- * its mean score fx_s[m], 0 unless a test sets it). */
+ * its mean score fx_s[m]; the root's own score fx_root_s; 0 unless a test
+ * sets them). */
 enum { FX_K = 4 };
 static const int fx_move[FX_K] = { 6, 7, 8, 12 };  /* B4 C4 D4 C3 on 5x5 */
-static double fx_p[FX_K], fx_q[FX_K], fx_s[FX_K];
+static double fx_p[FX_K], fx_q[FX_K], fx_s[FX_K], fx_root_s;
 
 static int fixed_eval(void *ctx, int n, int nb, const gt_board *const *boards,
                       float *logits, float *value, float *score, float *own)
@@ -591,7 +592,7 @@ static int fixed_eval(void *ctx, int n, int nb, const gt_board *const *boards,
 		}
 		/* the side to move after an odd number of moves is the root's opponent */
 		value[b] = bd->nmoves == 0 ? 0 : (float)(bd->nmoves % 2 ? -q : q);
-		score[b] = bd->nmoves == 0 ? 0 : (float)(bd->nmoves % 2 ? -sc : sc);
+		score[b] = (float)(bd->nmoves == 0 ? fx_root_s : bd->nmoves % 2 ? -sc : sc);
 	}
 	return 0;
 }
@@ -734,7 +735,54 @@ static void test_score_utility(void)
 		       "not in it", what[t]);
 		gt_mcts_free(m);
 	}
+	/* the dynamic utility's centre: the root's score when the search
+	 * begins, taken 20% towards 0 and kept within 0.75 n = 3.75 points of
+	 * it (KataGo's recentScoreCenter), the root side's view */
+	const double rs[] = { 18.75, 2, 100, -100 }, want[] = { 15, 1.6, 96.25, -96.25 };
+	p.score_static = 0, p.score_dynamic = 0.3;
+	for (int t = 0; t < 4; t++) {
+		fx_root_s = rs[t];
+		gt_mcts *m = gt_mcts_new(&p);
+		fixed_search(m, &b, 21, 0);
+		is_dbl(gt_mcts_score_center(m), want[t], 1e-4, "the centre with the root's network score %+g", rs[t]);
+		gt_mcts_free(m);
+	}
+	/* where the centre lies decides the split: two moves of equal value
+	 * worth +10 and +20 to the root's side; a centre of 15 (root score
+	 * 18.75) between them separates them far more than one of 0 */
+	const double S2[FX_K] = { 10, 20, -50, -50 };
+	memcpy(fx_s, S2, sizeof S2);
+	int gap[2];
+	for (int t = 0; t < 2; t++) {
+		fx_root_s = t ? 18.75 : 0;
+		gt_mcts *m = gt_mcts_new(&p);
+		fixed_search(m, &b, 201, 0);
+		int v[26];
+		gt_mcts_child_visits(m, v);
+		gap[t] = v[7] - v[6];
+		diag("root score %g: centre %.2f, visits +20: %d, +10: %d", fx_root_s, gt_mcts_score_center(m), v[7],
+		     v[6]);
+		/* a second search on the kept tree: the centre is the root's mean
+		 * score now, shrunk and capped the same way */
+		if (t) {
+			double sc;
+			gt_mcts_root_value(m, &sc);
+			gt_rng r;
+			gt_rng_seed(&r, 12);
+			gt_mcts_begin(m, 301, 0, &r);
+			gt_evaluator ev = { NULL, fixed_eval, NULL, "fixed", NULL };
+			gt_mcts_run_many(&m, 1, &ev);
+			double c = 0.8 * sc, cap = 3.75;
+			c = c > sc + cap ? sc + cap : c < sc - cap ? sc - cap : c;
+			is_dbl(gt_mcts_score_center(m), c, 1e-9, "a search on the kept tree: the centre from the root's "
+			       "mean score then (%.3f)", sc);
+		}
+		gt_mcts_free(m);
+	}
+	ok(gap[1] > 2 * gap[0] && gap[0] >= 0, "the centre between the two scores splits their visits more (%d) "
+	   "than a centre of 0 (%d)", gap[1], gap[0]);
 	memset(fx_s, 0, sizeof fx_s);
+	fx_root_s = 0;
 }
 
 /* LCB move selection and c_puct growth */
