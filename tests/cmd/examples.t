@@ -139,6 +139,9 @@ nowindow: window_growth = 0
 fp32: precision = fp32
 gpool: arch = b2c16g1" "-n: each lever's settings from the base's last values"
 [ ! -e "$T/lev3" ]; ok $? "-n: nothing made or run"
+printf '%s\n' "arch = b2c16a" > "$T/sb/recipe.cfg"
+is "$(sh "$X/9x9-levers" -n -b "$T/sb" gpool nogpool 2>&1)" "gpool: arch = b2c16g1a
+nogpool: arch = b2c16a;grow_arch = " "-n: global pooling put in and taken out before the reply head's a"
 
 # the units mode: two learning units, a unit or the outer process killed
 # every second or so, one unit slow
