@@ -628,7 +628,9 @@ static int descend(gt_mcts *m, gt_board *b, int32_t *leaf, int16_t *root_move)
 			 * and kept within 0.75 n of it (KataGo's recentScoreCenter:
 			 * dynamicScoreCenterZeroWeight 0.2, dynamicScoreCenterScale
 			 * 0.75 of its GTP config) */
-			double mean = -nd->s / nd->n, cap = 0.75 * m->root_board.n, c = 0.8 * mean;
+			double mean, cap = 0.75 * m->root_board.n;
+			gt_mcts_root_value(m, &mean);
+			double c = 0.8 * mean;
 			m->score_center = c > mean + cap ? mean + cap : c < mean - cap ? mean - cap : c;
 			m->center_set = 1;
 		}
