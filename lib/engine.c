@@ -57,6 +57,21 @@ void gt_engine_params_default(gt_engine_params *p)
 	p->threads = 1;
 }
 
+/* the game's search and the status search (final_status_list,
+ * final_score) from the settings e->mp, any before them freed with their
+ * trees */
+static void new_searches(gt_engine *e)
+{
+	gt_mcts_free(e->m);
+	gt_mcts_free(e->sm);
+	gt_mcts_params mp = e->mp;
+	e->m = gt_mcts_new(&mp);
+	gt_mcts_track_ownership(e->m, 1);
+	mp.pass_from = INT_MAX; /* the status search plays the game out */
+	e->sm = gt_mcts_new(&mp);
+	gt_mcts_track_ownership(e->sm, 1);
+}
+
 gt_engine *gt_engine_new(const gt_engine_params *p, gt_evaluator *ev)
 {
 	gt_engine *e = gt_xcalloc(1, sizeof *e);
@@ -74,13 +89,8 @@ gt_engine *gt_engine_new(const gt_engine_params *p, gt_evaluator *ev)
 	e->network = gt_neteval_backend(e->ev) != NULL;
 	e->cap = 4096;
 	e->line = gt_xmalloc(e->cap);
-	gt_mcts_params mp = p->search;
-	e->mp = mp;
-	e->m = gt_mcts_new(&mp);
-	gt_mcts_track_ownership(e->m, 1);
-	mp.pass_from = INT_MAX; /* the status search plays the game out */
-	e->sm = gt_mcts_new(&mp);
-	gt_mcts_track_ownership(e->sm, 1);
+	e->mp = p->search;
+	new_searches(e);
 	return e;
 }
 
@@ -838,10 +848,8 @@ static int c_set_param(void *user, gt_gtp *g, int argc, char **argv, char *out, 
 		*param_dbl(e, i) = x;
 	else
 		*param_int(e, i) = (int)x;
-	/* a new search with the new settings (the tree is dropped) */
-	gt_mcts_free(e->m);
-	e->m = gt_mcts_new(&e->mp);
-	gt_mcts_track_ownership(e->m, 1);
+	/* new searches with the new settings (the trees are dropped) */
+	new_searches(e);
 	e->has_root = 0;
 	out[0] = 0;
 	return 0;
