@@ -16,7 +16,9 @@
 # alternating; and
 # gt-selfplay --precision bf16 and int8 with both networks where the CPU
 # runs them (AMX, AVX512-BF16, AVX512-VNNI: the kernels that -v names are
-# printed first).
+# printed first), and where they run on AMX tiles, the same with GT_NO_AMX=1
+# (the AVX-512 kernels of a CPU without AMX); float32 with GT_CONV=im2col and
+# GT_CONV=winograd (gt's own convolutions) beside the automatic choice.
 # Run by bench/run with GT_BIN and GT_SRC set.
 : "${GT_SRC:=.}" "${GT_BIN:=$GT_SRC/bin}"
 D=${GT_KATAGO_DATA:-$GT_SRC/../shared/data/katago}
@@ -87,9 +89,20 @@ for p in bf16 int8; do
 	"$GT_BIN/gt-selfplay" --model "$K" --games 1 --visits 1 --max-moves 1 --precision $p 2>&1 \
 		>/dev/null | grep -q "not $p" || lowp="$lowp $p"
 done
+# kernel P: the kernel gt-selfplay names for precision P (in this environment)
+kernel() {
+	"$GT_BIN/gt-selfplay" --model "$K" --games 1 --visits 1 --max-moves 1 --precision "$1" -v 2>&1 \
+		>/dev/null | sed -n 's/.*: precision //p'
+}
+# where P runs on AMX tiles, P-noamx is P with GT_NO_AMX=1 (the AVX-512
+# kernels that a CPU without AMX runs), measured beside it
+noamx=
 for p in $lowp; do
-	echo "katago.sh: $p: $("$GT_BIN/gt-selfplay" --model "$K" --games 1 --visits 1 --max-moves 1 \
-		--precision $p -v 2>&1 >/dev/null | sed -n 's/.*: precision //p')"
+	echo "katago.sh: $p: $(kernel $p)"
+	case $(kernel $p) in *amx*)
+		noamx="$noamx $p"
+		echo "katago.sh: $p with GT_NO_AMX=1: $(GT_NO_AMX=1 kernel $p)" ;;
+	esac
 done
 for n in 9 19; do
 	# gt-selfplay as it runs: several games in flight (batches of about 4
@@ -98,7 +111,9 @@ for n in 9 19; do
 	set -- --games $g --visits $v --cheap-visits $((v / 4)) --board-size $n --max-moves $mm \
 		--threads 2 --parallel-games $g --seed 3 --progress
 	: > "$d/gn$n"; : > "$d/kn$n"; : > "$d/bf16$n"; : > "$d/int8$n"
-	: > "$d/gbf16$n"; : > "$d/gint8$n"; : > "$d/ki$n"; : > "$d/ks$n"; : > "$d/kt$n"
+	: > "$d/gbf16$n"; : > "$d/gint8$n"; : > "$d/ki$n"; : > "$d/kw$n"
+	for p in $noamx; do : > "$d/${p}x$n"; : > "$d/g${p}x$n"; done
+	: > "$d/ks$n"; : > "$d/kt$n"
 	for t in 2 8 16; do : > "$d/kb$t-$n"; done
 	if [ -n "$ks" ]; then
 		kscfg $n "$(kgames ks)" $v $mm > "$d/ks$n.cfg"
@@ -126,18 +141,29 @@ for n in 9 19; do
 		# oneDNN's on AVX-512: gt_conv_onednn)
 		GT_CONV=im2col /usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$K" "$@" \
 			| cut -d' ' -f1 >> "$d/ki$n"
+		GT_CONV=winograd /usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$K" "$@" \
+			| cut -d' ' -f1 >> "$d/kw$n"
 		for p in $lowp; do
 			/usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$K" "$@" --precision $p \
 				| cut -d' ' -f1 >> "$d/$p$n"
 			/usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$d/gt-b6c96.bin.gz" "$@" \
 				--precision $p | cut -d' ' -f1 >> "$d/g$p$n"
 		done
+		for p in $noamx; do
+			GT_NO_AMX=1 /usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$K" "$@" \
+				--precision $p | cut -d' ' -f1 >> "$d/${p}x$n"
+			GT_NO_AMX=1 /usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$d/gt-b6c96.bin.gz" "$@" \
+				--precision $p | cut -d' ' -f1 >> "$d/g${p}x$n"
+		done
 		i=$((i + 1))
 	done
 	echo "katago.sh: ${n}x$n, 2 threads, evals per CPU-second min/median/max of $rounds: gt-selfplay with KataGo's b6c96 $(mmm "$d/kn$n"), with gt's b6c96 $(mmm "$d/gn$n") (ratio $(ratio "$d/kn$n" "$d/gn$n"))"
-	echo "katago.sh: ${n}x$n: gt-selfplay with KataGo's b6c96, GT_CONV=im2col $(mmm "$d/ki$n") (automatic / im2col $(ratio "$d/kn$n" "$d/ki$n"))"
+	echo "katago.sh: ${n}x$n: gt-selfplay with KataGo's b6c96, GT_CONV=im2col $(mmm "$d/ki$n") (automatic / im2col $(ratio "$d/kn$n" "$d/ki$n")), GT_CONV=winograd $(mmm "$d/kw$n") (automatic / winograd $(ratio "$d/kn$n" "$d/kw$n"))"
 	for p in $lowp; do
 		echo "katago.sh: ${n}x$n: gt-selfplay with KataGo's b6c96 in $p $(mmm "$d/$p$n") ($p / fp32 $(ratio "$d/$p$n" "$d/kn$n")), with gt's b6c96 $(mmm "$d/g$p$n") ($p / fp32 $(ratio "$d/g$p$n" "$d/gn$n"))"
+	done
+	for p in $noamx; do
+		echo "katago.sh: ${n}x$n: without AMX (GT_NO_AMX=1): gt-selfplay with KataGo's b6c96 in $p $(mmm "$d/${p}x$n") ($p / fp32 $(ratio "$d/${p}x$n" "$d/kn$n")), with gt's b6c96 $(mmm "$d/g${p}x$n") ($p / fp32 $(ratio "$d/g${p}x$n" "$d/gn$n"))"
 	done
 	for t in 2 8 16; do
 		f=$d/kb$t-$n
