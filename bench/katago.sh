@@ -18,7 +18,8 @@
 # runs them (AMX, AVX512-BF16, AVX512-VNNI: the kernels that -v names are
 # printed first), and where they run on AMX tiles, the same with GT_NO_AMX=1
 # (the AVX-512 kernels of a CPU without AMX); float32 with GT_CONV=im2col and
-# GT_CONV=winograd (gt's own convolutions) beside the automatic choice.
+# GT_CONV=winograd (gt's own convolutions) beside the automatic choice, with
+# KataGo's network.
 # Run by bench/run with GT_BIN and GT_SRC set.
 : "${GT_SRC:=.}" "${GT_BIN:=$GT_SRC/bin}"
 D=${GT_KATAGO_DATA:-$GT_SRC/../shared/data/katago}
@@ -98,10 +99,11 @@ kernel() {
 # kernels that a CPU without AMX runs), measured beside it
 noamx=
 for p in $lowp; do
-	echo "katago.sh: $p: $(kernel $p)"
-	case $(kernel $p) in *amx*)
+	k=$(kernel $p)
+	echo "katago.sh: $p: $k"
+	case $k in *"kernel amx-"*)
 		noamx="$noamx $p"
-		echo "katago.sh: $p with GT_NO_AMX=1: $(GT_NO_AMX=1 kernel $p)" ;;
+		echo "katago.sh: $p with GT_NO_AMX=1: $(export GT_NO_AMX=1; kernel $p)" ;;
 	esac
 done
 for n in 9 19; do

@@ -73,6 +73,8 @@ genmove b
 kata-set-param dynamicScoreUtilityFactor 0.3
 kata-get-param dynamicScoreUtilityFactor
 kata-set-param staticScoreUtilityFactor 2
+final_score
+final_status_list dead
 END
 gt-gtp -q --model "$T/net.bin.gz" --board-size 9 <"$T/in" >"$T/out" 2>"$T/err"
 ok $? "a session of KataGo's commands"
@@ -100,8 +102,10 @@ assert r[16].startswith("? maxVisits: 0 is not an integer in 1..") and r[17].sta
 assert r[18] == "= " and r[19] == "= " and r[20].startswith("= ") and len(r[20]) > 2, r[18:21]
 assert "staticScoreUtilityFactor" in names and "dynamicScoreUtilityFactor" in names, names
 assert r[21] == "= " and r[22] == "= 0.3" and r[23].startswith("? staticScoreUtilityFactor: 2 is not"), r[21:24]
+import re
+assert re.fullmatch(r"= ([BW]\+[0-9.]+|0)", r[24]) and r[25].startswith("= "), r[24:26]
 PY
-ok $? "rules as KataGo's JSON both ways, parameters got and set (the score utility's too), stop, clear_cache, then a genmove"
+ok $? "rules as KataGo's JSON both ways, parameters got and set (the score utility's too), stop, clear_cache, then a genmove, final_score and final_status_list by the status search made anew"
 
 # kata-raw-nn: KataGo's own outputs of its b6c96 for four positions, seen
 # without their history (as KataGo's analysis engine shows them to the

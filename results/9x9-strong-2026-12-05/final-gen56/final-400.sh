@@ -7,8 +7,9 @@
 # k400 (200 games at 400 visits), k64i8 (200 at 64, beside k64's float32),
 # kp400 (KataGo's own program, KATAGO=path/to/katago, katago-gtp400.cfg
 # beside this script: ../final/katago-gtp.cfg with maxVisits 400; the
-# first 20 games of k400's seed). Each writes OUTDIR/NAME.ndjson (records)
-# and NAME.out (gt-elo's summary line last). Run from the source tree
+# first 20 games of k400's seed). Without a which: k400 k64i8. Each writes
+# OUTDIR/NAME.ndjson (records), NAME.out (gt-elo's summary line last) and
+# NAME.err. Run from the source tree
 # with gt's commands on PATH:
 #   sh results/9x9-strong-2026-12-05/final-gen56/final-400.sh \
 #     results/9x9-strong-2026-12-05/z9-gen56.bin.gz /tmp/f400
@@ -25,5 +26,6 @@ for w; do
   k400) m k400 "$K" --games 200 --visits 400 ;;
   k64i8) m k64i8 "$K" --games 200 --visits 64 ;;
   kp400) m kp400 "gtp:${KATAGO:-katago} gtp -model $K -config $here/katago-gtp400.cfg" --games 20 --visits 400 ;;
+  *) echo "final-400.sh: $w: not k400, k64i8 or kp400" >&2; exit 1 ;;
   esac
 done
