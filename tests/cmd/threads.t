@@ -84,7 +84,7 @@ import json
 mv = [["B", v] for v in "B5 B4 H5 H4 C6 D6 E6 F6 G6 C3 D3 E3 F3".split()]
 mv += [["W", v] for v in "C5 D5 E5 F5 G5 C4 D4 E4 F4 G4".split()]
 q = {"id": "a", "moves": mv, "rules": "chinese", "komi": 7, "boardXSize": 9, "boardYSize": 9,
-     "maxVisits": 400, "reportDuringSearchEvery": 0.05}
+     "maxVisits": 400, "reportDuringSearchEvery": 0.002}
 print(json.dumps(q))
 q["id"] = "b"
 del q["reportDuringSearchEvery"]
