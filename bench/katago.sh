@@ -17,8 +17,10 @@
 # gt-selfplay --precision bf16 and int8 with both networks where the CPU
 # runs them (AMX, AVX512-BF16, AVX512-VNNI: the kernels that -v names are
 # printed first), and where they run on AMX tiles, the same with GT_NO_AMX=1
-# (the AVX-512 kernels of a CPU without AMX); float32 with GT_CONV=im2col and
-# GT_CONV=winograd (gt's own convolutions) beside the automatic choice, with
+# (the AVX-512 kernels of a CPU without AMX), and where int8 runs by VNNI,
+# int8 with GT_NO_AMX=1 GT_NO_VNNI=1 (the avx2 kernel of a CPU without
+# VNNI); float32 with GT_CONV=im2col, GT_CONV=winograd (gt's own
+# convolutions) and GT_CONV=onednn beside the automatic choice, with
 # KataGo's network.
 # Run by bench/run with GT_BIN and GT_SRC set.
 : "${GT_SRC:=.}" "${GT_BIN:=$GT_SRC/bin}"
@@ -106,6 +108,14 @@ for p in $lowp; do
 		echo "katago.sh: $p with GT_NO_AMX=1: $(export GT_NO_AMX=1; kernel $p)" ;;
 	esac
 done
+# where int8 runs by VNNI (or tiles), novnni measures the avx2 kernel beside it
+novnni=
+case " $lowp " in *" int8 "*)
+	case $(kernel int8) in *"kernel avx2"*) ;; *)
+		novnni=int8
+		echo "katago.sh: int8 with GT_NO_AMX=1 GT_NO_VNNI=1: $(export GT_NO_AMX=1 GT_NO_VNNI=1; kernel int8)" ;;
+	esac ;;
+esac
 for n in 9 19; do
 	# gt-selfplay as it runs: several games in flight (batches of about 4
 	# and 7 positions)
@@ -113,7 +123,8 @@ for n in 9 19; do
 	set -- --games $g --visits $v --cheap-visits $((v / 4)) --board-size $n --max-moves $mm \
 		--threads 2 --parallel-games $g --seed 3 --progress
 	: > "$d/gn$n"; : > "$d/kn$n"; : > "$d/bf16$n"; : > "$d/int8$n"
-	: > "$d/gbf16$n"; : > "$d/gint8$n"; : > "$d/ki$n"; : > "$d/kw$n"
+	: > "$d/gbf16$n"; : > "$d/gint8$n"; : > "$d/ki$n"; : > "$d/kw$n"; : > "$d/ko$n"
+	: > "$d/int8v$n"; : > "$d/gint8v$n"
 	for p in $noamx; do : > "$d/${p}x$n"; : > "$d/g${p}x$n"; done
 	: > "$d/ks$n"; : > "$d/kt$n"
 	for t in 2 8 16; do : > "$d/kb$t-$n"; done
@@ -145,6 +156,8 @@ for n in 9 19; do
 			| cut -d' ' -f1 >> "$d/ki$n"
 		GT_CONV=winograd /usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$K" "$@" \
 			| cut -d' ' -f1 >> "$d/kw$n"
+		GT_CONV=onednn /usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$K" "$@" \
+			| cut -d' ' -f1 >> "$d/ko$n"
 		for p in $lowp; do
 			/usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$K" "$@" --precision $p \
 				| cut -d' ' -f1 >> "$d/$p$n"
@@ -157,15 +170,24 @@ for n in 9 19; do
 			GT_NO_AMX=1 /usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$d/gt-b6c96.bin.gz" "$@" \
 				--precision $p | cut -d' ' -f1 >> "$d/g${p}x$n"
 		done
+		for p in $novnni; do
+			GT_NO_AMX=1 GT_NO_VNNI=1 /usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" --model "$K" \
+				"$@" --precision $p | cut -d' ' -f1 >> "$d/${p}v$n"
+			GT_NO_AMX=1 GT_NO_VNNI=1 /usr/bin/python3 "$d/run.py" gt "$GT_BIN/gt-selfplay" \
+				--model "$d/gt-b6c96.bin.gz" "$@" --precision $p | cut -d' ' -f1 >> "$d/g${p}v$n"
+		done
 		i=$((i + 1))
 	done
 	echo "katago.sh: ${n}x$n, 2 threads, evals per CPU-second min/median/max of $rounds: gt-selfplay with KataGo's b6c96 $(mmm "$d/kn$n"), with gt's b6c96 $(mmm "$d/gn$n") (ratio $(ratio "$d/kn$n" "$d/gn$n"))"
-	echo "katago.sh: ${n}x$n: gt-selfplay with KataGo's b6c96, GT_CONV=im2col $(mmm "$d/ki$n") (automatic / im2col $(ratio "$d/kn$n" "$d/ki$n")), GT_CONV=winograd $(mmm "$d/kw$n") (automatic / winograd $(ratio "$d/kn$n" "$d/kw$n"))"
+	echo "katago.sh: ${n}x$n: gt-selfplay with KataGo's b6c96, GT_CONV=im2col $(mmm "$d/ki$n") (automatic / im2col $(ratio "$d/kn$n" "$d/ki$n")), GT_CONV=winograd $(mmm "$d/kw$n") (automatic / winograd $(ratio "$d/kn$n" "$d/kw$n")), GT_CONV=onednn $(mmm "$d/ko$n") (automatic / onednn $(ratio "$d/kn$n" "$d/ko$n"))"
 	for p in $lowp; do
 		echo "katago.sh: ${n}x$n: gt-selfplay with KataGo's b6c96 in $p $(mmm "$d/$p$n") ($p / fp32 $(ratio "$d/$p$n" "$d/kn$n")), with gt's b6c96 $(mmm "$d/g$p$n") ($p / fp32 $(ratio "$d/g$p$n" "$d/gn$n"))"
 	done
 	for p in $noamx; do
 		echo "katago.sh: ${n}x$n: without AMX (GT_NO_AMX=1): gt-selfplay with KataGo's b6c96 in $p $(mmm "$d/${p}x$n") ($p / fp32 $(ratio "$d/${p}x$n" "$d/kn$n")), with gt's b6c96 $(mmm "$d/g${p}x$n") ($p / fp32 $(ratio "$d/g${p}x$n" "$d/gn$n"))"
+	done
+	for p in $novnni; do
+		echo "katago.sh: ${n}x$n: without VNNI (GT_NO_AMX=1 GT_NO_VNNI=1, the avx2 kernel): gt-selfplay with KataGo's b6c96 in $p $(mmm "$d/${p}v$n") ($p / fp32 $(ratio "$d/${p}v$n" "$d/kn$n")), with gt's b6c96 $(mmm "$d/g${p}v$n") ($p / fp32 $(ratio "$d/g${p}v$n" "$d/gn$n"))"
 	done
 	for t in 2 8 16; do
 		f=$d/kb$t-$n

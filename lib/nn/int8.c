@@ -109,7 +109,8 @@ typedef struct gemm_b {
 
 typedef struct conv_ctx {
 	const gt_int8_conv_args *a;
-	const float *scale; /* per board: sa, 255 / max (0 for 0) */
+	const float *scale; /* per board: sa, top / max (0 for 0) */
+	float top;          /* the largest byte (gt_int8_top) */
 } conv_ctx;
 
 /* how B's columns n0..n0+nc-1 are packed into bp, and their scales into
@@ -130,22 +131,42 @@ typedef struct kernels {
 	driver *drive;
 	packer *pack_gemm, *pack_conv;
 	maxer *board_max;
+	float top; /* the largest activation byte (gt_int8_top) */
 } kernels;
 
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)
 #include <immintrin.h>
 
+/* the kernel family of int8.c's own beside amx.h's: AVX2 without VNNI
+ * (vpmaddubsw, block_madd) */
+#define GT_KERN_MADD 4
+
 /* the kernel family of the next product (amx.h gt_amx_choose), env the
- * variable that forces float32 (NULL: the family regardless) */
+ * variable that forces float32 (NULL: the family regardless); GT_NO_VNNI
+ * takes the two VNNI families out, so that a CPU with AVX2 and FMA
+ * falls to GT_KERN_MADD */
 static int family_env(const char *env, const char **why)
 {
 	int bw = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
 	         __builtin_cpu_supports("avx512vl");
-	int vnni = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-	           __builtin_cpu_supports("avxvnni");
-	return gt_amx_choose(env, "GT_NO_INT8 is set", 25, bw, bw && __builtin_cpu_supports("avx512vnni"),
-	                     vnni, "the CPU has no AVX-512 VNNI",
-	                     "the CPU has neither AMX-INT8, AVX512-VNNI nor AVX-VNNI", why);
+	int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+	const char *nv = getenv("GT_NO_VNNI");
+	int novnni = nv && *nv && strcmp(nv, "0") != 0;
+	int vnni = avx2 && __builtin_cpu_supports("avxvnni") && !novnni;
+	const char *w;
+	int k = gt_amx_choose(env, "GT_NO_INT8 is set", 25, bw,
+	                      bw && __builtin_cpu_supports("avx512vnni") && !novnni, vnni,
+	                      "the CPU has no AVX-512 VNNI",
+	                      "the CPU has neither AMX-INT8, AVX512-VNNI, AVX-VNNI nor AVX2", &w);
+	if (k == GT_KERN_NONE && avx2 && strcmp(w, "GT_NO_INT8 is set") != 0) {
+		k = GT_KERN_MADD;
+		w = novnni ? "GT_NO_VNNI is set"
+		    : strcmp(w, "GT_NO_AVX512 is set") == 0 ? w
+		                                            : "the CPU has neither AVX512-VNNI nor AVX-VNNI";
+	}
+	if (why)
+		*why = w;
+	return k;
 }
 
 static int family(const char **why)
@@ -168,6 +189,7 @@ const char *gt_int8_kernel(const char **why)
 	return k == GT_KERN_AMX      ? "amx-int8"
 	       : k == GT_KERN_AVX512 ? "avx512-vnni"
 	       : k == GT_KERN_AVX2   ? "avx-vnni"
+	       : k == GT_KERN_MADD   ? "avx2"
 	                             : NULL;
 }
 
@@ -463,54 +485,79 @@ TARGET static void tiles_release(void)
 }
 
 /* the AVX2 + AVX-VNNI kernels of the same packs (pack_gemm256,
- * pack_conv256: the same bytes as pack_gemm512, pack_conv512) */
+ * pack_conv256: the same bytes as pack_gemm512, pack_conv512); the
+ * packers, board maximum and dequantization need AVX2 and FMA alone
+ * (TARGETA), and serve block_madd's family too */
 #define TARGET2 __attribute__((target("avx2,fma,avxvnni")))
+#define TARGETA __attribute__((target("avx2,fma")))
 
-/* block512 by AVX-VNNI's 256-bit vpdpbusd (VEX): a column group's row of
- * 16 quads is two vectors of 8, so 4 rows by one group a pass (8
+/* the passes of block256 and block_madd: a column group's row of 16
+ * quads is two vectors of 8, so 4 rows by one group a pass (8
  * accumulators, 2 vectors of B and 4 broadcast quads of A per quad row:
  * the 16 registers of AVX2 hold them); the groups one after the other.
  * Only the first rows rows (in passes of 4) and cols columns (in groups
- * of 16) are computed, the rest of acc left as it was: the int32 sums are
- * block512's, exactly. */
+ * of 16) are computed, the rest of acc left as it was. DOT(s, x, w): s
+ * plus, in each int32 lane, the quad of x's unsigned bytes times w's
+ * signed quad. One body for the two targets (a macro: each function's
+ * intrinsics must be compiled for its own target). */
+#define BLOCK256_PASSES(DOT)                                                                   \
+	for (int g = 0; 16 * g < cols; g++) {                                                  \
+		const uint8_t *bg = g ? b1 : b0;                                               \
+		for (int r0 = 0; r0 < rows; r0 += 4) {                                         \
+			__m256i s0[4], s1[4];                                                  \
+			_Pragma("GCC unroll 4") for (int r = 0; r < 4; r++) s0[r] = s1[r] =    \
+				_mm256_setzero_si256();                                        \
+			for (int k = 0; k < Kp; k += KT) {                                     \
+				const int8_t *as = a + (size_t)k * 32 + (size_t)r0 * KT;       \
+				const uint8_t *xp = bg + (size_t)k * 16;                       \
+				_Pragma("GCC unroll 2") for (int q = 0; q < KT / 4; q++) {     \
+					__m256i x0 = _mm256_loadu_si256((const __m256i *)(xp + 64 * q));      \
+					__m256i x1 =                                           \
+						_mm256_loadu_si256((const __m256i *)(xp + 64 * q + 32)); \
+					_Pragma("GCC unroll 4") for (int r = 0; r < 4; r++) {  \
+						int32_t w;                                     \
+						memcpy(&w, as + r * KT + 4 * q, 4);            \
+						__m256i wv = _mm256_set1_epi32(w);             \
+						s0[r] = DOT(s0[r], x0, wv);                    \
+						s1[r] = DOT(s1[r], x1, wv);                    \
+					}                                                      \
+				}                                                              \
+			}                                                                      \
+			_Pragma("GCC unroll 4") for (int r = 0; r < 4; r++) {                  \
+				_mm256_storeu_si256((__m256i *)(acc + (r0 + r) * 32 + 16 * g), s0[r]);     \
+				_mm256_storeu_si256((__m256i *)(acc + (r0 + r) * 32 + 16 * g + 8), s1[r]); \
+			}                                                                      \
+		}                                                                              \
+	}
+
+/* block512 by AVX-VNNI's 256-bit vpdpbusd (VEX), in BLOCK256_PASSES: the
+ * int32 sums are block512's, exactly. */
 TARGET2 static void block256(int Kp, const int8_t *a, const uint8_t *b0, const uint8_t *b1,
                              int32_t *acc, int rows, int cols)
 {
-	for (int g = 0; 16 * g < cols; g++) {
-		const uint8_t *bg = g ? b1 : b0;
-		for (int r0 = 0; r0 < rows; r0 += 4) {
-			__m256i s0[4], s1[4];
-			#pragma GCC unroll 4
-			for (int r = 0; r < 4; r++)
-				s0[r] = s1[r] = _mm256_setzero_si256();
-			for (int k = 0; k < Kp; k += KT) {
-				const int8_t *as = a + (size_t)k * 32 + (size_t)r0 * KT;
-				const uint8_t *xp = bg + (size_t)k * 16;
-				#pragma GCC unroll 2
-				for (int q = 0; q < KT / 4; q++) {
-					__m256i x0 = _mm256_loadu_si256((const __m256i *)(xp + 64 * q));
-					__m256i x1 = _mm256_loadu_si256((const __m256i *)(xp + 64 * q + 32));
-					#pragma GCC unroll 4
-					for (int r = 0; r < 4; r++) {
-						int32_t w;
-						memcpy(&w, as + r * KT + 4 * q, 4);
-						__m256i wv = _mm256_set1_epi32(w);
-						s0[r] = _mm256_dpbusd_avx_epi32(s0[r], x0, wv);
-						s1[r] = _mm256_dpbusd_avx_epi32(s1[r], x1, wv);
-					}
-				}
-			}
-			#pragma GCC unroll 4
-			for (int r = 0; r < 4; r++) {
-				_mm256_storeu_si256((__m256i *)(acc + (r0 + r) * 32 + 16 * g), s0[r]);
-				_mm256_storeu_si256((__m256i *)(acc + (r0 + r) * 32 + 16 * g + 8), s1[r]);
-			}
-		}
-	}
+#define DOT_VNNI(s, x, w) _mm256_dpbusd_avx_epi32(s, x, w)
+	BLOCK256_PASSES(DOT_VNNI)
+#undef DOT_VNNI
+}
+
+/* block256 by AVX2 alone (a CPU without VNNI: AMD Zen 2 and 3, Intel
+ * Haswell to Comet Lake): vpmaddubsw multiplies the unsigned bytes of B
+ * by the signed bytes of A and adds adjacent pairs into int16 lanes with
+ * saturation, vpmaddwd by ones adds the two pairs of each quad into
+ * int32, exactly as vpdpbusd's quad when no pair saturates: with B's
+ * bytes at most 127 (gt_int8_top) a pair is at most 2 x 127 x 127 =
+ * 32258 < 2^15, so the sums are exact. */
+TARGETA static void block_madd(int Kp, const int8_t *a, const uint8_t *b0, const uint8_t *b1,
+                               int32_t *acc, int rows, int cols)
+{
+	const __m256i ones = _mm256_set1_epi16(1);
+#define DOT_MADD(s, x, w) _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_maddubs_epi16(x, w), ones))
+	BLOCK256_PASSES(DOT_MADD)
+#undef DOT_MADD
 }
 
 /* the lanes of 8 below left (left < 8) set, as _mm256_maskload's masks */
-TARGET2 static inline __m256i first8(int left)
+TARGETA static inline __m256i first8(int left)
 {
 	return _mm256_cmpgt_epi32(_mm256_set1_epi32(left), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
@@ -518,7 +565,7 @@ TARGET2 static inline __m256i first8(int left)
 /* dequant512 by AVX2, 8 columns at a time: the same float operations
  * (the sum converted, sc = sb sw a float product, one fused multiply-add
  * onto the base), so the same results */
-TARGET2 static void dequant256(const int32_t *acc, int rows, int cols, int m0, const float *sb,
+TARGETA static void dequant256(const int32_t *acc, int rows, int cols, int m0, const float *sb,
                                const deq *q, float *c, long ldc)
 {
 	for (int h = 0; 8 * h < cols; h++) {
@@ -542,7 +589,7 @@ TARGET2 static void dequant256(const int32_t *acc, int rows, int cols, int m0, c
 }
 
 /* pack_gemm512 by AVX2: the rows' bytes past the columns read as zeros */
-TARGET2 static void pack_gemm256(const void *ctx, int n0, int nc, uint8_t *bp, float *sb)
+TARGETA static void pack_gemm256(const void *ctx, int n0, int nc, uint8_t *bp, float *sb)
 {
 	const gemm_b *g = ctx;
 	int Kp = kpad(g->K);
@@ -572,7 +619,7 @@ TARGET2 static void pack_gemm256(const void *ctx, int n0, int nc, uint8_t *bp, f
 
 /* gt_int8_board_max by AVX2 (the same max: max is exact; +0 for a board
  * of zeros of either sign) */
-TARGET2 static float board_max256(const float *x, int cin, size_t x_c, int N, int relu)
+TARGETA static float board_max256(const float *x, int cin, size_t x_c, int N, int relu)
 {
 	__m256 mx = _mm256_setzero_ps(), mn = _mm256_setzero_ps();
 	__m256i tail = first8(N % 8);
@@ -604,7 +651,7 @@ TARGET2 static float board_max256(const float *x, int cin, size_t x_c, int N, in
 
 /* 32 bytes, byte i 0xff where bit i of m is set (the masks of
  * pack_conv512's masked loads, to and with) */
-TARGET2 static inline __m256i bytes_of(uint32_t m)
+TARGETA static inline __m256i bytes_of(uint32_t m)
 {
 	const __m256i pick = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2,
 	                                      2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
@@ -615,13 +662,13 @@ TARGET2 static inline __m256i bytes_of(uint32_t m)
 
 /* pack_conv512 by AVX2: the same bytes. The quantization 8 columns at a
  * time (the same float operations and rounding: max with 0, the product
- * by the inverse scale, min with 255, to int32 by the rounding mode,
+ * by the inverse scale, min with the top (255, or 127 for block_madd), to int32 by the rounding mode,
  * round to nearest even), the tails by _mm256_maskload_ps and bytes
  * stored one by one; the im2col 32 columns (two groups) at a time by
  * unmasked 32-byte loads anded with the masks of the columns on the board
  * (they read at most 31 bytes past the quantized rows: the scratch's
  * inverse scales, never used) */
-TARGET2 static void pack_conv256(const void *ctx, int n0, int nc, uint8_t *bp, float *sb)
+TARGETA static void pack_conv256(const void *ctx, int n0, int nc, uint8_t *bp, float *sb)
 {
 	const conv_ctx *cc = ctx;
 	const gt_int8_conv_args *a = cc->a;
@@ -630,7 +677,7 @@ TARGET2 static void pack_conv256(const void *ctx, int n0, int nc, uint8_t *bp, f
 	const long lo = c.lo;
 	uint8_t *qb = c.qb;
 	const float *iv = c.iv;
-	const __m256 zero = _mm256_setzero_ps(), top = _mm256_set1_ps(255.0f);
+	const __m256 zero = _mm256_setzero_ps(), top = _mm256_set1_ps(cc->top);
 	__m256i tail = first8(span % 8);
 	for (int ci = 0; ci < a->cin; ci++) {
 		const float *src = a->in + (size_t)ci * a->in_c + lo;
@@ -722,10 +769,12 @@ drive_body(int fam, int M, int N, int K, const int8_t *pa, float *C, long ldc, c
 					block(Kp, pa + (size_t)m * Kp, b0, b1, acc);
 				else if (fam == GT_KERN_AVX512)
 					block512(Kp, pa + (size_t)m * Kp, b0, b1, acc, rows, cols);
-				else
+				else if (fam == GT_KERN_AVX2)
 					block256(Kp, pa + (size_t)m * Kp, b0, b1, acc, rows, cols);
+				else
+					block_madd(Kp, pa + (size_t)m * Kp, b0, b1, acc, rows, cols);
 				__asm__ volatile("" ::: "memory");
-				if (fam == GT_KERN_AVX2)
+				if (fam == GT_KERN_AVX2 || fam == GT_KERN_MADD)
 					dequant256(acc, rows, cols, m, sb + j, &dq, c, ldc);
 				else
 					dequant512(acc, rows, cols, m, sb + j, &dq, c, ldc);
@@ -754,14 +803,21 @@ TARGET2 static void drive256(int M, int N, int K, const int8_t *pa, float *C, lo
 	drive_body(GT_KERN_AVX2, M, N, K, pa, C, ldc, dq, scratch, pack, ctx);
 }
 
+TARGETA static void drive_madd(int M, int N, int K, const int8_t *pa, float *C, long ldc,
+                               const deq *dq, uint8_t *scratch, packer *pack, const void *ctx)
+{
+	drive_body(GT_KERN_MADD, M, N, K, pa, C, ldc, dq, scratch, pack, ctx);
+}
+
 /* the kernels of the family the CPU and GT_NO_AMX, GT_NO_AVX512 choose
  * now (GT_NO_INT8 is gt_int8_available's: a network already in int8
  * goes on in it); abort where the CPU has none */
 static const kernels *kernels_now(void)
 {
-	static const kernels amx = {drive_amx, pack_gemm512, pack_conv512, board_max512};
-	static const kernels v512 = {drive512, pack_gemm512, pack_conv512, board_max512};
-	static const kernels v256 = {drive256, pack_gemm256, pack_conv256, board_max256};
+	static const kernels amx = {drive_amx, pack_gemm512, pack_conv512, board_max512, 255};
+	static const kernels v512 = {drive512, pack_gemm512, pack_conv512, board_max512, 255};
+	static const kernels v256 = {drive256, pack_gemm256, pack_conv256, board_max256, 255};
+	static const kernels madd = {drive_madd, pack_gemm256, pack_conv256, board_max256, 127};
 	switch (family_env(NULL, NULL)) {
 	case GT_KERN_AMX:
 		return &amx;
@@ -769,6 +825,8 @@ static const kernels *kernels_now(void)
 		return &v512;
 	case GT_KERN_AVX2:
 		return &v256;
+	case GT_KERN_MADD:
+		return &madd;
 	}
 	abort(); /* never available here */
 }
@@ -923,7 +981,7 @@ static float board_max(const float *x, int cin, size_t x_c, int N, int relu)
 /* the one family */
 static const kernels *kernels_now(void)
 {
-	static const kernels k = {drive, pack_gemm, pack_conv, board_max};
+	static const kernels k = {drive, pack_gemm, pack_conv, board_max, 255};
 	return &k;
 }
 #define INT8_KERNEL 1
@@ -942,6 +1000,11 @@ void gt_int8_gemm(int M, int N, int K, const int8_t *pa, const float *sw, const 
 	ks->drive(M, N, K, pa, C, ldc, &dq, scratch, ks->pack_gemm, &g);
 }
 
+float gt_int8_top(void)
+{
+	return kernels_now()->top;
+}
+
 int gt_int8_conv3x3(const gt_int8_conv_args *a)
 {
 	int N = a->n * a->n;
@@ -954,10 +1017,10 @@ int gt_int8_conv3x3(const gt_int8_conv_args *a)
 			free(scale);
 			return -1;
 		}
-		scale[2 * b] = mx / 255.0f;
-		scale[2 * b + 1] = mx > 0 ? 255.0f / mx : 0.0f;
+		scale[2 * b] = mx / ks->top;
+		scale[2 * b + 1] = mx > 0 ? ks->top / mx : 0.0f;
 	}
-	conv_ctx cc = {a, scale};
+	conv_ctx cc = {a, scale, ks->top};
 	deq dq = {a->sw, a->add ? NULL : a->bias, a->add};
 	ks->drive(a->cout, (int)a->cols, a->cin * 9, a->w, a->out, (long)a->out_c, &dq, a->scratch,
 	          ks->pack_conv, &cc);
@@ -979,6 +1042,11 @@ const char *gt_int8_kernel(const char **why)
 {
 	gt_int8_available(why);
 	return NULL;
+}
+
+float gt_int8_top(void)
+{
+	abort(); /* never available here */
 }
 
 void gt_int8_gemm(int M, int N, int K, const int8_t *pa, const float *sw, const uint8_t *B,

@@ -26,7 +26,14 @@
  *
  * The kernels are compiled for their instructions in int8.c alone (target
  * attributes) and called only when gt_int8_available says the CPU and the
- * kernel allow it, so that the same binary runs on any x86-64. GT_NO_AMX
+ * kernel allow it, so that the same binary runs on any x86-64 with AVX2.
+ * On a CPU with AVX2 and FMA but neither VNNI (AMD Zen 2 and 3, Intel
+ * Haswell to Comet Lake), or with GT_NO_VNNI set, the same products by
+ * vpmaddubsw and vpmaddwd (the "avx2" kernel): vpmaddubsw adds pairs of
+ * products into int16 with saturation, so that kernel quantizes the
+ * activations to 0..127 instead of 0..255 (gt_int8_top; 2 x 127 x 127
+ * fits in int16, so its sums are exact too, of coarser activations).
+ * GT_NO_AMX
  * in the environment takes the tiles out of the choice (to test or
  * measure the AVX-512 kernel on a CPU that has both). On arm64 the same products
  * by the dot-product instructions (sdot, Armv8.2 DotProd, Linux's
@@ -51,6 +58,13 @@
  * the int8 dot product, else "the CPU has no int8 dot product
  * (asimddp)"). Thread-safe. */
 int gt_int8_available(const char **why);
+
+/* gt_int8_top: the largest activation byte of the kernel the next
+ * product takes: 255, or 127 on the "avx2" kernel (its pairs of products
+ * sum in int16). The convolution quantizes each board to 0..top (sa = max
+ * / top); gt_int8_gemm's B must hold bytes of at most top. Only when
+ * gt_int8_available. */
+float gt_int8_top(void);
 
 /* gt_int8_kernel: the kernel the next product takes: "amx-int8" (*why
  * NULL), "avx512-vnni" (*why: why not the tiles, "GT_NO_AMX is set", "the

@@ -63,17 +63,21 @@ static float quant_w(const float *w, int K, int8_t *q)
 	return mx / 127.0f;
 }
 
+/* the largest activation byte of the kernel under test: 255, or 127 on
+ * the "avx2" kernel (int8.h) */
+static float top = 255;
+
 /* the activation multiplier and scale of a maximum, as int8.h says */
 static void act_scale(float mx, float *inv, float *sa)
 {
-	*inv = mx > 0 ? 255.0f / mx : 0.0f;
-	*sa = mx / 255.0f;
+	*inv = mx > 0 ? top / mx : 0.0f;
+	*sa = mx / top;
 }
 
 static uint8_t quant_a(float x, float inv)
 {
 	float q = nearbyintf(x * inv);
-	return (uint8_t)(q > 255 ? 255 : q);
+	return (uint8_t)(q > top ? top : q);
 }
 
 /* one product of M x K weights by K x N activations (>= 0, columns in
@@ -145,6 +149,38 @@ static int check_gemm(int M, int K, int N, int G, int mode, double *wq)
 	return exact;
 }
 
+/* the largest sums: every weight +-127 and every activation byte the
+ * top (255, or 127 on the avx2 kernel, whose pairs of products then
+ * reach 2 x 127 x 127 = 32258 in int16, just short of saturating), K =
+ * 864: C = K 127 top sw sb exactly (here sw = sb = 1 / 127 / top: whole
+ * numbers are exact in float) */
+static void check_extreme(const char *k)
+{
+	int M = 64, N = 64, K = 864;
+	float *A = malloc(sizeof(float) * M * K), *C = malloc(sizeof(float) * M * N);
+	float *sw = malloc(sizeof(float) * M), *sb = malloc(sizeof(float) * N);
+	uint8_t *B = malloc((size_t)K * N);
+	for (int m = 0; m < M; m++)
+		for (int i = 0; i < K; i++)
+			A[(size_t)m * K + i] = m & 1 ? -1.0f : 1.0f;
+	memset(B, (int)top, (size_t)K * N);
+	for (int j = 0; j < N; j++)
+		sb[j] = 1;
+	int8_t *pa = malloc(gt_int8_pack_size(M, K));
+	uint8_t *sc = malloc(gt_int8_scratch_size(K, 0));
+	gt_int8_pack(A, M, K, K, pa, sw);
+	for (int m = 0; m < M; m++)
+		sw[m] = 1;
+	gt_int8_gemm(M, N, K, pa, sw, B, N, sb, NULL, C, N, 0, sc);
+	int bad = 0;
+	for (int m = 0; m < M; m++)
+		for (int j = 0; j < N; j++)
+			bad += C[(size_t)m * N + j] != (m & 1 ? -1.0f : 1.0f) * K * 127 * top;
+	is_int(bad, 0, "%s: the largest sums (weights +-127, bytes %.0f, K %d) exact: no pair "
+	       "saturates", k, top, K);
+	free(A), free(C), free(sw), free(sb), free(B), free(pa), free(sc);
+}
+
 /* gt_int8_conv3x3 on B boards of n x n, cin -> cout channels,
  * channel-major [c][b N + p], against gt_int8_gemm of the quantized
  * im2col built here with each board's scale: equal to the bit */
@@ -205,6 +241,8 @@ static int check_conv(int cin, int cout, int n, int B, int relu, int mode)
 static void kernel_checks(gt_evaluator *ev, const char *k)
 {
 	diag("the int8 kernel: %s", k);
+	top = strcmp(k, "avx2") == 0 ? 127 : 255;
+	is_dbl(gt_int8_top(), top, 0, "%s: activations quantized to 0..%.0f", k, top);
 	static const int shapes[][4] = {
 		{96, 864, 972, 81}, {96, 864, 361, 361}, {96, 198, 81, 81}, {16, 144, 81, 9},
 		{33, 9, 5, 5}, {1, 1, 1, 1}, {32, 64, 32, 32}, {96, 135, 257, 100},
@@ -214,6 +252,7 @@ static void kernel_checks(gt_evaluator *ev, const char *k)
 	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
 		check_gemm(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], (int)i % 3, &wq);
 	diag("%s: gemm: worst error %.3f of the quantization bound", k, wq);
+	check_extreme(k);
 	int bad = 0, cases = 0;
 	for (int n = 2; n <= 19; n++)
 		for (int mo = 0; mo < 3; mo++, cases++)

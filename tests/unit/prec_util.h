@@ -227,8 +227,9 @@ static __attribute__((unused)) void prec_real(gt_evaluator *ev, int prec, double
  * names them), then, with GT_NO_AMX=1, the AVX-512 kernel beside the
  * tiles; where there are no tiles GT_NO_AMX=1 must leave the choice as
  * it was; then, with GT_NO_AVX512=1 too, the AVX2 kernel (int8's
- * AVX-VNNI) where the CPU has it. Each kernel not on this CPU is a skip
- * with its reason. */
+ * AVX-VNNI) where the CPU has it; then, with GT_NO_VNNI=1 too, int8's
+ * plain AVX2 kernel where it is not the one checked already. Each kernel
+ * not on this CPU is a skip with its reason. */
 static __attribute__((unused)) void prec_kernels(gt_evaluator *ev,
                                                  const char *(*kernel)(const char **),
                                                  const char *amx,
@@ -253,9 +254,10 @@ static __attribute__((unused)) void prec_kernels(gt_evaluator *ev,
 	}
 	/* and after an AVX-512 kernel, with GT_NO_AVX512=1, the AVX2 family
 	 * (int8's AVX-VNNI) where the CPU has it, else float32 */
+	const char *k3 = NULL;
 	if (k2 && strncmp(k2, "avx512", 6) == 0) {
 		setenv("GT_NO_AVX512", "1", 1);
-		const char *k3 = kernel(&why);
+		k3 = kernel(&why);
 		if (k3 && strcmp(k3, k2) != 0) {
 			checks(ev, k3);
 		} else {
@@ -264,6 +266,20 @@ static __attribute__((unused)) void prec_kernels(gt_evaluator *ev,
 		}
 		unsetenv("GT_NO_AVX512");
 	}
+	/* and, with GT_NO_VNNI=1 and the other two, int8's plain AVX2 kernel
+	 * (vpmaddubsw) where the CPU has AVX2 and another kernel ran above */
+	setenv("GT_NO_AVX512", "1", 1);
+	setenv("GT_NO_VNNI", "1", 1);
+	const char *k4 = kernel(&why);
+	if (k4 && strcmp(k4, k) != 0 && (!k2 || strcmp(k4, k2) != 0) && (!k3 || strcmp(k4, k3) != 0)) {
+		is_str(why, "GT_NO_VNNI is set", "GT_NO_VNNI=1: the VNNI kernels set aside, and why");
+		checks(ev, k4);
+	} else {
+		diag("SKIP a plain AVX2 kernel beside the others: %s", k4 ? "it is the one above"
+		                                                          : "none for this precision");
+	}
+	unsetenv("GT_NO_VNNI");
+	unsetenv("GT_NO_AVX512");
 	unsetenv("GT_NO_AMX");
 }
 
