@@ -55,7 +55,8 @@ int gt_conv_onednn(int mode)
 	if (mode != GT_CONV_AUTO_BATCH || gt_dnn_why_not())
 		return 0;
 #if defined(__x86_64__) && defined(__GNUC__)
-	return __builtin_cpu_supports("avx512f") != 0;
+	return __builtin_cpu_supports("avx512f") ||
+	       (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
 #else
 	return 0;
 #endif

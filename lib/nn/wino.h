@@ -90,13 +90,17 @@ int gt_conv_winograd_auto(void);
 /* gt_conv_onednn: 1 when a float32 forward under mode takes oneDNN's
  * convolutions (dnn.h): GT_CONV_ONEDNN, and GT_CONV_AUTO_BATCH (the play
  * forwards of gt-selfplay, whose outputs may depend on the batch) where
- * oneDNN is built in and the CPU has AVX-512F (cpuid at run time): there
- * oneDNN's own AVX-512 kernels beat gt's im2col by 2 to 3 times in
- * self-play (measured on a 2-core AMD EPYC, Zen 5 class, 2026-12-05,
- * gt-selfplay(1) PERFORMANCE), and the training steps' forwards and
- * input gradients (their mode is GT_CONV_AUTO_BATCH too: 1.6 times the
- * samples per CPU-second there, gt-train(1)). GT_CONV_AUTO stays gt's
- * own (its outputs must not depend on the batch). 0 elsewhere. */
+ * oneDNN is built in and the CPU has AVX-512F, or AVX2 and FMA (cpuid at
+ * run time): there oneDNN's own AVX-512 kernels beat gt's im2col by 2 to
+ * 3 times in self-play (measured on a 2-core AMD EPYC, Zen 5 class,
+ * 2026-12-05, gt-selfplay(1) PERFORMANCE), its AVX2 kernels by 1.1 to
+ * 1.6 times (a Zen 3 EPYC, 2026-12-06: b6c96 networks on 9x9 and 19x19;
+ * gt's Winograd was 1.1 times oneDNN on 19x19 with KataGo's network,
+ * 1.0 with gt's, and slower than im2col on 9x9), and the training steps'
+ * forwards and input gradients (their mode is GT_CONV_AUTO_BATCH too:
+ * 1.6 times the samples per CPU-second there, gt-train(1)).
+ * GT_CONV_AUTO stays gt's own (its outputs must not depend on the
+ * batch). 0 elsewhere. */
 int gt_conv_onednn(int mode);
 
 /* gt_wino_filter_floats: floats of the transformed filters of a cout x

@@ -288,8 +288,9 @@ int main(void)
 	is_int(gt_conv_winograd(GT_CONV_AUTO_BATCH, 19, 1), 1, "by the batch: winograd on 19x19 at batch 1");
 	}
 	/* oneDNN in float32: GT_CONV=onednn always; gt-selfplay's forwards by
-	 * the batch where oneDNN is built in and the CPU has AVX-512F (cpuid,
-	 * asked here independently); never the batch-independent mode */
+	 * the batch where oneDNN is built in and the CPU has AVX-512F, or AVX2
+	 * and FMA (cpuid, asked here independently); never the
+	 * batch-independent mode */
 	is_int(gt_conv_onednn(GT_CONV_ONEDNN), 1, "oneDNN: GT_CONV=onednn");
 	is_int(gt_conv_onednn(GT_CONV_AUTO), 0, "oneDNN: never in the automatic mode by the board");
 	is_int(gt_conv_onednn(GT_CONV_IM2COL), 0, "oneDNN: not under GT_CONV=im2col");
@@ -300,11 +301,15 @@ int main(void)
 		unsigned ea, eb, ec, ed;
 		__asm__("cpuid" : "=a"(ea), "=b"(eb), "=c"(ec), "=d"(ed) : "a"(7), "c"(0));
 		want = (eb >> 16) & 1; /* AVX512F: leaf 7, EBX bit 16 */
+		int avx2 = (eb >> 5) & 1; /* AVX2: leaf 7, EBX bit 5 */
+		__asm__("cpuid" : "=a"(ea), "=b"(eb), "=c"(ec), "=d"(ed) : "a"(1), "c"(0));
+		want |= avx2 && ((ec >> 12) & 1) && ((ec >> 27) & 1) && ((ec >> 28) & 1);
+		/* FMA, OSXSAVE, AVX: leaf 1, ECX bits 12, 27, 28 */
 #endif
 		want &= gt_dnn_why_not() == NULL;
 		is_int(gt_conv_onednn(GT_CONV_AUTO_BATCH), want,
-		       "oneDNN by the batch: %s", want ? "AVX-512F and oneDNN here: taken"
-		                                       : "no AVX-512F or no oneDNN here: not taken");
+		       "oneDNN by the batch: %s", want ? "AVX-512F or AVX2 and FMA, and oneDNN here: taken"
+		                                       : "no AVX2 or no oneDNN here: not taken");
 	}
 	setenv("GT_CONV", "winograd", 1);
 	is_int(gt_conv_mode_env(), GT_CONV_WINOGRAD, "GT_CONV=winograd read");
