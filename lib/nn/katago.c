@@ -105,6 +105,9 @@ struct gt_kata {
 	uint8_t *qscratch; /* gt_int8_conv3x3's scratch, once made */
 	float *lin, *lout; /* bf16/int8: a layer's input and output, channel-major
 	                    * for the whole batch (cap floats each, grow) */
+	int cm_now;        /* this forward's trunk is channel-major (trunk_cm) */
+	float *xh;         /* then the trunk's output position-major, for the
+	                    * heads (cap floats, grow) */
 };
 
 /* ---- reading ---- */
@@ -647,7 +650,7 @@ void gt_kata_free(gt_kata *k)
 	free_conv(&k->v1), free_bn(&k->v1bn), free(k->v2.w), free(k->v2b), free(k->v3.w), free(k->v3b);
 	free(k->sv3.w), free(k->sv3b), free_conv(&k->own);
 	free(k->x), free(k->a), free(k->r), free(k->t), free(k->col), free(k->pool), free(k->tmp);
-	free(k->lin), free(k->lout);
+	free(k->lin), free(k->lout), free(k->xh);
 	free(k->out_policy), free(k->out_value), free(k->out_score), free(k->out_own);
 	free(k->wscratch);
 	free(k->bscratch);
@@ -809,33 +812,62 @@ static void affine_vec(const float *xi, float *yo, int N, float s, float t, int 
 }
 #endif
 
-/* y = act(bn(x)) for B positions of C channels of N points (NCHW), or
- * y = act(x) when b is folded into the convolution before (fold_bn); y
- * may be x. ReLU and identity by the vector kernel where vec (k->vec). */
-static void bn_act(const kbn *b, int act, int vec, int B, int N, const float *x, float *y)
+/* The trunk's two layouts of B positions of C channels of N points:
+ * position-major (NCHW: position p's channel c at (p C + c) N) and, in
+ * bf16 and int8 with several positions, channel-major (channel c's
+ * position p at (c B + p) N: the reduced-precision kernels' columns, so
+ * that the trunk's convolutions need no gather and scatter; trunk_cm).
+ * at: the offset of position p's channel c in layout cm. */
+static inline size_t at(int cm, int B, int C, int N, int p, int c)
+{
+	return cm ? ((size_t)c * B + p) * N : ((size_t)p * C + c) * N;
+}
+
+/* yo[0..len) = act(xi s + t) of one channel (folded: act(xi)) */
+static void bn_span(const kbn *b, int act, int vec, int c, size_t len, const float *xi, float *yo)
+{
+	float s = b->folded ? 1.0f : b->scale[c], t = b->folded ? 0.0f : b->bias[c];
+	if (b->folded && act == ACT_IDENTITY) {
+		if (yo != xi)
+			memcpy(yo, xi, sizeof(float) * len);
+	}
+#ifdef AFFINE_VEC
+	else if (vec && (act == ACT_RELU || act == ACT_IDENTITY))
+		affine_vec(xi, yo, (int)len, s, t, act == ACT_RELU);
+#endif
+	else if (act == ACT_RELU)
+		for (size_t i = 0; i < len; i++) {
+			float v = xi[i] * s + t;
+			yo[i] = v > 0 ? v : 0.0f;
+		}
+	else
+		for (size_t i = 0; i < len; i++)
+			yo[i] = act1(act, xi[i] * s + t);
+}
+
+/* y = act(bn(x)) for B positions of C channels of N points in layout cm
+ * (at), or y = act(x) when b is folded into the convolution before
+ * (fold_bn); y may be x. ReLU and identity by the vector kernel where
+ * vec (k->vec). Channel-major, a channel's B positions are one span. */
+static void bn_act(const kbn *b, int act, int vec, int B, int N, const float *x, float *y, int cm)
+{
+	if (cm) {
+		for (int c = 0; c < b->c; c++)
+			bn_span(b, act, vec, c, (size_t)B * N, x + at(1, B, b->c, N, 0, c),
+			        y + at(1, B, b->c, N, 0, c));
+		return;
+	}
+	for (int p = 0; p < B; p++)
+		for (int c = 0; c < b->c; c++)
+			bn_span(b, act, vec, c, (size_t)N, x + at(0, B, b->c, N, p, c), y + at(0, B, b->c, N, p, c));
+}
+
+/* y (layout ycm) = x (layout xcm), C channels of B positions of N points */
+static void relayout(int B, int C, int N, const float *x, int xcm, float *y, int ycm)
 {
 	for (int p = 0; p < B; p++)
-		for (int c = 0; c < b->c; c++) {
-			const float *xi = x + ((size_t)p * b->c + c) * N;
-			float *yo = y + ((size_t)p * b->c + c) * N;
-			float s = b->folded ? 1.0f : b->scale[c], t = b->folded ? 0.0f : b->bias[c];
-			if (b->folded && act == ACT_IDENTITY) {
-				if (yo != xi)
-					memcpy(yo, xi, sizeof(float) * N);
-			}
-#ifdef AFFINE_VEC
-			else if (vec && (act == ACT_RELU || act == ACT_IDENTITY))
-				affine_vec(xi, yo, N, s, t, act == ACT_RELU);
-#endif
-			else if (act == ACT_RELU)
-				for (int i = 0; i < N; i++) {
-					float v = xi[i] * s + t;
-					yo[i] = v > 0 ? v : 0.0f;
-				}
-			else
-				for (int i = 0; i < N; i++)
-					yo[i] = act1(act, xi[i] * s + t);
-		}
+		for (int c = 0; c < C; c++)
+			memcpy(y + at(ycm, B, C, N, p, c), x + at(xcm, B, C, N, p, c), sizeof(float) * N);
 }
 
 /* Transformed filters larger than this (floats) are not made: such
@@ -1031,9 +1063,9 @@ static void conv(gt_kata *k, const kconv *c, int B, int n, const float *x, float
 			src = k->col;
 			if (relu) /* relu(0) = 0: the padding stays */
 				bn_act(&(kbn){c->cin * c->ky * c->kx, NULL, NULL, 1}, ACT_RELU, k->vec, 1, N,
-				       k->col, k->col);
+				       k->col, k->col, 0);
 		} else if (relu) {
-			bn_act(&(kbn){c->cin, NULL, NULL, 1}, ACT_RELU, k->vec, 1, N, xp, k->col);
+			bn_act(&(kbn){c->cin, NULL, NULL, 1}, ACT_RELU, k->vec, 1, N, xp, k->col, 0);
 			src = k->col;
 		}
 		if (c->b)
@@ -1045,13 +1077,14 @@ static void conv(gt_kata *k, const kconv *c, int B, int n, const float *x, float
 	}
 }
 
-/* out (B x 3C) = pool3 of x (B x C x N): mean, scaled mean, max. */
-static void pool3(int B, int C, int N, const float *x, float *out)
+/* out (B x 3C) = pool3 of x (B x C x N, layout cm: at): mean, scaled
+ * mean, max. */
+static void pool3(int B, int C, int N, const float *x, float *out, int cm)
 {
 	float sq = (sqrtf((float)N) - 14.0f) * 0.1f;
 	for (int p = 0; p < B; p++)
 		for (int c = 0; c < C; c++) {
-			const float *xi = x + ((size_t)p * C + c) * N;
+			const float *xi = x + at(cm, B, C, N, p, c);
 			float s = 0, m = -1.0f;
 			for (int i = 0; i < N; i++) {
 				s += xi[i];
@@ -1073,12 +1106,57 @@ static void matmul(const kmat *m, int B, const float *x, float *y, int add)
 
 static void run_stack(gt_kata *k, const kblock *blocks, int nb, int B, int n, float *x, int depth);
 
-/* x[p][c][i] += bias[p][c] for the B positions, C channels and N points */
-static void add_channel_bias(float *x, const float *bias, int B, int C, int N)
+/* a convolution of the trunk, x and y in its layout (k->cm_now, at): when
+ * channel-major, c's bf16 or int8 pack on the whole batch with no gather
+ * or scatter (trunk_cm: every convolution of the trunk has one); where
+ * int8 refuses a negative input, by conv position by position through
+ * xh. Else conv. */
+static void conv_trunk(gt_kata *k, const kconv *c, int B, int n, const float *x, float *y, int add,
+                       int relu)
+{
+	if (!k->cm_now) {
+		conv(k, c, B, n, x, y, add, relu);
+		return;
+	}
+	int N = n * n;
+	long BN = (long)B * N;
+	if (k->prec == GT_PREC_BF16) {
+		gt_bf16_conv3x3(&(gt_bf16_conv_args){c->wb, c->cin, c->cout, n, BN, x, (size_t)BN, relu,
+		                                     c->b, y, (size_t)BN, add, k->bscratch});
+		return;
+	}
+	if (gt_int8_conv3x3(&(gt_int8_conv_args){c->wq, c->sq, c->cin, c->cout, n, BN, x, (size_t)BN,
+	                                         relu, c->b, y, (size_t)BN, add, k->qscratch}) == 0)
+		return;
+	float *xp = k->xh, *yp = k->xh + k->cap;
+	relayout(B, c->cin, N, x, 1, xp, 0);
+	if (add)
+		relayout(B, c->cout, N, y, 1, yp, 0);
+	conv(k, c, B, n, xp, yp, add, relu);
+	relayout(B, c->cout, N, yp, 0, y, 1);
+}
+
+/* the missing pack of a convolution in bf16 (no_wb) or int8 (no_wq) */
+static size_t no_wb(kconv *c) { return c->w && !c->wb; }
+static size_t no_wq(kconv *c) { return c->w && !c->wq; }
+
+/* 1 when this forward's trunk may be channel-major: bf16 or int8 (the
+ * packs made: use_wino), several positions, and every convolution of the
+ * blocks with a pack (3x3 all: not the nested bottleneck blocks' 1x1) */
+static int trunk_cm(gt_kata *k, int B)
+{
+	if (B < 2 || (k->prec != GT_PREC_BF16 && k->prec != GT_PREC_INT8))
+		return 0;
+	return each_block_conv(k->blocks, k->nblocks, k->prec == GT_PREC_BF16 ? no_wb : no_wq) == 0;
+}
+
+/* x[p][c][i] += bias[p][c] for the B positions, C channels and N points
+ * (x in layout cm: at) */
+static void add_channel_bias(float *x, const float *bias, int B, int C, int N, int cm)
 {
 	for (int p = 0; p < B; p++)
 		for (int c = 0; c < C; c++) {
-			float *xc = x + ((size_t)p * C + c) * N, v = bias[(size_t)p * C + c];
+			float *xc = x + at(cm, B, C, N, p, c), v = bias[(size_t)p * C + c];
 			for (int i = 0; i < N; i++)
 				xc[i] += v;
 		}
@@ -1091,26 +1169,27 @@ static void run_block(gt_kata *k, const kblock *b, int B, int n, float *x, int d
 	size_t off = (size_t)depth * k->cap;
 	float *a = k->a + off, *r = k->r + off, *t = k->t + off;
 	float *pool = k->pool + (size_t)depth * k->cap_pool;
-	bn_act(&b->pre, b->pre_act, k->vec, B, N, x, a);
-	conv(k, &b->c1, B, n, a, r, 0, 0);
+	int cm = k->cm_now;
+	bn_act(&b->pre, b->pre_act, k->vec, B, N, x, a, cm);
+	conv_trunk(k, &b->c1, B, n, a, r, 0, 0);
 	if (b->kind == BLK_NESTED) {
 		run_stack(k, b->sub, b->nsub, B, n, r, depth + 1);
 	} else if (b->kind == BLK_GPOOL) {
 		int G = b->gc.cout;
-		conv(k, &b->gc, B, n, a, t, 0, 0);
-		bn_act(&b->gbn, b->gact, k->vec, B, N, t, t);
-		pool3(B, G, N, t, pool);
+		conv_trunk(k, &b->gc, B, n, a, t, 0, 0);
+		bn_act(&b->gbn, b->gact, k->vec, B, N, t, t, cm);
+		pool3(B, G, N, t, pool, cm);
 		float *bias = pool + (size_t)B * 3 * G;
 		matmul(&b->gmul, B, pool, bias, 0);
-		add_channel_bias(r, bias, B, b->c1.cout, N);
+		add_channel_bias(r, bias, B, b->c1.cout, N, cm);
 	}
 	/* the mid norm folded into conv1 (fold_bn) and a ReLU: in conv2's input */
 	if (b->mid.folded && b->mid_act == ACT_RELU) {
-		conv(k, &b->c2, B, n, r, x, 1, 1);
+		conv_trunk(k, &b->c2, B, n, r, x, 1, 1);
 		return;
 	}
-	bn_act(&b->mid, b->mid_act, k->vec, B, N, r, a);
-	conv(k, &b->c2, B, n, a, x, 1, 0);
+	bn_act(&b->mid, b->mid_act, k->vec, B, N, r, a, cm);
+	conv_trunk(k, &b->c2, B, n, a, x, 1, 0);
 }
 
 static void run_stack(gt_kata *k, const kblock *blocks, int nb, int B, int n, float *x, int depth)
@@ -1139,6 +1218,8 @@ static void grow(gt_kata *k, int B, int n)
 		k->lin = gt_xrealloc(k->lin, k->cap * sizeof(float));
 		k->lout = gt_xrealloc(k->lout, k->cap * sizeof(float));
 	}
+	if (k->xh) /* made by the first channel-major trunk */
+		k->xh = gt_xrealloc(k->xh, 2 * k->cap * sizeof(float));
 	k->out_policy = gt_xrealloc(k->out_policy, Bc * (N + 1) * sizeof(float));
 	k->out_value = gt_xrealloc(k->out_value, Bc * 3 * sizeof(float));
 	k->out_score = gt_xrealloc(k->out_score, Bc * k->info.score_outputs * sizeof(float));
@@ -1155,22 +1236,32 @@ int gt_kata_forward(gt_kata *k, int B, int n, const float *planes, const float *
 	k->wino_now = !k->dnn_now && use_wino(k, n, B);
 	int N = n * n, C = k->info.channels;
 	float *x = k->x, *a = k->a, *r = k->r, *t = k->t, *pool = k->pool;
-	/* trunk */
-	conv(k, &k->in_conv, B, n, planes, x, 0, 0);
+	/* trunk: channel-major in bf16 and int8 (trunk_cm), position-major
+	 * (x) again for the heads */
+	int cm = k->cm_now = trunk_cm(k, B);
+	if (cm && !k->xh)
+		k->xh = gt_xmalloc(2 * k->cap * sizeof(float));
+	conv(k, &k->in_conv, B, n, planes, cm ? a : x, 0, 0);
+	if (cm)
+		relayout(B, C, N, a, 0, x, 1);
 	matmul(&k->in_mul, B, globals, pool, 0);
-	add_channel_bias(x, pool, B, C, N);
+	add_channel_bias(x, pool, B, C, N, cm);
 	run_stack(k, k->blocks, k->nblocks, B, n, x, 0);
-	bn_act(&k->tip, k->tip_act, k->vec, B, N, x, x);
+	bn_act(&k->tip, k->tip_act, k->vec, B, N, x, x, cm);
+	if (cm) {
+		relayout(B, C, N, x, 1, k->xh, 0);
+		x = k->xh;
+	}
 	/* policy head: r = p1, t = g1 */
 	int P = k->p1.cout, G = k->g1.cout, PO = k->info.policy_outputs;
 	conv(k, &k->p1, B, n, x, r, 0, 0);
 	conv(k, &k->g1, B, n, x, t, 0, 0);
-	bn_act(&k->g1bn, k->g1act, k->vec, B, N, t, t);
-	pool3(B, G, N, t, pool);
+	bn_act(&k->g1bn, k->g1act, k->vec, B, N, t, t, 0);
+	pool3(B, G, N, t, pool, 0);
 	float *bias = pool + (size_t)B * 3 * G;
 	matmul(&k->gbias, B, pool, bias, 0);
-	add_channel_bias(r, bias, B, P, N);
-	bn_act(&k->p1bn, k->p1act, k->vec, B, N, r, r);
+	add_channel_bias(r, bias, B, P, N, 0);
+	bn_act(&k->p1bn, k->p1act, k->vec, B, N, r, r, 0);
 	conv(k, &k->p2, B, n, r, a, 0, 0);
 	/* pass: pass1 (and, from version 15, bias, activation, pass2) */
 	float *h = bias, *h2 = bias + (size_t)B * k->pass1.cout;
@@ -1192,7 +1283,7 @@ int gt_kata_forward(gt_kata *k, int B, int n, const float *planes, const float *
 	/* value head: t = v1 */
 	int V = k->v1.cout, H = k->v2.cout, S = k->info.score_outputs;
 	conv(k, &k->v1, B, n, x, t, 0, 0);
-	bn_act(&k->v1bn, k->v1act, k->vec, B, N, t, t);
+	bn_act(&k->v1bn, k->v1act, k->vec, B, N, t, t, 0);
 	float sq = (sqrtf((float)N) - 14.0f) * 0.1f;
 	for (int p = 0; p < B; p++)
 		for (int c = 0; c < V; c++) {

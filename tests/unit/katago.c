@@ -21,12 +21,19 @@
  * GT_CONV=winograd (the 3x3 convolutions by Winograd F(4x4,3x3), whose
  * float error is larger: tests/unit/wino.c) and with GT_CONV=onednn
  * (oneDNN's convolutions, lib/nn/dnn.h), against the same bounds, and
- * the last two are compared with the first. */
+ * the last two are compared with the first.
+ * In bf16 and int8 (where the CPU has them), the positions of each board
+ * size in one batch against each alone: a batch's trunk is channel-major
+ * (lib/nn/katago.c trunk_cm), one position's is not, and the quantization
+ * is per position, so int8's outputs agree to float32 rounding (1e-5);
+ * bf16's depend on the batch at bfloat16's resolution (0.0035 on 19x19,
+ * the same before the trunk was channel-major), so within 0.01 there. */
 #include "tap.h"
 #include "board.h"
 #include "gt.h"
 #include "katafeat.h"
 #include "katago.h"
+#include "nn.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -112,6 +119,15 @@ static void check_pos(gt_kata *k, const char *how, const char *id, const gt_boar
 	emax[3] = fmax(emax[3], e_lead);
 }
 
+/* value output j of one position by k (another network: k's own outputs
+ * are left as they were) */
+static float raw_fp32_value(gt_kata *k, int n, const float *planes, const float *globals, int j)
+{
+	gt_kata_out o;
+	gt_kata_forward(k, 1, n, planes, globals, &o);
+	return o.value[j];
+}
+
 int main(void)
 {
 	const char *dir = data_dir();
@@ -149,6 +165,9 @@ int main(void)
 	double emax[3][4] = {{0}}; /* each mode: policy, ownership, win rate, lead */
 	double dmax[3] = {0};      /* each against im2col, raw outputs */
 	int npos = 0;
+	/* each position's size and inputs, for the batches below */
+	static int sizes[16];
+	static float bplanes[16][GT_KATAFEAT_PLANES * GT_MAX_PTS], bglobals[16][GT_KATAFEAT_GLOBALS];
 	while (fgets(line, sizeof line, f)) {
 		json_error_t je;
 		json_t *j = json_loads(line, 0, &je);
@@ -173,6 +192,11 @@ int main(void)
 		/* KataGo's "chinese" is simple ko; its analysis engine hides the
 		 * moves before the root (analysisIgnorePreRootHistory) */
 		gt_katafeat_encode(&b, GT_KO_SIMPLE, 0, NULL, planes, globals);
+		if (npos < 16) {
+			sizes[npos] = n;
+			memcpy(bplanes[npos], planes, sizeof planes);
+			memcpy(bglobals[npos], globals, sizeof globals);
+		}
 		static float raw[3][2 * GT_MAX_PTS + 16];
 		for (int mode = 0; mode < 3; mode++)
 			check_pos(km[mode], modes[mode], id, &b, j, planes, globals, emax[mode], raw[mode]);
@@ -193,6 +217,62 @@ int main(void)
 	for (int mode = 1; mode < 3; mode++)
 		ok(dmax[mode] < 1e-4, "%s against im2col: raw outputs within %.2g of max(1, |im2col|)",
 		   modes[mode], dmax[mode]);
+	/* bf16 and int8: a batch of each size against its positions alone */
+	static const int precs[2] = {GT_PREC_BF16, GT_PREC_INT8};
+	for (int pi = 0; pi < 2; pi++) {
+		const char *why, *pname = precs[pi] == GT_PREC_BF16 ? "bf16" : "int8";
+		if (gt_kata_precision(k, precs[pi], &why) != precs[pi]) {
+			diag("SKIP %s batches: %s", pname, why ? why : "not on this CPU");
+			continue;
+		}
+		static const int ns[3] = {9, 13, 19};
+		for (int si = 0; si < 3; si++) {
+			int n = ns[si], N = n * n, B = 0, idx[16];
+			for (int i = 0; i < npos && i < 16; i++)
+				if (sizes[i] == n)
+					idx[B++] = i;
+			if (B < 2)
+				continue;
+			static float bp[16 * GT_KATAFEAT_PLANES * GT_MAX_PTS], bg[16 * GT_KATAFEAT_GLOBALS];
+			for (int i = 0; i < B; i++) {
+				memcpy(bp + (size_t)i * GT_KATAFEAT_PLANES * N, bplanes[idx[i]],
+				       sizeof(float) * GT_KATAFEAT_PLANES * N);
+				memcpy(bg + (size_t)i * GT_KATAFEAT_GLOBALS, bglobals[idx[i]],
+				       sizeof(float) * GT_KATAFEAT_GLOBALS);
+			}
+			int S = in->score_outputs, W = 2 * N + 4 + S;
+			static float whole[16 * (2 * GT_MAX_PTS + 16)];
+			gt_kata_out o;
+			gt_kata_forward(k, B, n, bp, bg, &o);
+			for (int i = 0; i < B; i++) {
+				float *w = whole + (size_t)i * W;
+				memcpy(w, o.policy + (size_t)i * (N + 1), sizeof(float) * (N + 1));
+				memcpy(w + N + 1, o.own + (size_t)i * N, sizeof(float) * N);
+				memcpy(w + 2 * N + 1, o.value + (size_t)i * 3, sizeof(float) * 3);
+				memcpy(w + 2 * N + 4, o.score + (size_t)i * S, sizeof(float) * S);
+			}
+			double d = 0, moved = 0;
+			for (int i = 0; i < B; i++) {
+				gt_kata_forward(k, 1, n, bplanes[idx[i]], bglobals[idx[i]], &o);
+				const float *w = whole + (size_t)i * W;
+				for (int j = 0; j < W; j++) {
+					float v = j <= N ? o.policy[j]
+					          : j < 2 * N + 1 ? o.own[j - N - 1]
+					          : j < 2 * N + 4 ? o.value[j - 2 * N - 1]
+					                          : o.score[j - 2 * N - 4];
+					d = fmax(d, fabs(w[j] - v) / fmax(1.0, fabs(v)));
+				}
+				/* and the precision was in effect: float32 moves the outputs */
+				for (int j = 0; j < 3; j++)
+					moved = fmax(moved, fabs(o.value[j] - raw_fp32_value(km[1], n, bplanes[idx[i]],
+					                                                 bglobals[idx[i]], j)));
+			}
+			ok(d <= (precs[pi] == GT_PREC_INT8 ? 1e-5 : 1e-2), "%s: %d positions of %dx%d in one batch as each alone (%.2g)", pname, B,
+			   n, n, d);
+			ok(moved > 0, "%s: %dx%d: the outputs differ from float32's (%.2g)", pname, n, n, moved);
+		}
+		gt_kata_precision(k, GT_PREC_FP32, &why);
+	}
 	for (int mode = 0; mode < 3; mode++)
 		gt_kata_free(km[mode]);
 	return done_testing();
