@@ -3,7 +3,9 @@ forward of them, for tests/unit/katago_synth.c (the layer kinds that
 KataGo's b6c96 does not have: nested-bottleneck blocks, Mish and SiLU
 activations, the version-13 multipliers, the version-15 pass layers).
 
-  katago_synth.py gen VERSION OUT.txt        write a model (text floats)
+  katago_synth.py gen VERSION OUT.txt [flat] write a model (text floats);
+      flat: without the nested-bottleneck block (every block convolution
+      3x3, fed by Mish and SiLU: negative inputs)
   katago_synth.py fwd MODEL.txt IN.f32 N B   read B positions (22 planes
       then 19 globals each, float32) and print policy logits (N*N+1),
       value logits (3), score outputs and ownership (N*N) per position
@@ -29,7 +31,7 @@ class W:
         self.t += ["%.8g" % v for v in np.asarray(a, dtype=np.float32).ravel()]
 
 
-def gen(version, out):
+def gen(version, out, flat=False):
     w = W()
     act = lambda name, kind="ACTIVATION_RELU": w.put(name, *([kind] if version >= 11 else []))
 
@@ -83,14 +85,15 @@ def gen(version, out):
         w.put(20, 20, 20, 17, 40, 0.25, 30)
     if version >= 15:
         w.put(0, 0, 0, 0, 0, 0, 0, 0)
-    w.put("trunk", 3, C, 5, 5, 0, 3)
+    w.put("trunk", 2 if flat else 3, C, 5, 5, 0, 3)
     if version >= 15:
         w.put(0, 0, 0, 0, 0, 0)
     conv("conv1", 5, 22, C)
     mat("ginput", 19, C)
     block("ordinary_block", "b1", C)
     block("gpool_block", "b2", C)
-    block("nested_bottleneck_block", "b3", C)
+    if not flat:
+        block("nested_bottleneck_block", "b3", C)
     bn("trunk/tip", C)
     act("trunk/tipact")
     P, G, PO = 4, 3, (2 if version >= 12 else 1)
@@ -271,6 +274,6 @@ def fwd(path, inp, n, B):
 
 if __name__ == "__main__":
     if sys.argv[1] == "gen":
-        gen(int(sys.argv[2]), sys.argv[3])
+        gen(int(sys.argv[2]), sys.argv[3], len(sys.argv) > 4 and sys.argv[4] == "flat")
     else:
         fwd(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))

@@ -34,6 +34,7 @@
 #include "katafeat.h"
 #include "katago.h"
 #include "nn.h"
+#include "kata_util.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -71,10 +72,7 @@ static void check_pos(gt_kata *k, const char *how, const char *id, const gt_boar
 	int n = b->n, N = n * n;
 	gt_kata_forward(k, 1, n, planes, globals, &out);
 	/* the raw outputs, for comparing the two ways */
-	memcpy(raw, out.policy, sizeof(float) * (N + 1));
-	memcpy(raw + N + 1, out.own, sizeof(float) * N);
-	memcpy(raw + 2 * N + 1, out.value, sizeof(float) * 3);
-	memcpy(raw + 2 * N + 4, out.score, sizeof(float) * gt_kata_info_of(k)->score_outputs);
+	kata_raw(&out, 0, n, gt_kata_info_of(k)->score_outputs, raw);
 	json_t *pol = json_object_get(j, "policy"), *own = json_object_get(j, "ownership");
 	/* policy: softmax over the legal moves */
 	double mx = -1e30, sum = 0, e_pol = 0;
@@ -221,10 +219,8 @@ int main(void)
 	static const int precs[2] = {GT_PREC_BF16, GT_PREC_INT8};
 	for (int pi = 0; pi < 2; pi++) {
 		const char *why, *pname = precs[pi] == GT_PREC_BF16 ? "bf16" : "int8";
-		if (gt_kata_precision(k, precs[pi], &why) != precs[pi]) {
-			diag("SKIP %s batches: %s", pname, why ? why : "not on this CPU");
+		if (!kata_prec(k, precs[pi], "batches"))
 			continue;
-		}
 		static const int ns[3] = {9, 13, 19};
 		for (int si = 0; si < 3; si++) {
 			int n = ns[si], N = n * n, B = 0, idx[16];
@@ -241,27 +237,16 @@ int main(void)
 				       sizeof(float) * GT_KATAFEAT_GLOBALS);
 			}
 			int S = in->score_outputs, W = 2 * N + 4 + S;
-			static float whole[16 * (2 * GT_MAX_PTS + 16)];
+			static float whole[16 * (2 * GT_MAX_PTS + 16)], one[2 * GT_MAX_PTS + 16];
 			gt_kata_out o;
 			gt_kata_forward(k, B, n, bp, bg, &o);
-			for (int i = 0; i < B; i++) {
-				float *w = whole + (size_t)i * W;
-				memcpy(w, o.policy + (size_t)i * (N + 1), sizeof(float) * (N + 1));
-				memcpy(w + N + 1, o.own + (size_t)i * N, sizeof(float) * N);
-				memcpy(w + 2 * N + 1, o.value + (size_t)i * 3, sizeof(float) * 3);
-				memcpy(w + 2 * N + 4, o.score + (size_t)i * S, sizeof(float) * S);
-			}
+			for (int i = 0; i < B; i++)
+				kata_raw(&o, i, n, S, whole + (size_t)i * W);
 			double d = 0, moved = 0;
 			for (int i = 0; i < B; i++) {
 				gt_kata_forward(k, 1, n, bplanes[idx[i]], bglobals[idx[i]], &o);
-				const float *w = whole + (size_t)i * W;
-				for (int j = 0; j < W; j++) {
-					float v = j <= N ? o.policy[j]
-					          : j < 2 * N + 1 ? o.own[j - N - 1]
-					          : j < 2 * N + 4 ? o.value[j - 2 * N - 1]
-					                          : o.score[j - 2 * N - 4];
-					d = fmax(d, fabs(w[j] - v) / fmax(1.0, fabs(v)));
-				}
+				kata_raw(&o, 0, n, S, one);
+				d = fmax(d, kata_diff(whole + (size_t)i * W, one, W));
 				/* and the precision was in effect: float32 moves the outputs */
 				for (int j = 0; j < 3; j++)
 					moved = fmax(moved, fabs(o.value[j] - raw_fp32_value(km[1], n, bplanes[idx[i]],

@@ -4,10 +4,19 @@
  * (nested-bottleneck blocks holding a gpool block, Mish and SiLU, the
  * version-13 multipliers, the version-15 pass layers), against that
  * script's NumPy float64 forward, written apart from katago.c. Tolerance:
- * |gt - numpy| <= 1e-4 * (1 + |numpy|) (float32 against float64). */
+ * |gt - numpy| <= 1e-4 * (1 + |numpy|) (float32 against float64).
+ * And a version-11 model without the nested block ("flat": every block
+ * convolution 3x3, so that in bf16 and int8 a batch's trunk is
+ * channel-major, lib/nn/katago.c trunk_cm), whose Mish and SiLU give the
+ * convolutions negative inputs, which int8 refuses: in bf16 and int8 a
+ * batch of 3 positions against each alone (the channel-major trunk's
+ * way back to float32 position by position), within 1e-5 for int8 and
+ * 0.01 for bf16 (tests/unit/katago.c). */
 #include "testutil.h"
 #include "gt.h"
 #include "katago.h"
+#include "nn.h"
+#include "kata_util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -95,6 +104,48 @@ int main(void)
 		fclose(f);
 		ok(!bad && emax <= 1e-4, "version %d: policy, pass, value, score, ownership agree (%.2g)", v,
 		   emax);
+		gt_kata_free(k);
+	}
+	/* the flat model: batch against alone in bf16 and int8 */
+	char model[300], cmd[1200];
+	snprintf(model, sizeof model, "%s/flat.txt", dir);
+	snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/tests/py/katago_synth.py gen 11 %s flat",
+	         src ? src : ".", model);
+	gt_kata *k;
+	gt_error e;
+	if (system(cmd) != 0 || gt_kata_read(model, &k, &e) != 0) {
+		ok(0, "flat: generate and read");
+	} else {
+		ok(gt_kata_info_of(k)->nested == 0, "flat: no nested block");
+		enum { n = 7, N = n * n, B = 3 };
+		static float planes[B * 22 * N], globals[B * 19];
+		unsigned long long s = 99;
+		for (int i = 0; i < B * 22 * N; i++) {
+			s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+			planes[i] = (float)((s >> 40) % 1000) / 1000.0f * ((s >> 20) % 3 == 0);
+		}
+		for (int i = 0; i < B * 19; i++)
+			globals[i] = (float)(i % 5) * 0.1f;
+		static const int precs[2] = {GT_PREC_BF16, GT_PREC_INT8};
+		for (int pi = 0; pi < 2; pi++) {
+			const char *pn = precs[pi] == GT_PREC_BF16 ? "bf16" : "int8";
+			if (!kata_prec(k, precs[pi], "flat"))
+				continue;
+			int S = gt_kata_info_of(k)->score_outputs, W = 2 * N + 4 + S;
+			static float whole[B * (2 * N + 4 + 8)], one[2 * N + 4 + 8];
+			gt_kata_out o;
+			gt_kata_forward(k, B, n, planes, globals, &o);
+			for (int b = 0; b < B; b++)
+				kata_raw(&o, b, n, S, whole + b * W);
+			double d = 0;
+			for (int b = 0; b < B; b++) {
+				gt_kata_forward(k, 1, n, planes + b * 22 * N, globals + b * 19, &o);
+				kata_raw(&o, 0, n, S, one);
+				d = fmax(d, kata_diff(whole + b * W, one, W));
+			}
+			ok(d <= (precs[pi] == GT_PREC_INT8 ? 1e-5 : 1e-2),
+			   "flat in %s: %d positions in one batch as each alone (%.2g)", pn, B, d);
+		}
 		gt_kata_free(k);
 	}
 	test_rmdir(dir);
