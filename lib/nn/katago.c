@@ -980,15 +980,9 @@ static int conv_lowp(gt_kata *k, const kconv *c, int B, int n, const float *x, f
 		k->lin = gt_xmalloc(k->cap * sizeof(float));
 		k->lout = gt_xmalloc(k->cap * sizeof(float));
 	}
-	for (int p = 0; p < B; p++)
-		for (int ci = 0; ci < c->cin; ci++)
-			memcpy(k->lin + (size_t)ci * BN + (size_t)p * N, x + ((size_t)p * c->cin + ci) * N,
-			       sizeof(float) * N);
+	relayout(B, c->cin, N, x, 0, k->lin, 1);
 	if (add)
-		for (int p = 0; p < B; p++)
-			for (int co = 0; co < c->cout; co++)
-				memcpy(k->lout + (size_t)co * BN + (size_t)p * N,
-				       y + ((size_t)p * c->cout + co) * N, sizeof(float) * N);
+		relayout(B, c->cout, N, y, 0, k->lout, 1);
 	if (bf)
 		gt_bf16_conv3x3(&(gt_bf16_conv_args){c->wb, c->cin, c->cout, n, BN, k->lin, (size_t)BN,
 		                                     relu, c->b, k->lout, (size_t)BN, add, k->bscratch});
@@ -996,10 +990,7 @@ static int conv_lowp(gt_kata *k, const kconv *c, int B, int n, const float *x, f
 	                                              (size_t)BN, relu, c->b, k->lout, (size_t)BN, add,
 	                                              k->qscratch}) != 0)
 		return -1;
-	for (int p = 0; p < B; p++)
-		for (int co = 0; co < c->cout; co++)
-			memcpy(y + ((size_t)p * c->cout + co) * N, k->lout + (size_t)co * BN + (size_t)p * N,
-			       sizeof(float) * N);
+	relayout(B, c->cout, N, k->lout, 1, y, 0);
 	return 0;
 }
 
