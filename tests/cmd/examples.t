@@ -99,6 +99,7 @@ sh "$X/9x9-from-zero" -d "$R" -g 4 > /dev/null 2> "$T/err3"
 ok $? "started again after SIGKILL"
 is "$(sed 's/^{"generation":\([0-9]*\),.*/\1/' "$R/results.ndjson" | paste -sd, -)" "1,2,3,4" "generations 1..4, each once"
 is "$(sed 's/^{"generation":\([0-9]*\),.*/\1/' "$R/trainer/generations.ndjson" | paste -sd, -)" "1,2,3,4" "the trainer's generations 1..4, each once"
+is "$(jq -r .games "$R/trainer/generations.ndjson" | sort -u)" 8 "each trained on the 8 games of its self-play, none played twice"
 for g in 1 2 3 4; do
 	gt-model describe "$R/eval/000$g/z9-gen$g.bin.gz" > /dev/null 2>&1 || break
 done
@@ -243,4 +244,37 @@ ok $? "9x9-versus: the units' run against the trainer's"
 is "$(jq '.wins + .draws + .losses' "$T/vs/versus.json")" 2 "two games played"
 grep -q '^units (2 units) generation [0-9]* (.* CPU-h) against run (one trainer) generation' "$T/vout"; ok $? "the line on stdout"
 [ "$(grep -c '^gen ' "$T/vs/compare.txt")" = 2 ]; ok $? "compare.txt: both tables"
+# stopped during self-play, in the two ways a stop reaches it: the run's
+# own SIGTERM (the worker finishes its batch) and the worker's second
+# SIGTERM (self-play stops now, the games finished wait in pending/)
+# playing N G: run to generation N (in the background, as $p) until its
+# worker plays G games
+playing() {
+	_pn=$(grep -c "playing $2 games" "$R/worker/worker.log")
+	setsid sh "$X/9x9-from-zero" -d "$R" -g "$1" > /dev/null 2>> "$T/err5" &
+	p=$!
+	while [ "$(grep -c "playing $2 games" "$R/worker/worker.log")" = "$_pn" ] && kill -0 "$p" 2>/dev/null; do sleep 0.01; done
+}
+playing 5 8
+kill -TERM "$p"
+wait "$p"
+grep -q 'generation 5: validate' "$T/err5"; is $? 1 "SIGTERM during self-play: the run stops before training"
+sh "$X/9x9-from-zero" -d "$R" -g 5 > /dev/null 2>> "$T/err5"
+is "$(grep -c 'playing 8 games' "$R/worker/worker.log")" 5 "started again: the batch it finished is not played again"
+# generation 6 plays 256 games, 32 at a time: the run and its worker
+# stopped once the first games are in (the worker keeps them in pending/)
+echo "games = 256" >> "$R/recipe.cfg"
+playing 6 256
+w=$(pgrep -f "worker -c $R/worker.cfg --once" | head -n 1)
+while [ -z "$(cat "$R"/worker/tmp/*.ndjson 2>/dev/null)" ] && kill -0 "$w" 2>/dev/null; do sleep 0.01; done
+kill -TERM "$p"; kill -TERM "$w"; sleep 0.05; kill -TERM "$w"
+wait "$p"
+k=$(sed -n 's/.*: \([0-9]*\) games in .* (stopped)$/\1/p' "$R/worker/worker.log")
+[ -n "$k" ] && [ "$k" -gt 0 ] && [ "$k" -lt 256 ]; ok $? "the worker stopped in its batch, $k games finished"
+[ -z "$(ls "$R/worker/pending")" ] && grep -q 'generation 6 plays the rest' "$T/err5"
+ok $? "the run stopped, the games in the store, none left in pending/"
+sh "$X/9x9-from-zero" -d "$R" -g 6 > /dev/null 2>> "$T/err5"
+grep -q "playing $((256 - k)) games" "$R/worker/worker.log"; ok $? "started again: it plays the other $((256 - k))"
+is "$(jq -r 'select(.generation >= 5) | "\(.generation) \(.games)"' "$R/trainer/generations.ndjson" | paste -sd, -)" "5 8,6 256" \
+	"generations 5 and 6 trained on their 8 and 256 games"
 done_testing
