@@ -131,14 +131,19 @@ sh "$X/9x9-levers" -b "$R" -d "$T/lev2" visits2 bogus > /dev/null 2>&1
 mkdir -p "$T/sb"
 printf '%s\n' "arch = b2c16" "train_options = --lr 1 --ema 0.99 --export ema" "arch = b2c16g1" \
 	"grow_arch = b4c32g2p3 b6c64g2" "window_growth = 1" > "$T/sb/recipe.cfg"
-sh "$X/9x9-levers" -n -b "$T/sb" -d "$T/lev3" nogpool noema nogrow nowindow fp32 gpool > "$T/nout" 2>&1
+sh "$X/9x9-levers" -n -b "$T/sb" -d "$T/lev3" nogpool noema nogrow nowindow fp32 gpool grow6 > "$T/nout" 2>&1
 ok $? "9x9-levers -n"
 is "$(cat "$T/nout")" "nogpool: arch = b2c16;grow_arch = b4c32 b6c64
 noema: train_options = --lr 1
 nogrow: grow_arch = 
 nowindow: window_growth = 0
 fp32: precision = fp32
-gpool: arch = b2c16g1" "-n: each lever's settings from the base's last values"
+gpool: arch = b2c16g1
+grow6: grow_arch = b4c32g2p3 b6c64g2 b6c64;grow_from = 10 10 40" "-n: each lever's settings from the base's last values (grow_from 10 for the networks before b6c64 where the base has none)"
+printf '%s\n' "grow_arch = b4c32" "grow_from = 12 30" "grow_arch = b4c32g2 b5c48" > "$T/sb/recipe.cfg"
+is "$(sh "$X/9x9-levers" -n -b "$T/sb" grow6 2>&1)" "grow6: grow_arch = b4c32g2 b5c48 b6c64;grow_from = 12 30 40" "-n: grow6 after two grown networks, each keeping its grow_from"
+printf '%s\n' "grow_arch = b4c32" "grow_from = 12 30" "grow_arch = " > "$T/sb/recipe.cfg"
+is "$(sh "$X/9x9-levers" -n -b "$T/sb" grow6 2>&1)" "grow6: grow_arch = b6c64;grow_from = 40" "-n: grow6 on a base that grows nothing"
 [ ! -e "$T/lev3" ]; ok $? "-n: nothing made or run"
 printf '%s\n' "arch = b2c16a" > "$T/sb/recipe.cfg"
 is "$(sh "$X/9x9-levers" -n -b "$T/sb" gpool nogpool 2>&1)" "gpool: arch = b2c16g1a
