@@ -139,11 +139,11 @@ nogrow: grow_arch =
 nowindow: window_growth = 0
 fp32: precision = fp32
 gpool: arch = b2c16g1
-grow6: grow_arch = b4c32g2p3 b6c64g2 b6c64;grow_from = 10 10 40" "-n: each lever's settings from the base's last values (grow_from 10 for the networks before b6c64 where the base has none)"
-printf '%s\n' "grow_arch = b4c32" "grow_from = 12 30" "grow_arch = b4c32g2 b5c48" > "$T/sb/recipe.cfg"
-is "$(sh "$X/9x9-levers" -n -b "$T/sb" grow6 2>&1)" "grow6: grow_arch = b4c32g2 b5c48 b6c64;grow_from = 12 30 40" "-n: grow6 after two grown networks, each keeping its grow_from"
+grow6: grow_arch = b4c32g2p3 b6c64g2 b6c64;grow_from = 10 10 40;grow_visits = 16 16 24" "-n: each lever's settings from the base's last values (grow_from 10, grow_visits 16 for the networks before b6c64 where the base has none)"
+printf '%s\n' "grow_arch = b4c32" "grow_from = 12 30" "grow_visits = 8" "grow_arch = b4c32g2 b5c48" > "$T/sb/recipe.cfg"
+is "$(sh "$X/9x9-levers" -n -b "$T/sb" grow6 2>&1)" "grow6: grow_arch = b4c32g2 b5c48 b6c64;grow_from = 12 30 40;grow_visits = 8 8 24" "-n: grow6 after two grown networks, each keeping its grow_from and grow_visits"
 printf '%s\n' "grow_arch = b4c32" "grow_from = 12 30" "grow_arch = " > "$T/sb/recipe.cfg"
-is "$(sh "$X/9x9-levers" -n -b "$T/sb" grow6 2>&1)" "grow6: grow_arch = b6c64;grow_from = 40" "-n: grow6 on a base that grows nothing"
+is "$(sh "$X/9x9-levers" -n -b "$T/sb" grow6 2>&1)" "grow6: grow_arch = b6c64;grow_from = 40;grow_visits = 24" "-n: grow6 on a base that grows nothing"
 [ ! -e "$T/lev3" ]; ok $? "-n: nothing made or run"
 printf '%s\n' "arch = b2c16a" > "$T/sb/recipe.cfg"
 is "$(sh "$X/9x9-levers" -n -b "$T/sb" gpool nogpool 2>&1)" "gpool: arch = b2c16g1a
