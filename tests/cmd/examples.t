@@ -170,6 +170,12 @@ printf '%s\n' "grow_arch = b4c32" "grow_from = 12 30" "grow_visits = 8" "grow_ar
 is "$(sh "$X/9x9-levers" -n -b "$T/sb" grow6 2>&1)" "grow6: grow_arch = b4c32g2 b5c48 b6c64;grow_from = 12 30 40;grow_visits = 8 8 24" "-n: grow6 after two grown networks, each keeping its grow_from and grow_visits"
 printf '%s\n' "grow_arch = b4c32" "grow_from = 12 30" "grow_arch = " > "$T/sb/recipe.cfg"
 is "$(sh "$X/9x9-levers" -n -b "$T/sb" grow6 2>&1)" "grow6: grow_arch = b6c64;grow_from = 40;grow_visits = 24" "-n: grow6 on a base that grows nothing"
+sh "$X/9x9-levers" -n -b "$T/sb" nogrow6 > /dev/null 2>&1
+[ $? -ne 0 ]; ok $? "-n: nogrow6 on a base that grows nothing is an error"
+printf '%s\n' "grow_arch = b4c32 b6c64" "grow_from = 12 40" "grow_visits = 16 24" > "$T/sb/recipe.cfg"
+is "$(sh "$X/9x9-levers" -n -b "$T/sb" nogrow6 2>&1)" "nogrow6: grow_arch = b4c32;grow_from = 12;grow_visits = 16" "-n: nogrow6 takes 9x9-strong's b6c64 out"
+printf '%s\n' "grow_arch = b4c32g2 b5c48 b6c64" "grow_from = 12" > "$T/sb/recipe.cfg"
+is "$(sh "$X/9x9-levers" -n -b "$T/sb" nogrow6 2>&1)" "nogrow6: grow_arch = b4c32g2 b5c48;grow_from = 12 12;grow_visits = 16 16" "-n: nogrow6 keeps the others' grow_from and grow_visits (the base's last word for those it lacks)"
 [ ! -e "$T/lev3" ]; ok $? "-n: nothing made or run"
 printf '%s\n' "arch = b2c16a" > "$T/sb/recipe.cfg"
 is "$(sh "$X/9x9-levers" -n -b "$T/sb" gpool nogpool 2>&1)" "gpool: arch = b2c16g1a
