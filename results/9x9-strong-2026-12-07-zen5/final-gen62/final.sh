@@ -1,0 +1,36 @@
+#!/bin/sh
+# final.sh GEN OUTDIR [WHICH...]: the closing matches of this run at
+# generation GEN, 64 visits, komi 7, Chinese rules, 9x9, run from the
+# source tree with gt's commands on PATH. gt-elo plays on one core, so
+# every match of 200 games is two of 100, run at the same time:
+#   l10   l10-1001, l10-1002: against GNU Go level 10 (seed 1001 plays
+#         the same games as results/9x9-strong-2026-12-05/final/
+#         final-eval.sh's l10)
+#   k64   k64-1003, k64-1004: against KataGo's g170 b6c96 (seed 1003 the
+#         same games as final-eval.sh's k64)
+#   gNN   gNN-1, gNN-2: against grow6's generation NN (results/9x9-strong-
+#         2026-12-06-zen5/grow6-4cpuh/networks), the recipe with global
+#         pooling and b6c64 grown from generation 40
+# Run as: final.sh 62 OUT g70 l10 k64 g60 g65
+# Each match writes OUTDIR/NAME.ndjson (the records), NAME.out (gt-elo's
+# summary line) and NAME.err. For the interval of two halves together,
+# sum their pentanomials and give them to tests/elo_ci.py.
+set -u
+GEN=$1 O=$2; shift 2
+R=results/9x9-strong-2026-12-07-zen5/networks
+F=results/9x9-strong-2026-12-06-zen5/grow6-4cpuh/networks
+K=${K:-../shared/data/katago/g170-b6c96-s175395328-d26788732.bin.gz}
+G10="gtp:/usr/games/gnugo --mode gtp --level 10 --chinese-rules --capture-all-dead"
+N=$R/z9-gen$GEN.bin.gz
+mkdir -p "$O"
+m() { name=$1 opp=$2 seed=$3
+	gt-elo "$N" "$opp" --games 100 --visits 64 --komi 7 --rules chinese --board-size 9 --seed "$seed" \
+		--records "$O/$name.ndjson" > "$O/$name.out" 2> "$O/$name.err"; }
+for w; do
+	case $w in
+	l10) m l10-1001 "$G10" 1001 & m l10-1002 "$G10" 1002 & wait ;;
+	k64) m k64-1003 "$K" 1003 & m k64-1004 "$K" 1004 & wait ;;
+	g[0-9]*) m "$w-1" "$F/z9-gen${w#g}.bin.gz" 1 & m "$w-2" "$F/z9-gen${w#g}.bin.gz" 2 & wait ;;
+	*) echo "final.sh: unknown match $w" >&2; exit 2 ;;
+	esac
+done
