@@ -11,7 +11,9 @@
 #   gNN   gNN-1, gNN-2: against grow6's generation NN (results/9x9-strong-
 #         2026-12-06-zen5/grow6-4cpuh/networks), the recipe with global
 #         pooling and b6c64 grown from generation 40
-# Run as: final.sh 62 OUT g70 l10 k64 g60 g65
+#   sNN   sNN-1, sNN-2: against this run's own generation NN (networks/)
+# Run as: final.sh 62 OUT g70 l10 k64 g60 g65; final.sh 69 OUT l10 k64
+# g77 (final-gen69); final.sh 83 OUT k64 s69 l10 (final-gen83)
 # Each match writes OUTDIR/NAME.ndjson (the records), NAME.out (gt-elo's
 # summary line) and NAME.err. For the interval of two halves together,
 # sum their pentanomials and give them to tests/elo_ci.py.
@@ -31,6 +33,7 @@ for w; do
 	l10) m l10-1001 "$G10" 1001 & m l10-1002 "$G10" 1002 & wait ;;
 	k64) m k64-1003 "$K" 1003 & m k64-1004 "$K" 1004 & wait ;;
 	g[0-9]*) m "$w-1" "$F/z9-gen${w#g}.bin.gz" 1 & m "$w-2" "$F/z9-gen${w#g}.bin.gz" 2 & wait ;;
+	s[0-9]*) m "$w-1" "$R/z9-gen${w#s}.bin.gz" 1 & m "$w-2" "$R/z9-gen${w#s}.bin.gz" 2 & wait ;;
 	*) echo "final.sh: unknown match $w" >&2; exit 2 ;;
 	esac
 done
