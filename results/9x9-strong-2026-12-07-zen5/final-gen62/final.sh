@@ -28,12 +28,14 @@ mkdir -p "$O"
 m() { name=$1 opp=$2 seed=$3
 	gt-elo "$N" "$opp" --games 100 --visits 64 --komi 7 --rules chinese --board-size 9 --seed "$seed" \
 		--records "$O/$name.ndjson" > "$O/$name.out" 2> "$O/$name.err"; }
+# halves NAME1 NAME2 OPP SEED1 SEED2: the two matches of 100, one a core
+halves() { m "$1" "$3" "$4" & m "$2" "$3" "$5" & wait; }
 for w; do
 	case $w in
-	l10) m l10-1001 "$G10" 1001 & m l10-1002 "$G10" 1002 & wait ;;
-	k64) m k64-1003 "$K" 1003 & m k64-1004 "$K" 1004 & wait ;;
-	g[0-9]*) m "$w-1" "$F/z9-gen${w#g}.bin.gz" 1 & m "$w-2" "$F/z9-gen${w#g}.bin.gz" 2 & wait ;;
-	s[0-9]*) m "$w-1" "$R/z9-gen${w#s}.bin.gz" 1 & m "$w-2" "$R/z9-gen${w#s}.bin.gz" 2 & wait ;;
+	l10) halves l10-1001 l10-1002 "$G10" 1001 1002 ;;
+	k64) halves k64-1003 k64-1004 "$K" 1003 1004 ;;
+	g[0-9]*) halves "$w-1" "$w-2" "$F/z9-gen${w#g}.bin.gz" 1 2 ;;
+	s[0-9]*) halves "$w-1" "$w-2" "$R/z9-gen${w#s}.bin.gz" 1 2 ;;
 	*) echo "final.sh: unknown match $w" >&2; exit 2 ;;
 	esac
 done
