@@ -13,8 +13,8 @@
 #         pooling and b6c64 grown from generation 40
 #   sNN   sNN-1, sNN-2: against this run's own generation NN (networks/)
 #   k400  k400-1003, k400-1004: against KataGo's g170 b6c96 at 400 visits,
-#         both networks in int8, as results/9x9-strong-2026-12-06-zen5/
-#         grow6-4cpuh/final/k400-halves.sh (the same seeds)
+#         both networks in int8, by results/9x9-strong-2026-12-06-zen5/
+#         grow6-4cpuh/final/k400-halves.sh
 # Run as: final.sh 62 OUT g70 l10 k64 g60 g65; final.sh 69 OUT l10 k64
 # g77 (final-gen69); final.sh 83 OUT k64 s69 l10 (final-gen83); final.sh
 # 97 OUT k64 k400 l10 s83 (final-gen97)
@@ -30,9 +30,8 @@ K=${K:-../shared/data/katago/g170-b6c96-s175395328-d26788732.bin.gz}
 G10="gtp:/usr/games/gnugo --mode gtp --level 10 --chinese-rules --capture-all-dead"
 N=$R/z9-gen$GEN.bin.gz
 mkdir -p "$O"
-V=64 P=
 m() { name=$1 opp=$2 seed=$3
-	gt-elo "$N" "$opp" --games 100 --visits $V $P --komi 7 --rules chinese --board-size 9 --seed "$seed" \
+	gt-elo "$N" "$opp" --games 100 --visits 64 --komi 7 --rules chinese --board-size 9 --seed "$seed" \
 		--records "$O/$name.ndjson" > "$O/$name.out" 2> "$O/$name.err"; }
 # halves NAME1 NAME2 OPP SEED1 SEED2: the two matches of 100, one a core
 halves() { m "$1" "$3" "$4" & m "$2" "$3" "$5" & wait; }
@@ -40,7 +39,7 @@ for w; do
 	case $w in
 	l10) halves l10-1001 l10-1002 "$G10" 1001 1002 ;;
 	k64) halves k64-1003 k64-1004 "$K" 1003 1004 ;;
-	k400) V=400 P="--precision int8"; halves k400-1003 k400-1004 "$K" 1003 1004; V=64 P= ;;
+	k400) K=$K sh results/9x9-strong-2026-12-06-zen5/grow6-4cpuh/final/k400-halves.sh "$N" "$O" ;;
 	g[0-9]*) halves "$w-1" "$w-2" "$F/z9-gen${w#g}.bin.gz" 1 2 ;;
 	s[0-9]*) halves "$w-1" "$w-2" "$R/z9-gen${w#s}.bin.gz" 1 2 ;;
 	*) echo "final.sh: unknown match $w" >&2; exit 2 ;;
